@@ -1,0 +1,100 @@
+//! `Page.getFrameTree` and `Page.getLayoutMetrics`.
+
+use serde::Deserialize;
+
+/// The result of `Page.getFrameTree`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameTreeResult {
+    /// The root of the tree.
+    pub frame_tree: FrameTree,
+}
+
+/// A frame and its children.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameTree {
+    /// The frame.
+    pub frame: Frame,
+    /// Child frames (same process only; out-of-process frames come through their own session).
+    #[serde(default)]
+    pub child_frames: Vec<FrameTree>,
+}
+
+/// A frame.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Frame {
+    /// Frame id.
+    pub id: String,
+    /// Parent frame id; absent for the main frame.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// Id of the document load; changes on every navigation of this frame.
+    #[serde(default)]
+    pub loader_id: String,
+    /// Document URL.
+    #[serde(default)]
+    pub url: String,
+    /// Frame name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl FrameTree {
+    /// Every frame in the tree, parents before children.
+    pub fn frames(&self) -> Vec<&Frame> {
+        let mut out = vec![&self.frame];
+        for child in &self.child_frames {
+            out.extend(child.frames());
+        }
+        out
+    }
+}
+
+/// The result of `Page.getLayoutMetrics` (CSS pixels).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayoutMetrics {
+    /// The visual viewport.
+    #[serde(default)]
+    pub css_visual_viewport: Option<VisualViewport>,
+    /// The whole document's size.
+    #[serde(default)]
+    pub css_content_size: Option<Rect>,
+}
+
+/// The visible part of the page.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VisualViewport {
+    /// Scroll offset x.
+    #[serde(default)]
+    pub page_x: f64,
+    /// Scroll offset y.
+    #[serde(default)]
+    pub page_y: f64,
+    /// Width.
+    #[serde(default)]
+    pub client_width: f64,
+    /// Height.
+    #[serde(default)]
+    pub client_height: f64,
+}
+
+/// A rectangle.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+pub struct Rect {
+    /// Left.
+    #[serde(default)]
+    pub x: f64,
+    /// Top.
+    #[serde(default)]
+    pub y: f64,
+    /// Width.
+    #[serde(default)]
+    pub width: f64,
+    /// Height.
+    #[serde(default)]
+    pub height: f64,
+}

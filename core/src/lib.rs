@@ -1,0 +1,12 @@
+//! Sightline's engine.
+//!
+//! Everything an agent reads about a page is computed here from CDP payloads handed in by the
+//! extension runtime: the snapshot, element refs, deltas and change reports. The crate has no
+//! I/O, no clock and no async; it compiles natively (for tests and benchmarks on captured
+//! pages) and to wasm32 (inside the extension).
+
+pub mod cdp;
+pub mod keys;
+pub mod listing;
+pub mod protocol;
+pub mod refs;

@@ -1,0 +1,205 @@
+//! Parameter types of the agent-facing tools.
+//!
+//! Doc comments on these types become the JSON Schema descriptions an agent reads in
+//! `tools/list`, so they are kept short: every word here is paid for on every session.
+
+use serde::{Deserialize, Serialize};
+
+/// One tool call: the tool's name and its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "tool", content = "args", rename_all = "snake_case")]
+pub enum ToolCall {
+    /// `browser_tabs`
+    BrowserTabs(TabsParams),
+    /// `browser_navigate`
+    BrowserNavigate(NavigateParams),
+    /// `browser_snapshot`
+    BrowserSnapshot(SnapshotParams),
+    /// `browser_click`
+    BrowserClick(ClickParams),
+    /// `browser_type`
+    BrowserType(TypeParams),
+    /// `browser_press_key`
+    BrowserPressKey(PressKeyParams),
+}
+
+impl ToolCall {
+    /// The tool's MCP name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ToolCall::BrowserTabs(_) => "browser_tabs",
+            ToolCall::BrowserNavigate(_) => "browser_navigate",
+            ToolCall::BrowserSnapshot(_) => "browser_snapshot",
+            ToolCall::BrowserClick(_) => "browser_click",
+            ToolCall::BrowserType(_) => "browser_type",
+            ToolCall::BrowserPressKey(_) => "browser_press_key",
+        }
+    }
+
+    /// The tab the call names explicitly, if any.
+    pub fn tab(&self) -> Option<u32> {
+        match self {
+            ToolCall::BrowserTabs(p) => p.tab,
+            ToolCall::BrowserNavigate(p) => p.tab,
+            ToolCall::BrowserSnapshot(p) => p.tab,
+            ToolCall::BrowserClick(p) => p.tab,
+            ToolCall::BrowserType(p) => p.tab,
+            ToolCall::BrowserPressKey(p) => p.tab,
+        }
+    }
+}
+
+/// What `browser_tabs` does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TabsAction {
+    /// List the tabs the agent may use.
+    #[default]
+    List,
+    /// Open a new tab (optionally at `url`) and make it current.
+    New,
+    /// Make `tab` the current tab.
+    Select,
+    /// Close `tab` (default: the current tab).
+    Close,
+}
+
+/// List, open, select or close tabs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TabsParams {
+    /// Default `list`.
+    #[serde(default)]
+    pub action: TabsAction,
+    /// Tab id, for `select` and `close`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+    /// URL to open, for `new`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// History moves for `browser_navigate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryMove {
+    /// Go back one entry.
+    Back,
+    /// Go forward one entry.
+    Forward,
+    /// Reload the page.
+    Reload,
+}
+
+/// Load a URL, or move through history; waits for load and a quiet DOM.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NavigateParams {
+    /// URL to load. Give either `url` or `go`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `back`, `forward` or `reload`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go: Option<HistoryMove>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Read the page: element refs, roles, names, values, states and visible text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotParams {
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Click an element by ref.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ClickParams {
+    /// Element ref from the snapshot, e.g. `e12`.
+    #[serde(rename = "ref")]
+    pub element_ref: String,
+    /// Double click.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub double: bool,
+    /// Mouse button (default left).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// Primary button.
+    #[default]
+    Left,
+    /// Context-menu button.
+    Right,
+    /// Wheel button.
+    Middle,
+}
+
+/// Replace the text of an editable element.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TypeParams {
+    /// Element ref from the snapshot.
+    #[serde(rename = "ref")]
+    pub element_ref: String,
+    /// Text to type.
+    pub text: String,
+    /// Press Enter afterwards.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub submit: bool,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Press a key or chord, e.g. `Enter`, `ArrowDown`, `Control+a`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PressKeyParams {
+    /// Key name or chord.
+    pub key: String,
+    /// Focus this element first.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element_ref: Option<String>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_arguments_are_rejected_with_their_name() {
+        let err = serde_json::from_value::<ClickParams>(serde_json::json!({"ref": "e1", "foo": 1})).unwrap_err();
+        assert!(err.to_string().contains("unknown field `foo`"), "{err}");
+    }
+
+    #[test]
+    fn tool_call_names_match_their_wire_tags() {
+        let call = ToolCall::BrowserPressKey(PressKeyParams { key: "Enter".into(), ..Default::default() });
+        let json = serde_json::to_value(&call).unwrap();
+        assert_eq!(json["tool"], call.name());
+    }
+}
