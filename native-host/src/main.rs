@@ -1,0 +1,136 @@
+//! `sightline-host`: Sightline's native messaging host.
+//!
+//! * Launched by the browser with the extension's origin as its argument, it is the **bridge**
+//!   between the extension (native messaging on stdio) and MCP server processes (a private
+//!   unix socket).
+//! * `sightline-host mcp` is the **MCP server** an agent's client runs on stdio.
+//! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
+
+mod bridge;
+mod doctor;
+mod install;
+mod link;
+mod logging;
+mod mcp;
+mod native_messaging;
+mod schema;
+mod socket;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use install::Browser;
+
+#[derive(Parser)]
+#[command(
+    name = "sightline-host",
+    version,
+    about = "Sightline's native host: bridges the browser extension to MCP clients"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve MCP on stdin/stdout (configure your MCP client to run this).
+    Mcp,
+    /// Register this binary with browsers as Sightline's native messaging host.
+    Install(TargetArgs),
+    /// Remove the registration.
+    Uninstall(TargetArgs),
+    /// Check every link between an MCP client and the browser, and say how to fix a broken one.
+    Doctor(TargetArgs),
+}
+
+#[derive(clap::Args)]
+struct TargetArgs {
+    /// Which browser (default: every one with a profile on this machine).
+    #[arg(long, value_enum)]
+    browser: Option<BrowserChoice>,
+    /// A custom profile directory (the browser's --user-data-dir).
+    #[arg(long, value_name = "DIR")]
+    user_data_dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BrowserChoice {
+    Chrome,
+    Chromium,
+    Edge,
+    Brave,
+    Vivaldi,
+    All,
+}
+
+impl TargetArgs {
+    fn targets(self) -> anyhow::Result<Vec<install::Target>> {
+        let (browser, all) = match self.browser {
+            None => (None, false),
+            Some(BrowserChoice::All) => (None, true),
+            Some(BrowserChoice::Chrome) => (Some(Browser::Chrome), false),
+            Some(BrowserChoice::Chromium) => (Some(Browser::Chromium), false),
+            Some(BrowserChoice::Edge) => (Some(Browser::Edge), false),
+            Some(BrowserChoice::Brave) => (Some(Browser::Brave), false),
+            Some(BrowserChoice::Vivaldi) => (Some(Browser::Vivaldi), false),
+        };
+        install::targets(browser, all, self.user_data_dir)
+    }
+
+    fn explicit(&self) -> bool {
+        self.browser.is_some() || self.user_data_dir.is_some()
+    }
+}
+
+fn main() -> ExitCode {
+    // The browser starts a native host as `sightline-host chrome-extension://<id>/ [...]`.
+    if let Some(origin) = std::env::args().nth(1).filter(|a| a.starts_with("chrome-extension://")) {
+        let _guard = logging::to_file("bridge");
+        return report(runtime().and_then(|rt| rt.block_on(bridge::run(&origin))));
+    }
+    let cli = Cli::parse();
+    logging::to_stderr();
+    match cli.command {
+        Command::Mcp => report(runtime().and_then(|rt| rt.block_on(mcp::run()))),
+        Command::Install(args) => report(args.targets().and_then(|t| install::install(&t)).map(|written| {
+            for path in written {
+                println!("registered {} in {}", install::HOST_NAME, path.display());
+            }
+            println!("Load the extension (chrome://extensions → Load unpacked → target/extension), then run `sightline-host doctor`.");
+        })),
+        Command::Uninstall(args) => report(args.targets().and_then(|t| install::uninstall(&t)).map(|removed| {
+            if removed.is_empty() {
+                println!("nothing to remove");
+            }
+            for path in removed {
+                println!("removed {}", path.display());
+            }
+        })),
+        Command::Doctor(args) => {
+            let explicit = args.explicit();
+            let ok = args.targets().and_then(|t| Ok(runtime()?.block_on(doctor::run(t, explicit))));
+            match ok {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(e) => report(Err(e)),
+            }
+        }
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?)
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("sightline-host: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Chrome's native messaging framing: each message is a `u32` length in native byte order
+//! followed by that many bytes of UTF-8 JSON.
+//!
+//! Chrome refuses messages to the browser larger than 1 MB and sends at most 64 MiB the other
+//! way; both limits are enforced here so an oversized message fails with a clear error instead
+//! of Chrome silently closing the port.
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Largest message Chrome accepts from a native host.
+pub const MAX_TO_BROWSER: usize = 1024 * 1024;
+/// Largest message Chrome sends to a native host.
+pub const MAX_FROM_BROWSER: usize = 64 * 1024 * 1024;
+
+/// A framing failure.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The message is larger than the direction allows.
+    #[error("message of {len} bytes exceeds the {limit}-byte native messaging limit ({direction})")]
+    TooLarge {
+        /// Size of the message.
+        len: usize,
+        /// The limit it broke.
+        limit: usize,
+        /// Which way the message was going.
+        direction: &'static str,
+    },
+    /// The stream ended in the middle of a message.
+    #[error("the browser closed the port in the middle of a message")]
+    Truncated,
+    /// Any other I/O failure.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads one message from the browser. `Ok(None)` means the port closed cleanly.
+pub async fn read_message<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Option<Vec<u8>>, FrameError> {
+    let mut len_bytes = [0u8; 4];
+    match reader.read_exact(&mut len_bytes).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_ne_bytes(len_bytes) as usize;
+    if len > MAX_FROM_BROWSER {
+        return Err(FrameError::TooLarge { len, limit: MAX_FROM_BROWSER, direction: "from the browser" });
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).await.map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => FrameError::Truncated,
+        _ => FrameError::Io(e),
+    })?;
+    Ok(Some(body))
+}
+
+/// Writes one message to the browser and flushes it.
+pub async fn write_message<W: AsyncWrite + Unpin>(writer: &mut W, body: &[u8]) -> Result<(), FrameError> {
+    check_outgoing(body.len())?;
+    writer.write_all(&(body.len() as u32).to_ne_bytes()).await?;
+    writer.write_all(body).await?;
+    writer.flush().await?;
+    Ok(())
+}
+
+/// Fails when a message of `len` bytes could not be sent to the browser.
+pub fn check_outgoing(len: usize) -> Result<(), FrameError> {
+    if len > MAX_TO_BROWSER {
+        return Err(FrameError::TooLarge { len, limit: MAX_TO_BROWSER, direction: "to the browser" });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_written_message_reads_back_identically() {
+        let mut buf = Vec::new();
+        write_message(&mut buf, br#"{"a":1}"#).await.unwrap();
+        assert_eq!(&buf[..4], &7u32.to_ne_bytes());
+        let mut slice = &buf[..];
+        assert_eq!(read_message(&mut slice).await.unwrap().unwrap(), br#"{"a":1}"#);
+        assert!(read_message(&mut slice).await.unwrap().is_none(), "clean EOF after the last message");
+    }
+
+    #[tokio::test]
+    async fn messages_over_one_megabyte_are_refused_before_writing() {
+        let mut buf = Vec::new();
+        let body = vec![b' '; MAX_TO_BROWSER + 1];
+        let err = write_message(&mut buf, &body).await.unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge { limit: MAX_TO_BROWSER, .. }));
+        assert!(buf.is_empty(), "nothing may reach the browser");
+    }
+
+    #[tokio::test]
+    async fn an_announced_length_over_64_mib_is_an_error_not_an_allocation() {
+        let frame = ((MAX_FROM_BROWSER + 1) as u32).to_ne_bytes();
+        let err = read_message(&mut &frame[..]).await.unwrap_err();
+        assert!(err.to_string().contains("exceeds"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_message_cut_short_is_reported_as_truncated() {
+        let mut frame = 10u32.to_ne_bytes().to_vec();
+        frame.extend_from_slice(b"{\"a\"");
+        let err = read_message(&mut &frame[..]).await.unwrap_err();
+        assert!(matches!(err, FrameError::Truncated));
+    }
+}
