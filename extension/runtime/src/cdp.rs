@@ -1,0 +1,168 @@
+//! Talking CDP to a tab through `chrome.debugger`: commands with time limits, and a hub that
+//! hands debugger events to whoever subscribed to them.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::StreamExt;
+use futures::channel::mpsc;
+use serde::de::DeserializeOwned;
+
+use crate::chrome::{self, ChromeError, DebuggeeTarget};
+use crate::timer;
+
+/// Default limit for one CDP command.
+pub const COMMAND_TIMEOUT_MS: u32 = 15_000;
+
+/// A CDP event from one tab (or one of its child sessions).
+#[derive(Debug, Clone)]
+pub struct CdpEvent {
+    /// Tab the event came from.
+    pub tab_id: i32,
+    /// Child session, for out-of-process iframes.
+    pub session_id: Option<String>,
+    /// CDP method, e.g. `Page.frameNavigated`.
+    pub method: String,
+    /// Event parameters.
+    pub params: serde_json::Value,
+}
+
+/// Why a CDP command failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CdpError {
+    /// The debugger is not (or no longer) attached to the tab.
+    Detached,
+    /// The browser answered with an error.
+    Failed {
+        /// The command.
+        method: String,
+        /// The browser's message.
+        message: String,
+    },
+    /// No answer in time.
+    Timeout {
+        /// The command.
+        method: String,
+        /// The limit.
+        ms: u32,
+    },
+}
+
+impl std::fmt::Display for CdpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CdpError::Detached => f.write_str("the debugger is no longer attached to this tab"),
+            CdpError::Failed { method, message } => write!(f, "{method} failed: {message}"),
+            CdpError::Timeout { method, ms } => write!(f, "{method} got no answer within {ms} ms"),
+        }
+    }
+}
+
+/// Sends one command to a tab (or child session) and waits at most `timeout_ms`.
+pub async fn send_raw(
+    target: &DebuggeeTarget,
+    method: &str,
+    params: serde_json::Value,
+    timeout_ms: u32,
+) -> Result<wasm_bindgen::JsValue, CdpError> {
+    match timer::within(timeout_ms, chrome::send_command(target, method, &params)).await {
+        None => Err(CdpError::Timeout { method: method.to_owned(), ms: timeout_ms }),
+        Some(Ok(value)) => Ok(value),
+        Some(Err(ChromeError(message))) => {
+            if message.contains("not attached") || message.contains("Detached while handling") {
+                Err(CdpError::Detached)
+            } else {
+                Err(CdpError::Failed { method: method.to_owned(), message })
+            }
+        }
+    }
+}
+
+/// Sends a command to a tab's main session and decodes the result.
+pub async fn send<T: DeserializeOwned>(tab_id: i32, method: &str, params: serde_json::Value) -> Result<T, CdpError> {
+    send_to(&DebuggeeTarget { tab_id, session_id: None }, method, params, COMMAND_TIMEOUT_MS).await
+}
+
+/// Sends a command to any target with a given time limit and decodes the result.
+pub async fn send_to<T: DeserializeOwned>(
+    target: &DebuggeeTarget,
+    method: &str,
+    params: serde_json::Value,
+    timeout_ms: u32,
+) -> Result<T, CdpError> {
+    let raw = send_raw(target, method, params, timeout_ms).await?;
+    chrome::from_js(raw).map_err(|e| CdpError::Failed { method: method.to_owned(), message: e.0 })
+}
+
+struct Subscriber {
+    id: u64,
+    tab_id: i32,
+    methods: &'static [&'static str],
+    sender: mpsc::UnboundedSender<CdpEvent>,
+}
+
+/// Routes debugger events to subscriptions.
+#[derive(Default)]
+pub struct EventHub {
+    next_id: u64,
+    subscribers: Vec<Subscriber>,
+}
+
+impl EventHub {
+    /// Delivers `event` to every subscription that wants it.
+    pub fn publish(&mut self, event: &CdpEvent) {
+        self.subscribers.retain(|s| !s.sender.is_closed());
+        for s in &self.subscribers {
+            if s.tab_id == event.tab_id && s.methods.contains(&event.method.as_str()) {
+                let _ = s.sender.unbounded_send(event.clone());
+            }
+        }
+    }
+
+    /// Whether anybody listens for `method` on `tab_id`.
+    pub fn wants(&self, tab_id: i32, method: &str) -> bool {
+        self.subscribers.iter().any(|s| s.tab_id == tab_id && s.methods.contains(&method))
+    }
+}
+
+/// Events of some methods from one tab, from the moment of subscribing until dropped.
+pub struct Subscription {
+    id: u64,
+    hub: Rc<RefCell<EventHub>>,
+    receiver: mpsc::UnboundedReceiver<CdpEvent>,
+}
+
+impl Subscription {
+    /// Subscribes to `methods` on `tab_id`.
+    pub fn new(hub: &Rc<RefCell<EventHub>>, tab_id: i32, methods: &'static [&'static str]) -> Self {
+        let (sender, receiver) = mpsc::unbounded();
+        let mut h = hub.borrow_mut();
+        h.next_id += 1;
+        let id = h.next_id;
+        h.subscribers.push(Subscriber { id, tab_id, methods, sender });
+        Subscription { id, hub: hub.clone(), receiver }
+    }
+
+    /// The next event satisfying `wanted`, waiting at most `timeout_ms`.
+    pub async fn next_where(&mut self, timeout_ms: u32, mut wanted: impl FnMut(&CdpEvent) -> bool) -> Option<CdpEvent> {
+        let receiver = &mut self.receiver;
+        timer::within(timeout_ms, async move {
+            while let Some(event) = receiver.next().await {
+                if wanted(&event) {
+                    return Some(event);
+                }
+            }
+            None
+        })
+        .await
+        .flatten()
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Ok(mut hub) = self.hub.try_borrow_mut() {
+            hub.subscribers.retain(|s| s.id != self.id);
+        }
+    }
+}

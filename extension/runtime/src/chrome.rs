@@ -1,0 +1,195 @@
+//! Bindings to the `chrome.*` extension APIs the runtime calls, and small helpers to turn
+//! their promises into Rust results. Every function here is a thin declaration; behaviour
+//! lives in the modules that use them.
+
+use js_sys::Promise;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["chrome", "debugger"], js_name = attach, catch)]
+    fn debugger_attach(target: &JsValue, version: &str) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "debugger"], js_name = detach, catch)]
+    fn debugger_detach(target: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "debugger"], js_name = sendCommand, catch)]
+    fn debugger_send_command(target: &JsValue, method: &str, params: &JsValue) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
+    fn tabs_create(properties: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = get, catch)]
+    fn tabs_get(tab_id: i32) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = update, catch)]
+    fn tabs_update(tab_id: i32, properties: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = remove, catch)]
+    fn tabs_remove(tab_id: i32) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = group, catch)]
+    fn tabs_group(options: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = ungroup, catch)]
+    fn tabs_ungroup(tab_ids: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabGroups"], js_name = update, catch)]
+    fn tab_groups_update(group_id: i32, properties: &JsValue) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "action"], js_name = setBadgeText, catch)]
+    fn action_set_badge_text(details: &JsValue) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = get, catch)]
+    fn storage_session_get(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
+    fn storage_session_set(items: &JsValue) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn console_warn(message: &str);
+}
+
+/// A failed `chrome.*` call, with the browser's message.
+#[derive(Debug, Clone)]
+pub struct ChromeError(pub String);
+
+impl std::fmt::Display for ChromeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<JsValue> for ChromeError {
+    fn from(value: JsValue) -> Self {
+        let message = js_sys::Reflect::get(&value, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|m| m.as_string())
+            .or_else(|| value.as_string())
+            .unwrap_or_else(|| format!("{value:?}"));
+        ChromeError(message)
+    }
+}
+
+/// Converts a Rust value to a plain JS object (maps become objects, not `Map`s).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Converts a JS value to a Rust value.
+pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, ChromeError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| ChromeError(format!("unexpected shape: {e}")))
+}
+
+async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, ChromeError> {
+    Ok(JsFuture::from(promise?).await?)
+}
+
+/// Logs a warning to the service worker console.
+pub fn warn(message: &str) {
+    console_warn(message);
+}
+
+/// A `chrome.debugger` target: a tab, optionally one of its flat child sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DebuggeeTarget {
+    /// Tab id.
+    pub tab_id: i32,
+    /// Child session (out-of-process iframe), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+}
+
+/// `chrome.debugger.attach`.
+pub async fn attach(tab_id: i32) -> Result<(), ChromeError> {
+    settle(debugger_attach(&to_js(&DebuggeeTarget { tab_id, session_id: None }), "1.3")).await.map(|_| ())
+}
+
+/// `chrome.debugger.detach`.
+pub async fn detach(tab_id: i32) -> Result<(), ChromeError> {
+    settle(debugger_detach(&to_js(&DebuggeeTarget { tab_id, session_id: None }))).await.map(|_| ())
+}
+
+/// `chrome.debugger.sendCommand`, resolving to the raw JS result.
+pub async fn send_command(
+    target: &DebuggeeTarget,
+    method: &str,
+    params: &serde_json::Value,
+) -> Result<JsValue, ChromeError> {
+    settle(debugger_send_command(&to_js(target), method, &to_js(params))).await
+}
+
+/// The fields of `chrome.tabs.Tab` the runtime reads.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tab {
+    /// Tab id.
+    #[serde(default)]
+    pub id: Option<i32>,
+    /// Window id.
+    #[serde(default)]
+    pub window_id: i32,
+    /// URL (needs the `tabs` permission).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Title.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// `chrome.tabs.create`.
+pub async fn create_tab(url: &str, active: bool) -> Result<Tab, ChromeError> {
+    from_js(settle(tabs_create(&to_js(&serde_json::json!({"url": url, "active": active})))).await?)
+}
+
+/// `chrome.tabs.get`.
+pub async fn get_tab(tab_id: i32) -> Result<Tab, ChromeError> {
+    from_js(settle(tabs_get(tab_id)).await?)
+}
+
+/// `chrome.tabs.update(tabId, {active: true})`.
+pub async fn activate_tab(tab_id: i32) -> Result<(), ChromeError> {
+    settle(tabs_update(tab_id, &to_js(&serde_json::json!({"active": true})))).await.map(|_| ())
+}
+
+/// `chrome.tabs.remove`.
+pub async fn remove_tab(tab_id: i32) -> Result<(), ChromeError> {
+    settle(tabs_remove(tab_id)).await.map(|_| ())
+}
+
+/// Puts `tab_id` into `group_id` (or a new group) and returns the group id.
+pub async fn group_tab(tab_id: i32, group_id: Option<i32>) -> Result<i32, ChromeError> {
+    let mut options = serde_json::json!({"tabIds": [tab_id]});
+    if let Some(g) = group_id {
+        options["groupId"] = g.into();
+    }
+    let id = settle(tabs_group(&to_js(&options))).await?;
+    id.as_f64().map(|n| n as i32).ok_or_else(|| ChromeError("tabs.group returned no id".into()))
+}
+
+/// Takes a tab out of its group.
+pub async fn ungroup_tab(tab_id: i32) -> Result<(), ChromeError> {
+    settle(tabs_ungroup(&to_js(&[tab_id]))).await.map(|_| ())
+}
+
+/// Names and colours a tab group.
+pub async fn title_group(group_id: i32, title: &str) -> Result<(), ChromeError> {
+    settle(tab_groups_update(group_id, &to_js(&serde_json::json!({"title": title, "color": "blue"})))).await.map(|_| ())
+}
+
+/// Shows `text` on the toolbar button for one tab.
+pub async fn set_badge(tab_id: i32, text: &str) -> Result<(), ChromeError> {
+    settle(action_set_badge_text(&to_js(&serde_json::json!({"tabId": tab_id, "text": text})))).await.map(|_| ())
+}
+
+/// Reads one key of `chrome.storage.session`.
+pub async fn session_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ChromeError> {
+    let all = settle(storage_session_get(&JsValue::from_str(key))).await?;
+    let value = js_sys::Reflect::get(&all, &JsValue::from_str(key)).map_err(ChromeError::from)?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    from_js(value).map(Some)
+}
+
+/// Writes one key of `chrome.storage.session`.
+pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
+    let mut items = serde_json::Map::new();
+    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError(e.to_string()))?);
+    settle(storage_session_set(&to_js(&items))).await.map(|_| ())
+}

@@ -1,0 +1,212 @@
+//! Acting on elements through CDP `Input` events, the way a user would: scroll the element
+//! into view, then click, type or press keys at its centre.
+
+use serde::Deserialize;
+use sightline_core::keys::KeyPress;
+use sightline_core::protocol::MouseButton;
+use sightline_core::refs::NodeKey;
+
+use crate::cdp::{self, CdpError};
+use crate::tools::ToolError;
+
+#[derive(Deserialize)]
+struct ContentQuads {
+    quads: Vec<Vec<f64>>,
+}
+
+/// Scrolls the element into view and returns the centre of its first visible box.
+pub async fn element_centre(tab_id: i32, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+    let id = serde_json::json!({"backendNodeId": node.backend_node_id});
+    match cdp::send::<serde_json::Value>(tab_id, "DOM.scrollIntoViewIfNeeded", id.clone()).await {
+        Ok(_) => {}
+        Err(e) => return Err(node_error(e, element_ref)),
+    }
+    let quads: ContentQuads =
+        cdp::send(tab_id, "DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
+    quads
+        .quads
+        .iter()
+        .filter(|q| q.len() == 8 && quad_area(q) > 1.0)
+        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0))
+        .next()
+        .ok_or_else(|| {
+            ToolError(format!(
+                "{element_ref} has no visible box to click (hidden, collapsed or zero-size); take a browser_snapshot"
+            ))
+        })
+}
+
+fn quad_area(q: &[f64]) -> f64 {
+    // Shoelace formula over the four corners.
+    let mut twice = 0.0;
+    for i in 0..4 {
+        let (x1, y1) = (q[2 * i], q[2 * i + 1]);
+        let (x2, y2) = (q[(2 * i + 2) % 8], q[(2 * i + 3) % 8]);
+        twice += x1 * y2 - x2 * y1;
+    }
+    (twice / 2.0).abs()
+}
+
+/// Maps a CDP failure on a node to a message about the ref.
+pub fn node_error(e: CdpError, element_ref: &str) -> ToolError {
+    match &e {
+        CdpError::Failed { message, .. } if message.contains("No node") || message.contains("not found") => {
+            ToolError(format!(
+                "{element_ref} is no longer in the page (it was removed); take a browser_snapshot for current refs"
+            ))
+        }
+        CdpError::Failed { message, .. } if message.contains("not an element") || message.contains("Node is not") => {
+            ToolError(format!("{element_ref} cannot be acted on: {message}"))
+        }
+        _ => e.into(),
+    }
+}
+
+/// Moves the mouse to `(x, y)` and clicks.
+pub async fn click_at(tab_id: i32, x: f64, y: f64, button: MouseButton, double: bool) -> Result<(), ToolError> {
+    let button = match button {
+        MouseButton::Left => "left",
+        MouseButton::Right => "right",
+        MouseButton::Middle => "middle",
+    };
+    let buttons = match button {
+        "left" => 1,
+        "right" => 2,
+        _ => 4,
+    };
+    mouse(tab_id, serde_json::json!({"type": "mouseMoved", "x": x, "y": y})).await?;
+    let clicks = if double { 2 } else { 1 };
+    for count in 1..=clicks {
+        mouse(tab_id, serde_json::json!({"type": "mousePressed", "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": count})).await?;
+        mouse(tab_id, serde_json::json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "buttons": 0, "clickCount": count})).await?;
+    }
+    Ok(())
+}
+
+async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> {
+    cdp::send::<serde_json::Value>(tab_id, "Input.dispatchMouseEvent", params).await?;
+    Ok(())
+}
+
+/// Focuses an element.
+pub async fn focus(tab_id: i32, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
+    cdp::send::<serde_json::Value>(tab_id, "DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            CdpError::Failed { ref message, .. } if message.contains("focusable") => {
+                ToolError(format!("{element_ref} cannot take keyboard focus, so it cannot be typed into"))
+            }
+            other => node_error(other, element_ref),
+        })
+}
+
+#[derive(Deserialize)]
+struct ResolvedNode {
+    object: RemoteObject,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemoteObject {
+    object_id: String,
+}
+
+#[derive(Deserialize)]
+struct CallResult {
+    result: ValueHolder,
+}
+
+#[derive(Deserialize)]
+struct ValueHolder {
+    #[serde(default)]
+    value: Option<serde_json::Value>,
+}
+
+/// Selects the whole content of an editable element, so typing replaces it. Fails when the
+/// element is not editable.
+const SELECT_CONTENTS: &str = r#"function () {
+  const tag = this.localName;
+  const textual = ['text','search','email','url','tel','password','number',''].includes((this.getAttribute && this.getAttribute('type') || '').toLowerCase());
+  if ((tag === 'input' && textual) || tag === 'textarea') {
+    if (this.disabled || this.readOnly) return 'readonly';
+    this.select();
+    return 'ok';
+  }
+  if (tag === 'input') return 'input:' + this.type;
+  if (this.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(this);
+    const selection = getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return 'ok';
+  }
+  return 'not-editable';
+}"#;
+
+/// Replaces the text of an editable element with `text`.
+pub async fn replace_text(tab_id: i32, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
+    focus(tab_id, node, element_ref).await?;
+    let resolved: ResolvedNode =
+        cdp::send(tab_id, "DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
+            .await
+            .map_err(|e| node_error(e, element_ref))?;
+    let outcome: CallResult = cdp::send(
+        tab_id,
+        "Runtime.callFunctionOn",
+        serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": SELECT_CONTENTS, "returnByValue": true}),
+    )
+    .await?;
+    let _ = cdp::send::<serde_json::Value>(
+        tab_id,
+        "Runtime.releaseObject",
+        serde_json::json!({"objectId": resolved.object.object_id}),
+    )
+    .await;
+    match outcome.result.value.as_ref().and_then(|v| v.as_str()).unwrap_or("") {
+        "ok" => {}
+        "readonly" => return Err(ToolError(format!("{element_ref} is disabled or read-only"))),
+        other if other.starts_with("input:") => {
+            return Err(ToolError(format!(
+                "{element_ref} is an <input type={}>, which does not take typed text; use browser_click (or \
+                 browser_press_key) instead",
+                &other[6..]
+            )));
+        }
+        _ => return Err(ToolError(format!("{element_ref} is not editable; type into a textbox or an editable area"))),
+    }
+    if text.is_empty() {
+        press(tab_id, &sightline_core::keys::parse_chord("Delete").map_err(|e| ToolError(e.to_string()))?).await
+    } else {
+        cdp::send::<serde_json::Value>(tab_id, "Input.insertText", serde_json::json!({"text": text})).await?;
+        Ok(())
+    }
+}
+
+/// Presses and releases one key (with its modifiers).
+pub async fn press(tab_id: i32, key: &KeyPress) -> Result<(), ToolError> {
+    let mut down = serde_json::json!({
+        "type": if key.text.is_some() { "keyDown" } else { "rawKeyDown" },
+        "key": key.key,
+        "code": key.code,
+        "windowsVirtualKeyCode": key.windows_virtual_key_code,
+        "nativeVirtualKeyCode": key.windows_virtual_key_code,
+        "modifiers": key.modifiers,
+    });
+    if let Some(text) = &key.text {
+        down["text"] = text.clone().into();
+        down["unmodifiedText"] = text.clone().into();
+    }
+    cdp::send::<serde_json::Value>(tab_id, "Input.dispatchKeyEvent", down).await?;
+    let up = serde_json::json!({
+        "type": "keyUp",
+        "key": key.key,
+        "code": key.code,
+        "windowsVirtualKeyCode": key.windows_virtual_key_code,
+        "nativeVirtualKeyCode": key.windows_virtual_key_code,
+        "modifiers": key.modifiers,
+    });
+    cdp::send::<serde_json::Value>(tab_id, "Input.dispatchKeyEvent", up).await?;
+    Ok(())
+}

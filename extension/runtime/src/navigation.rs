@@ -1,0 +1,303 @@
+//! Loading pages and waiting until they settle: navigation with a bounded wait for `load`,
+//! history moves, and the bounded DOM stabilisation that runs before every capture after an
+//! action (a 100 ms quiet window, a 2 s hard cap).
+
+use std::future::Future;
+use std::rc::Rc;
+
+use serde::Deserialize;
+use sightline_core::protocol::HistoryMove;
+
+use crate::cdp::{self, CdpError, CdpEvent, Subscription};
+use crate::state::State;
+use crate::tools::ToolError;
+
+/// Longest wait for a page's `load` event.
+const LOAD_TIMEOUT_MS: u32 = 30_000;
+/// A DOM with no mutation for this long is stable.
+const QUIET_WINDOW_MS: u32 = 100;
+/// Stabilisation gives up after this long.
+const STABILIZE_CAP_MS: u32 = 2_000;
+/// After an action, how long to watch for a navigation it may have started.
+const NAVIGATION_GRACE_MS: u32 = 150;
+
+const NAVIGATION_EVENTS: &[&str] = &[
+    "Page.lifecycleEvent",
+    "Page.loadEventFired",
+    "Page.frameNavigated",
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedLoading",
+    "Page.navigatedWithinDocument",
+];
+
+/// How waiting went; each note is reported to the agent.
+#[derive(Debug, Default)]
+pub struct Settled {
+    /// Things the agent should know, e.g. that the DOM was still changing.
+    pub notes: Vec<String>,
+    /// Whether the main frame loaded a new document.
+    pub navigated: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NavigateResult {
+    #[serde(default)]
+    loader_id: Option<String>,
+    #[serde(default)]
+    error_text: Option<String>,
+}
+
+/// Loads `url` in the tab and waits for it to settle.
+pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    let result: NavigateResult = cdp::send(tab_id, "Page.navigate", serde_json::json!({ "url": url })).await?;
+    if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
+        return Err(ToolError(format!("could not load {url}: {error}")));
+    }
+    let mut settled = Settled::default();
+    if let Some(loader) = result.loader_id {
+        settled.navigated = true;
+        wait_for_load(state, tab_id, &mut events, Some(&loader), &mut settled).await;
+    }
+    stabilize_into(tab_id, &mut settled).await;
+    Ok(settled)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NavigationHistory {
+    current_index: i64,
+    entries: Vec<HistoryEntry>,
+}
+
+#[derive(Deserialize)]
+struct HistoryEntry {
+    id: i64,
+}
+
+/// Moves back, forward, or reloads, then waits for the page to settle.
+pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Result<Settled, ToolError> {
+    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    match step {
+        HistoryMove::Reload => {
+            cdp::send::<serde_json::Value>(tab_id, "Page.reload", serde_json::json!({})).await?;
+        }
+        HistoryMove::Back | HistoryMove::Forward => {
+            let h: NavigationHistory = cdp::send(tab_id, "Page.getNavigationHistory", serde_json::json!({})).await?;
+            let target = h.current_index + if step == HistoryMove::Back { -1 } else { 1 };
+            let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
+                let which = if step == HistoryMove::Back { "back" } else { "forward" };
+                return Err(ToolError(format!("there is no page to go {which} to in this tab's history")));
+            };
+            cdp::send::<serde_json::Value>(
+                tab_id,
+                "Page.navigateToHistoryEntry",
+                serde_json::json!({"entryId": entry.id}),
+            )
+            .await?;
+        }
+    }
+    let mut settled = Settled::default();
+    // A history move either loads a document or stays within one.
+    let main = main_frame(state, tab_id);
+    let first = events
+        .next_where(LOAD_TIMEOUT_MS, |e| {
+            matches!(e.method.as_str(), "Page.frameNavigated" | "Page.navigatedWithinDocument")
+                && is_main_frame_event(e, &main)
+        })
+        .await;
+    match first {
+        Some(e) if e.method == "Page.frameNavigated" => {
+            settled.navigated = true;
+            let loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+        }
+        Some(_) => {}
+        None => settled.notes.push(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
+    }
+    stabilize_into(tab_id, &mut settled).await;
+    Ok(settled)
+}
+
+/// Runs an input action, then waits for whatever it set off: a navigation (bounded wait for
+/// load) and DOM mutations (bounded stabilisation).
+pub async fn act_and_settle<F>(state: &Rc<State>, tab_id: i32, action: F) -> Result<Settled, ToolError>
+where
+    F: Future<Output = Result<(), ToolError>>,
+{
+    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    let main = main_frame(state, tab_id);
+    action.await?;
+    let mut settled = Settled::default();
+    // Give a click that follows a link a moment to start the navigation.
+    let started = events
+        .next_where(NAVIGATION_GRACE_MS, |e| {
+            matches!(
+                e.method.as_str(),
+                "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
+            ) && is_main_frame_event(e, &main)
+        })
+        .await;
+    if let Some(event) = started {
+        settled.navigated = true;
+        let loader = if event.method == "Page.frameNavigated" {
+            event.params["frame"]["loaderId"].as_str().map(str::to_owned)
+        } else {
+            events
+                .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
+                .await
+                .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
+        };
+        wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+    }
+    stabilize_into(tab_id, &mut settled).await;
+    Ok(settled)
+}
+
+/// Whether an event concerns the tab's main frame (`main` is its id).
+fn is_main_frame_event(e: &CdpEvent, main: &str) -> bool {
+    if e.session_id.is_some() {
+        return false;
+    }
+    let frame = &e.params["frame"];
+    if frame.is_object() {
+        return frame["parentId"].is_null();
+    }
+    e.params["frameId"].as_str() == Some(main)
+}
+
+fn main_frame(state: &State, tab_id: i32) -> String {
+    state.tabs.borrow().sessions.get(&tab_id).map(|s| s.main_frame.clone()).unwrap_or_default()
+}
+
+/// Waits for the main frame's document (the one with `loader`, when known) to finish loading:
+/// its `load` lifecycle event, or — for documents restored from the back-forward cache, which
+/// fire none — `document.readyState == "complete"` once that document is the committed one.
+async fn wait_for_load(
+    state: &State,
+    tab_id: i32,
+    events: &mut Subscription,
+    loader: Option<&str>,
+    settled: &mut Settled,
+) {
+    const SLICE_MS: u32 = 250;
+    let mut waited = 0;
+    while waited < LOAD_TIMEOUT_MS {
+        let fired = events
+            .next_where(SLICE_MS, |e| {
+                e.method == "Page.lifecycleEvent"
+                    && e.params["name"] == "load"
+                    && loader.is_none_or(|l| e.params["loaderId"].as_str() == Some(l))
+            })
+            .await;
+        if fired.is_some() {
+            return;
+        }
+        waited += SLICE_MS;
+        let committed = {
+            let tabs = state.tabs.borrow();
+            tabs.sessions
+                .get(&tab_id)
+                .is_some_and(|s| loader.is_none_or(|l| s.loaders.get(&s.main_frame).map(String::as_str) == Some(l)))
+        };
+        if committed && ready_state(tab_id).await.as_deref() == Some("complete") {
+            return;
+        }
+    }
+    settled.notes.push(format!(
+        "the page had not finished loading after {} s; what follows is what had loaded",
+        LOAD_TIMEOUT_MS / 1000
+    ));
+}
+
+async fn ready_state(tab_id: i32) -> Option<String> {
+    let params = serde_json::json!({"expression": "document.readyState", "returnByValue": true});
+    let result: EvaluateResult = cdp::send(tab_id, "Runtime.evaluate", params).await.ok()?;
+    result.result.value.and_then(|v| v.as_str().map(str::to_owned))
+}
+
+/// The outcome of one stabilisation wait, measured in the page.
+#[derive(Debug, Deserialize)]
+pub struct Stabilization {
+    /// True when a quiet window was reached before the cap.
+    pub stable: bool,
+    /// Milliseconds waited.
+    pub elapsed: f64,
+    /// Mutation records observed.
+    pub mutations: u64,
+}
+
+const STABILIZE_SCRIPT: &str = r#"new Promise((resolve) => {
+  const quiet = QUIET, cap = CAP, start = performance.now();
+  const root = document.documentElement;
+  if (!root) { resolve({ stable: false, elapsed: 0, mutations: 0 }); return; }
+  let mutations = 0, quietTimer = 0;
+  const finish = (stable) => {
+    clearTimeout(quietTimer); clearTimeout(hardTimer); observer.disconnect();
+    resolve({ stable, elapsed: performance.now() - start, mutations });
+  };
+  const observer = new MutationObserver((records) => {
+    mutations += records.length;
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => finish(true), quiet);
+  });
+  observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
+  const hardTimer = setTimeout(() => finish(false), cap);
+  quietTimer = setTimeout(() => finish(true), quiet);
+})"#;
+
+#[derive(Deserialize)]
+struct EvaluateResult {
+    result: RemoteValue,
+    #[serde(default, rename = "exceptionDetails")]
+    exception: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct RemoteValue {
+    #[serde(default)]
+    value: Option<serde_json::Value>,
+}
+
+/// Waits until the DOM has been quiet for 100 ms, at most 2 s.
+pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
+    let expression =
+        STABILIZE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
+    let target = crate::chrome::DebuggeeTarget { tab_id, session_id: None };
+    let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
+    let result: EvaluateResult = cdp::send_to(&target, "Runtime.evaluate", params, STABILIZE_CAP_MS + 3_000).await?;
+    if let Some(exception) = result.exception {
+        return Err(ToolError(format!("stabilisation script failed: {exception}")));
+    }
+    let value = result.result.value.unwrap_or_default();
+    serde_json::from_value(value).map_err(|e| ToolError(format!("stabilisation returned an odd value: {e}")))
+}
+
+async fn stabilize_into(tab_id: i32, settled: &mut Settled) {
+    match stabilize(tab_id).await {
+        Ok(s) if s.stable => {}
+        Ok(s) => settled.notes.push(format!(
+            "the page was still changing after {:.1} s ({} mutations); this snapshot may be mid-update",
+            s.elapsed / 1000.0,
+            s.mutations
+        )),
+        Err(ToolError(message)) if message.contains("context") || message.contains("navigat") => {
+            settled.notes.push("the page navigated while waiting for it to settle".into());
+        }
+        Err(ToolError(message)) => settled.notes.push(format!("could not wait for the page to settle: {message}")),
+    }
+}
+
+impl From<CdpError> for ToolError {
+    fn from(e: CdpError) -> Self {
+        match e {
+            CdpError::Detached => ToolError(
+                "the debugger is no longer attached to this tab (it closed, crashed, or went to a page Sightline may not \
+                 control); retry, or use browser_tabs to pick another tab"
+                    .into(),
+            ),
+            other => ToolError(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! The runtime's state: consent and debugger sessions per tab, and per MCP session the current
+//! tab and what that session has been shown of each page.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use sightline_core::refs::RefTable;
+
+use crate::cdp::EventHub;
+use crate::tabs::TabRegistry;
+
+/// What one MCP session has been shown of one tab.
+#[derive(Debug, Default)]
+pub struct PageView {
+    /// Refs handed to this session on this tab.
+    pub refs: RefTable,
+    /// Version of the last snapshot this session saw.
+    pub version: u64,
+}
+
+/// One MCP session (one `sightline-host mcp` process).
+#[derive(Debug, Default)]
+pub struct Session {
+    /// The tab tools act on when none is named.
+    pub current_tab: Option<i32>,
+    /// Page views by tab.
+    pub pages: HashMap<i32, PageView>,
+}
+
+/// Everything the runtime keeps between calls. Lives as long as the service worker.
+pub struct State {
+    /// Extension version.
+    pub version: String,
+    /// Browser user agent.
+    pub browser: String,
+    /// Debugger event routing.
+    pub hub: Rc<RefCell<EventHub>>,
+    /// Consent and debugger sessions.
+    pub tabs: RefCell<TabRegistry>,
+    /// MCP sessions by id.
+    pub sessions: RefCell<HashMap<String, Session>>,
+    tab_locks: RefCell<HashMap<i32, Rc<futures::lock::Mutex<()>>>>,
+}
+
+impl State {
+    /// Fresh state.
+    pub fn new(version: String, browser: String) -> Self {
+        State {
+            version,
+            browser,
+            hub: Rc::default(),
+            tabs: RefCell::default(),
+            sessions: RefCell::default(),
+            tab_locks: RefCell::default(),
+        }
+    }
+
+    /// The lock that serialises tool calls on one tab, so two sessions never interleave
+    /// their CDP commands and page-state updates.
+    pub fn tab_lock(&self, tab_id: i32) -> Rc<futures::lock::Mutex<()>> {
+        self.tab_locks.borrow_mut().entry(tab_id).or_default().clone()
+    }
+
+    /// Runs `f` on a session's state, creating it on first use.
+    pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
+        f(self.sessions.borrow_mut().entry(session.to_owned()).or_default())
+    }
+
+    /// Drops every session's view of a tab that went away.
+    pub fn forget_tab_pages(&self, tab_id: i32) {
+        for session in self.sessions.borrow_mut().values_mut() {
+            session.pages.remove(&tab_id);
+            if session.current_tab == Some(tab_id) {
+                session.current_tab = None;
+            }
+        }
+        self.tab_locks.borrow_mut().remove(&tab_id);
+    }
+}

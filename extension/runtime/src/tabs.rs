@@ -1,0 +1,251 @@
+//! Which tabs the agent may touch, and the debugger attachment to each.
+//!
+//! The agent sees and drives only tabs it created or that the user shared with the toolbar
+//! button; both kinds sit in a tab group named "Sightline" so the user can see them. Grants
+//! are kept in `chrome.storage.session` so a service-worker restart keeps them. When the user
+//! cancels the debugging infobar, every grant is revoked and never silently restored: the user
+//! must share again.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::cdp::{self, CdpError};
+use crate::chrome;
+use crate::state::State;
+use crate::tools::ToolError;
+
+const GRANTS_KEY: &str = "sightline.grants";
+const GROUP_TITLE: &str = "Sightline";
+
+/// How the agent came to control a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// The agent opened it.
+    Created,
+    /// The user shared it with the toolbar button.
+    Shared,
+}
+
+/// What survives a service-worker restart.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Grants {
+    /// Controlled tabs.
+    pub tabs: BTreeMap<i32, Grant>,
+    /// Why a tab's grant was withdrawn, for a clear error when the agent tries it again.
+    #[serde(default)]
+    pub revoked: BTreeMap<i32, String>,
+    /// The Sightline tab group per window.
+    #[serde(default)]
+    pub groups: BTreeMap<i32, i32>,
+}
+
+/// What the runtime knows about one controlled tab's debugger session.
+#[derive(Debug, Clone, Default)]
+pub struct TabSession {
+    /// Whether our debugger is attached.
+    pub attached: bool,
+    /// Main frame id.
+    pub main_frame: String,
+    /// Loader id of each frame's current document.
+    pub loaders: HashMap<String, String>,
+}
+
+/// Consent and attachment state of all tabs.
+#[derive(Debug, Default)]
+pub struct TabRegistry {
+    /// Persisted grants.
+    pub grants: Grants,
+    /// Whether `grants` was read from storage yet.
+    pub loaded: bool,
+    /// Debugger sessions by tab.
+    pub sessions: HashMap<i32, TabSession>,
+}
+
+impl TabRegistry {
+    /// Whether the agent may use `tab_id`.
+    pub fn is_controlled(&self, tab_id: i32) -> bool {
+        self.grants.tabs.contains_key(&tab_id)
+    }
+
+    /// Tracks frame navigations and detaches from the tab's events.
+    pub fn observe(&mut self, event: &cdp::CdpEvent) {
+        let Some(session) = self.sessions.get_mut(&event.tab_id) else { return };
+        match event.method.as_str() {
+            "Page.frameNavigated" => {
+                let frame = &event.params["frame"];
+                let (Some(id), Some(loader)) = (frame["id"].as_str(), frame["loaderId"].as_str()) else { return };
+                if frame["parentId"].is_null() && event.session_id.is_none() {
+                    session.main_frame = id.to_owned();
+                }
+                session.loaders.insert(id.to_owned(), loader.to_owned());
+            }
+            "Page.frameDetached" => {
+                if let Some(id) = event.params["frameId"].as_str() {
+                    session.loaders.remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl State {
+    /// Reads the grants from session storage once per worker lifetime.
+    pub async fn load_grants(&self) {
+        if self.tabs.borrow().loaded {
+            return;
+        }
+        let stored = chrome::session_storage_get::<Grants>(GRANTS_KEY).await.ok().flatten();
+        let mut tabs = self.tabs.borrow_mut();
+        if !tabs.loaded {
+            tabs.grants = stored.unwrap_or_default();
+            tabs.loaded = true;
+        }
+    }
+
+    async fn save_grants(&self) {
+        let grants = self.tabs.borrow().grants.clone();
+        if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await {
+            chrome::warn(&format!("Sightline could not save tab grants: {e}"));
+        }
+    }
+
+    /// Gives the agent `tab_id` and shows it in the Sightline tab group.
+    pub async fn grant(&self, tab_id: i32, grant: Grant) {
+        {
+            let mut tabs = self.tabs.borrow_mut();
+            tabs.grants.tabs.insert(tab_id, grant);
+            tabs.grants.revoked.remove(&tab_id);
+        }
+        self.add_to_group(tab_id).await;
+        let _ = chrome::set_badge(tab_id, "ON").await;
+        self.save_grants().await;
+    }
+
+    /// Takes `tab_id` away from the agent, remembering why.
+    pub async fn revoke(&self, tab_id: i32, reason: Option<String>) {
+        let was_controlled = {
+            let mut tabs = self.tabs.borrow_mut();
+            tabs.sessions.remove(&tab_id);
+            if let Some(reason) = reason {
+                tabs.grants.revoked.insert(tab_id, reason);
+            }
+            tabs.grants.tabs.remove(&tab_id).is_some()
+        };
+        self.forget_tab_pages(tab_id);
+        if was_controlled {
+            let _ = chrome::ungroup_tab(tab_id).await;
+            let _ = chrome::set_badge(tab_id, "").await;
+        }
+        self.save_grants().await;
+    }
+
+    /// Forgets a closed tab entirely.
+    pub async fn tab_closed(&self, tab_id: i32) {
+        {
+            let mut tabs = self.tabs.borrow_mut();
+            tabs.sessions.remove(&tab_id);
+            tabs.grants.tabs.remove(&tab_id);
+            tabs.grants.revoked.remove(&tab_id);
+        }
+        self.forget_tab_pages(tab_id);
+        self.save_grants().await;
+    }
+
+    async fn add_to_group(&self, tab_id: i32) {
+        let Ok(tab) = chrome::get_tab(tab_id).await else { return };
+        let existing = self.tabs.borrow().grants.groups.get(&tab.window_id).copied();
+        let grouped = match existing {
+            Some(group) => match chrome::group_tab(tab_id, Some(group)).await {
+                Ok(g) => Ok(g),
+                Err(_) => chrome::group_tab(tab_id, None).await,
+            },
+            None => chrome::group_tab(tab_id, None).await,
+        };
+        match grouped {
+            Ok(group) => {
+                self.tabs.borrow_mut().grants.groups.insert(tab.window_id, group);
+                let _ = chrome::title_group(group, GROUP_TITLE).await;
+            }
+            Err(e) => chrome::warn(&format!("Sightline could not group tab {tab_id}: {e}")),
+        }
+    }
+
+    /// Fails unless the agent may use `tab_id`, explaining why not.
+    pub fn require_controlled(&self, tab_id: i32) -> Result<(), ToolError> {
+        let tabs = self.tabs.borrow();
+        if tabs.is_controlled(tab_id) {
+            return Ok(());
+        }
+        if let Some(reason) = tabs.grants.revoked.get(&tab_id) {
+            return Err(ToolError(format!("tab {tab_id} is no longer shared with Sightline: {reason}")));
+        }
+        Err(ToolError(format!(
+            "tab {tab_id} is not shared with Sightline. Use browser_tabs to list the tabs you may use, open one with \
+             browser_tabs new, or ask the user to share this tab with the Sightline toolbar button."
+        )))
+    }
+
+    /// Attaches the debugger to a controlled tab if it is not attached yet, and enables the
+    /// domains the runtime listens to.
+    pub async fn ensure_attached(&self, tab_id: i32) -> Result<(), ToolError> {
+        self.require_controlled(tab_id)?;
+        if self.tabs.borrow().sessions.get(&tab_id).is_some_and(|s| s.attached) {
+            return Ok(());
+        }
+        match chrome::attach(tab_id).await {
+            Ok(()) => {}
+            // After a worker restart our own session is still attached: it is ours.
+            Err(e) if e.0.contains("Another debugger is already attached") => {}
+            Err(e) if e.0.contains("Cannot access") || e.0.contains("Cannot attach") => {
+                return Err(ToolError(format!(
+                    "Sightline cannot control tab {tab_id}: the browser refuses debugging there ({e}). Pages such as \
+                     chrome:// URLs, the Web Store and other extensions' pages are off limits; navigate it to a web page."
+                )));
+            }
+            Err(e) => return Err(ToolError(format!("could not attach to tab {tab_id}: {e}"))),
+        }
+        for (method, params) in [
+            ("Page.enable", serde_json::json!({})),
+            ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
+            ("Runtime.enable", serde_json::json!({})),
+        ] {
+            cdp::send::<serde_json::Value>(tab_id, method, params).await.map_err(|e| attach_error(tab_id, e))?;
+        }
+        let tree: sightline_core::cdp::page::FrameTreeResult =
+            cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({})).await.map_err(|e| attach_error(tab_id, e))?;
+        let mut session =
+            TabSession { attached: true, main_frame: tree.frame_tree.frame.id.clone(), ..TabSession::default() };
+        for frame in tree.frame_tree.frames() {
+            session.loaders.insert(frame.id.clone(), frame.loader_id.clone());
+        }
+        self.tabs.borrow_mut().sessions.insert(tab_id, session);
+        Ok(())
+    }
+
+    /// The debugger left a tab. `canceled_by_user` withdraws every grant.
+    pub async fn debugger_detached(&self, tab_id: i32, reason: &str) {
+        if reason == "canceled_by_user" {
+            let controlled: Vec<i32> = self.tabs.borrow().grants.tabs.keys().copied().collect();
+            for tab in controlled {
+                self.revoke(
+                    tab,
+                    Some(
+                        "the user cancelled Sightline's debugging session. Ask the user to share the tab again with \
+                         the Sightline toolbar button."
+                            .into(),
+                    ),
+                )
+                .await;
+            }
+        } else if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+            session.attached = false;
+        }
+    }
+}
+
+fn attach_error(tab_id: i32, e: CdpError) -> ToolError {
+    ToolError(format!("could not prepare tab {tab_id} for control: {e}"))
+}

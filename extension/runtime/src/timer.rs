@@ -1,0 +1,28 @@
+//! Sleeping and time limits for async code in the service worker, on `setTimeout`.
+
+use std::future::Future;
+
+use futures::future::{Either, select};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &js_sys::Function, ms: i32) -> JsValue;
+}
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep(ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        set_timeout(&resolve, ms as i32);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Runs `future` for at most `ms` milliseconds; `None` when time ran out.
+pub async fn within<F: Future>(ms: u32, future: F) -> Option<F::Output> {
+    match select(Box::pin(future), Box::pin(sleep(ms))).await {
+        Either::Left((output, _)) => Some(output),
+        Either::Right(_) => None,
+    }
+}

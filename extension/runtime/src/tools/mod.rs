@@ -1,0 +1,107 @@
+//! Tool dispatch: each tool checks consent, drives the tab, and answers with what the agent
+//! needs to see next.
+
+mod actions;
+mod snapshot;
+mod tabs;
+
+use std::rc::Rc;
+
+use sightline_core::protocol::{ToolCall, ToolOutput};
+use sightline_core::refs::{NodeKey, RefError};
+
+use crate::chrome;
+use crate::state::State;
+
+/// A tool failure, worded for the agent: what happened and what to do.
+#[derive(Debug, Clone)]
+pub struct ToolError(pub String);
+
+impl From<RefError> for ToolError {
+    fn from(e: RefError) -> Self {
+        ToolError(e.to_string())
+    }
+}
+
+impl From<chrome::ChromeError> for ToolError {
+    fn from(e: chrome::ChromeError) -> Self {
+        ToolError(e.0)
+    }
+}
+
+/// What a tool returns.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
+/// Runs one tool call for an MCP session.
+pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput {
+    let tool = call.name();
+    let result = match call {
+        ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await,
+        ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p).await,
+        ToolCall::BrowserSnapshot(p) => snapshot::run(state, session, p).await,
+        ToolCall::BrowserClick(p) => actions::click(state, session, p).await,
+        ToolCall::BrowserType(p) => actions::type_text(state, session, p).await,
+        ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p).await,
+    };
+    result.unwrap_or_else(|ToolError(message)| ToolOutput::error(format!("{tool}: {message}")))
+}
+
+/// The tab a call acts on: the one it names, else the session's current tab, else (when
+/// `open_if_none`) a new tab the agent owns.
+pub async fn target_tab(
+    state: &Rc<State>,
+    session: &str,
+    named: Option<u32>,
+    open_if_none: bool,
+) -> Result<i32, ToolError> {
+    if let Some(tab) = named {
+        let tab = tab as i32;
+        state.require_controlled(tab)?;
+        state.with_session(session, |s| s.current_tab = Some(tab));
+        return Ok(tab);
+    }
+    let current = state.with_session(session, |s| s.current_tab);
+    if let Some(tab) = current
+        && state.tabs.borrow().is_controlled(tab)
+    {
+        return Ok(tab);
+    }
+    // After a worker restart the session has no current tab yet: use the newest controlled one.
+    let newest = state.tabs.borrow().grants.tabs.keys().next_back().copied();
+    if let Some(tab) = newest
+        && chrome::get_tab(tab).await.is_ok()
+    {
+        state.with_session(session, |s| s.current_tab = Some(tab));
+        return Ok(tab);
+    }
+    if open_if_none {
+        return tabs::open_tab(state, session).await;
+    }
+    Err(ToolError(
+        "there is no tab to act on yet: open one with browser_navigate (with a url) or browser_tabs new, or ask the \
+         user to share a tab with the Sightline toolbar button"
+            .into(),
+    ))
+}
+
+/// The node behind `element_ref` in this session's view of the tab, if it still exists in
+/// the same document.
+pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
+    let key = state.with_session(session, |s| {
+        s.pages
+            .get(&tab_id)
+            .map(|view| view.refs.resolve(element_ref).cloned())
+            .unwrap_or_else(|| Err(RefError::Unknown(element_ref.to_owned())))
+    })?;
+    let tabs = state.tabs.borrow();
+    let Some(tab) = tabs.sessions.get(&tab_id) else { return Ok(key) };
+    match tab.loaders.get(&key.frame_id) {
+        None => Err(ToolError(format!(
+            "{element_ref} belonged to a frame that is gone from the page; take a browser_snapshot for current refs"
+        ))),
+        Some(loader) if *loader != key.loader_id => Err(ToolError(format!(
+            "{element_ref} is from a page this tab has since navigated away from; take a browser_snapshot for current refs"
+        ))),
+        Some(_) => Ok(key),
+    }
+}

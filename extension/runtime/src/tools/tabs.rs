@@ -1,0 +1,78 @@
+//! `browser_tabs`: list, open, select and close the tabs the agent may use.
+
+use std::rc::Rc;
+
+use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
+
+use super::{ToolError, ToolResult, actions, target_tab};
+use crate::chrome;
+use crate::state::State;
+use crate::tabs::Grant;
+
+/// `browser_tabs`.
+pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolResult {
+    match params.action {
+        TabsAction::List => list(state, session).await,
+        TabsAction::New => {
+            let tab = open_tab(state, session).await?;
+            match params.url {
+                Some(url) => {
+                    let mut out = actions::load(state, session, tab, &url).await?;
+                    out.text = format!("Opened tab {tab}.\n{}", out.text);
+                    Ok(out)
+                }
+                None => list(state, session).await,
+            }
+        }
+        TabsAction::Select => {
+            let tab =
+                params.tab.ok_or_else(|| ToolError("select needs `tab` (an id from browser_tabs list)".into()))?;
+            let tab = target_tab(state, session, Some(tab), false).await?;
+            chrome::activate_tab(tab).await?;
+            list(state, session).await
+        }
+        TabsAction::Close => {
+            let tab = target_tab(state, session, params.tab, false).await?;
+            chrome::remove_tab(tab).await?;
+            state.tab_closed(tab).await;
+            list(state, session).await
+        }
+    }
+}
+
+/// Opens a blank tab owned by the agent and makes it the session's current tab.
+pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
+    let tab = chrome::create_tab("about:blank", true).await?;
+    let id = tab.id.ok_or_else(|| ToolError("the browser created a tab without an id".into()))?;
+    state.grant(id, Grant::Created).await;
+    state.with_session(session, |s| s.current_tab = Some(id));
+    Ok(id)
+}
+
+async fn list(state: &Rc<State>, session: &str) -> ToolResult {
+    let controlled: Vec<(i32, Grant)> = state.tabs.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
+    let current = state.with_session(session, |s| s.current_tab);
+    let mut text = String::new();
+    let mut rows = Vec::new();
+    for (tab, grant) in controlled {
+        let Ok(info) = chrome::get_tab(tab).await else {
+            state.tab_closed(tab).await;
+            continue;
+        };
+        let marker = if current == Some(tab) { " (current)" } else { "" };
+        let how = match grant {
+            Grant::Created => "opened by agent",
+            Grant::Shared => "shared by user",
+        };
+        let title = info.title.unwrap_or_default();
+        let url = info.url.unwrap_or_default();
+        text.push_str(&format!("- tab {tab}{marker} [{how}] {title:?} {url}\n"));
+        rows.push(
+            serde_json::json!({"tab": tab, "current": current == Some(tab), "title": title, "url": url, "grant": how}),
+        );
+    }
+    if rows.is_empty() {
+        text.push_str("No tabs yet. Open one with browser_tabs new (or browser_navigate with a url), or ask the user to share a tab with the Sightline toolbar button.\n");
+    }
+    Ok(ToolOutput { text, structured: Some(serde_json::json!({"tabs": rows})), ..ToolOutput::default() })
+}

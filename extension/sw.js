@@ -1,0 +1,68 @@
+// @ts-check
+// Sightline's service worker: registers every chrome.* listener synchronously (a listener
+// added after an await would miss the event that woke the worker), owns the native messaging
+// port, and hands everything else to the Rust runtime compiled to wasm.
+
+import init, { Runtime } from './pkg/sightline_runtime.js';
+
+const HOST_NAME = 'dev.sightline.host';
+const RECONNECT_ALARM = 'sightline-reconnect';
+
+/** Resolves once the wasm runtime is ready. Every handler awaits it; never await at top level. */
+const ready = init({ module_or_path: new URL('./pkg/sightline_runtime_bg.wasm', import.meta.url) }).then(
+  () => new Runtime(chrome.runtime.getManifest().version, navigator.userAgent),
+);
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  ready.then((rt) => rt.onDebuggerEvent(source, method, params ?? {}));
+});
+chrome.debugger.onDetach.addListener((source, reason) => {
+  ready.then((rt) => rt.onDebuggerDetach(source, reason));
+});
+chrome.tabs.onRemoved.addListener((tabId) => {
+  ready.then((rt) => rt.onTabRemoved(tabId));
+});
+chrome.action.onClicked.addListener((tab) => {
+  if (tab.id !== undefined) ready.then((rt) => rt.onActionClicked(tab.id));
+});
+// Waking the worker is enough: the top-level code below connects.
+chrome.runtime.onStartup.addListener(() => {});
+chrome.runtime.onInstalled.addListener(() => {});
+// While disconnected the worker may be stopped; the alarm wakes it to try again.
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === RECONNECT_ALARM && port === null) connect();
+});
+chrome.alarms.create(RECONNECT_ALARM, { periodInMinutes: 0.5 });
+
+/** @type {chrome.runtime.Port | null} */
+let port = null;
+let backoffMs = 250;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let retryTimer;
+
+function connect() {
+  clearTimeout(retryTimer);
+  const current = chrome.runtime.connectNative(HOST_NAME);
+  port = current;
+  current.onMessage.addListener((message) => {
+    backoffMs = 250;
+    ready
+      .then((rt) => rt.handleHostMessage(message))
+      .then((reply) => {
+        if (reply !== undefined && port === current) current.postMessage(reply);
+      })
+      .catch((error) => console.error('Sightline: handling a host message failed', error));
+  });
+  current.onDisconnect.addListener(() => {
+    const reason = chrome.runtime.lastError?.message ?? 'closed';
+    console.warn(`Sightline: native host disconnected (${reason}); retrying in ${backoffMs} ms`);
+    if (port === current) port = null;
+    retryTimer = setTimeout(connect, backoffMs);
+    backoffMs = Math.min(backoffMs * 2, 30_000);
+  });
+  ready.then((rt) => {
+    if (port === current) current.postMessage(rt.hello());
+  });
+}
+
+connect();
