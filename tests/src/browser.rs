@@ -1,0 +1,99 @@
+//! Debian's Chromium, headless, with the unpacked extension loaded into a sandbox profile.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::{Sandbox, paths};
+
+/// Flags every run uses: headless, no network chatter, no first-run UI, loopback only.
+pub const BASE_FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-quic",
+    "--disable-features=DisableLoadExtensionCommandLineSwitch",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+];
+
+/// A running Chromium; killed when dropped.
+pub struct Chromium {
+    child: Child,
+    profile: PathBuf,
+}
+
+impl Chromium {
+    /// Starts Chromium on `about:blank` with the extension, in `sandbox`.
+    pub fn launch(sandbox: &Sandbox) -> anyhow::Result<Self> {
+        Self::launch_with(sandbox, &[])
+    }
+
+    /// Starts Chromium with extra arguments (e.g. start-up URLs).
+    pub fn launch_with(sandbox: &Sandbox, extra: &[&str]) -> anyhow::Result<Self> {
+        paths::require_artefacts();
+        let ext = paths::extension_dir();
+        let mut cmd = Command::new(paths::chromium());
+        cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        for (k, v) in sandbox.env() {
+            cmd.env(k, v);
+        }
+        cmd.args(BASE_FLAGS)
+            .arg(format!("--user-data-dir={}", sandbox.profile().display()))
+            .arg(format!("--load-extension={}", ext.display()))
+            .arg(format!("--disable-extensions-except={}", ext.display()))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if extra.is_empty() {
+            cmd.arg("about:blank");
+        }
+        let child = cmd.spawn()?;
+        Ok(Chromium { child, profile: sandbox.profile() })
+    }
+
+    /// The profile directory in use.
+    pub fn profile(&self) -> &PathBuf {
+        &self.profile
+    }
+
+    /// Kills the browser and waits for it to exit.
+    pub fn kill(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // Chromium's helper processes exit once the browser process is gone; give them a moment
+        // so the next launch on the same profile does not find it locked.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline && self.profile.join("SingletonLock").symlink_metadata().is_ok() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = std::fs::remove_file(self.profile.join("SingletonLock"));
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Process ids of the bridges whose sockets exist in the sandbox.
+pub fn bridge_pids(sandbox: &Sandbox) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir(sandbox.runtime_dir().join("sightline")) else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("bridge-")?.strip_suffix(".sock")?.parse().ok()
+        })
+        .collect()
+}

@@ -1,0 +1,67 @@
+//! The end-to-end harness: an isolated home for each test, a static server for fixture pages,
+//! Debian's Chromium running headless with the unpacked extension, the native host registered
+//! in the test profile, and an MCP client talking to `sightline-host mcp`.
+//!
+//! `cargo xtask` builds the artefacts and tells the harness where they are through
+//! `SIGHTLINE_HOST_BIN` and `SIGHTLINE_EXTENSION_DIR`; without them it looks under `target/`.
+
+pub mod browser;
+pub mod client;
+pub mod paths;
+pub mod sandbox;
+pub mod server;
+
+pub use browser::Chromium;
+pub use client::McpClient;
+pub use sandbox::Sandbox;
+pub use server::FixtureServer;
+
+/// A sandbox with the host registered, a fixture server, Chromium with the extension, and a
+/// connected MCP client whose browser is ready.
+pub struct Rig {
+    /// The sandbox (keep it alive as long as the rig).
+    pub sandbox: Sandbox,
+    /// Fixture pages.
+    pub server: FixtureServer,
+    /// The browser.
+    pub browser: Option<Chromium>,
+    /// The MCP client.
+    pub client: McpClient,
+}
+
+impl Rig {
+    /// Starts everything and waits (at most 30 s) for the browser to answer.
+    pub async fn start() -> anyhow::Result<Rig> {
+        Self::start_with(&[]).await
+    }
+
+    /// Like [`Rig::start`], with extra Chromium arguments (e.g. start-up URLs).
+    pub async fn start_with(browser_args: &[&str]) -> anyhow::Result<Rig> {
+        Self::serving(paths::fixtures_dir(), browser_args).await
+    }
+
+    /// Like [`Rig::start_with`], serving the pages under `site`.
+    pub async fn serving(site: std::path::PathBuf, browser_args: &[&str]) -> anyhow::Result<Rig> {
+        let sandbox = Sandbox::new()?;
+        sandbox.install_host()?;
+        let server = FixtureServer::start(site)?;
+        let args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &server.url(""))).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let browser = Chromium::launch_with(&sandbox, &args)?;
+        let client = McpClient::connect(&sandbox).await?;
+        if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(30)).await {
+            anyhow::bail!("{e:#}\nbridge log:\n{}", sandbox.bridge_log_text());
+        }
+        Ok(Rig { sandbox, server, browser: Some(browser), client })
+    }
+}
+
+/// The ref of the element with `role` and `name` in a reply's structured content.
+pub fn ref_of(reply: &client::Reply, role: &str, name: &str) -> String {
+    let elements = reply.structured.as_ref().and_then(|s| s["elements"].as_array().cloned()).unwrap_or_default();
+    elements
+        .iter()
+        .find(|e| e["role"] == role && e["name"] == name)
+        .and_then(|e| e["ref"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no {role} {name:?} in:\n{}", reply.text))
+}

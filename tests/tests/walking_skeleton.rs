@@ -1,0 +1,166 @@
+//! The whole path, for real: an MCP client drives Debian's Chromium through `sightline-host
+//! mcp`, the bridge the browser spawned, and the extension.
+
+use std::time::Duration;
+
+use serde_json::json;
+use sightline_e2e::{Rig, ref_of};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn navigate_snapshot_click_type_and_keys_act_on_the_real_page() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let shop = rig.server.url("shop.html");
+
+    let page = c.call("browser_navigate", json!({"url": shop})).await.unwrap();
+    assert!(!page.is_error, "{}", page.text);
+    assert!(page.text.contains("# Tiny shop"), "{}", page.text);
+    assert!(page.text.contains("Basket: 0 items"), "{}", page.text);
+
+    // The snapshot's structured content names every actionable element with a ref.
+    let snap = c.call("browser_snapshot", json!({})).await.unwrap();
+    let facts = snap.structured.clone().expect("structuredContent");
+    assert_eq!(facts["title"], "Tiny shop");
+    let buy = ref_of(&snap, "button", "Add to basket");
+
+    let after_click = c.call("browser_click", json!({"ref": buy})).await.unwrap();
+    assert!(rig.server.wait_for_event("bought:1", WAIT), "the page saw no click: {:?}", rig.server.events());
+    assert!(after_click.text.contains("Basket: 1 items"), "{}", after_click.text);
+
+    let search = ref_of(&snap, "textbox", "Search");
+    let typed = c.call("browser_type", json!({"ref": search, "text": "red shoes", "submit": true})).await.unwrap();
+    assert!(rig.server.wait_for_event("searched:red shoes", WAIT), "{:?}", rig.server.events());
+    assert!(typed.text.contains("Results for red shoes"), "typing replaces the old value: {}", typed.text);
+
+    let gift = ref_of(&snap, "checkbox", "Gift wrap");
+    let checked = c.call("browser_click", json!({"ref": gift})).await.unwrap();
+    assert!(rig.server.wait_for_event("gift:true", WAIT));
+    let gift_facts = checked.structured.unwrap()["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["ref"] == gift.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(gift_facts["states"], json!(["checked"]));
+
+    c.ok("browser_press_key", json!({"key": "Escape"})).await;
+    assert!(rig.server.wait_for_event("key:Escape", WAIT));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn links_history_and_stale_refs() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let first = c.call("browser_navigate", json!({"url": rig.server.url("shop.html")})).await.unwrap();
+    let buy = ref_of(&first, "button", "Add to basket");
+    let link = ref_of(&first, "link", "Second page");
+
+    let second = c.ok("browser_click", json!({"ref": link})).await;
+    assert!(second.contains("# Second page"), "clicking a link follows it: {second}");
+
+    // A ref from the page we left is refused with the reason, never clicked on the new page.
+    let stale = c.call("browser_click", json!({"ref": buy})).await.unwrap();
+    assert!(stale.is_error && stale.text.contains("navigated away"), "{}", stale.text);
+
+    let back = c.ok("browser_navigate", json!({"go": "back"})).await;
+    assert!(back.contains("# Tiny shop") && !back.contains("had not finished loading"), "{back}");
+    let forward = c.ok("browser_navigate", json!({"go": "forward"})).await;
+    assert!(forward.contains("# Second page"), "{forward}");
+    let reloaded = c.ok("browser_navigate", json!({"go": "reload"})).await;
+    assert!(reloaded.contains("# Second page"), "{reloaded}");
+
+    let unknown = c.call("browser_click", json!({"ref": "e999"})).await.unwrap();
+    assert!(unknown.is_error && unknown.text.contains("unknown"), "{}", unknown.text);
+    let bad = c.call("browser_navigate", json!({})).await.unwrap();
+    assert!(bad.is_error && bad.text.contains("give `url`"), "{}", bad.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_calls_are_refused_with_the_reason() {
+    let rig = Rig::start().await.expect("rig");
+    let err = rig.client.call("browser_click", json!({"ref": "e1", "color": "red"})).await;
+    let message = match err {
+        Err(e) => format!("{e:#}"),
+        Ok(r) => {
+            assert!(r.is_error, "an unknown argument must not be ignored: {}", r.text);
+            r.text
+        }
+    };
+    assert!(message.contains("color"), "the error names the bad argument: {message}");
+    let err = rig.client.call("browser_type", json!({"ref": "e1"})).await;
+    let message = match err {
+        Err(e) => format!("{e:#}"),
+        Ok(r) => r.text,
+    };
+    assert!(message.contains("text"), "the error names the missing argument: {message}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_tabs_the_agent_opened_are_visible_and_tabs_can_be_managed() {
+    // The browser starts with the user's own tab open; the agent must never see it.
+    let rig = Rig::start_with(&["{server}private.html"]).await.expect("rig");
+    let c = &rig.client;
+    let empty = c.ok("browser_tabs", json!({})).await;
+    assert!(empty.contains("No tabs yet") && !empty.contains("private"), "{empty}");
+    let snap = c.call("browser_snapshot", json!({})).await.unwrap();
+    assert!(snap.is_error && !snap.text.contains("Private mail"), "{}", snap.text);
+
+    let opened = c.ok("browser_tabs", json!({"action": "new", "url": rig.server.url("shop.html")})).await;
+    assert!(opened.contains("# Tiny shop"), "{opened}");
+    c.ok("browser_tabs", json!({"action": "new", "url": rig.server.url("second.html")})).await;
+    let list = c.call("browser_tabs", json!({})).await.unwrap();
+    let tabs = list.structured.clone().unwrap()["tabs"].as_array().cloned().unwrap();
+    assert_eq!(tabs.len(), 2, "{}", list.text);
+    assert!(!list.text.contains("private"), "{}", list.text);
+    let shop_tab = tabs.iter().find(|t| t["title"] == "Tiny shop").unwrap()["tab"].as_i64().unwrap();
+
+    let selected = c.ok("browser_tabs", json!({"action": "select", "tab": shop_tab})).await;
+    assert!(selected.contains(&format!("tab {shop_tab} (current)")), "{selected}");
+    let snap = c.ok("browser_snapshot", json!({})).await;
+    assert!(snap.contains("# Tiny shop"), "{snap}");
+
+    let not_ours = c.call("browser_tabs", json!({"action": "select", "tab": 987654})).await.unwrap();
+    assert!(not_ours.is_error && not_ours.text.contains("not shared"), "{}", not_ours.text);
+
+    let closed = c.call("browser_tabs", json!({"action": "close", "tab": shop_tab})).await.unwrap();
+    assert_eq!(closed.structured.unwrap()["tabs"].as_array().unwrap().len(), 1, "{}", closed.text);
+}
+
+/// The acceptance check with a client that is not ours: the official MCP TypeScript SDK.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_official_typescript_sdk_drives_navigate_snapshot_click_snapshot() {
+    let rig = Rig::start().await.expect("rig");
+    let dir = sightline_e2e::paths::workspace_root().join("tests/external-client");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/sdk").is_dir(),
+        "run `cargo xtask test`, which installs the SDK with npm ci in {}",
+        dir.display()
+    );
+    let mut cmd = std::process::Command::new("node");
+    cmd.current_dir(&dir)
+        .arg("drive.mjs")
+        .arg(sightline_e2e::paths::host_binary())
+        .arg(rig.server.url("shop.html"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (k, v) in rig.sandbox.env() {
+        cmd.env(k, v);
+    }
+    let out = tokio::task::spawn_blocking(move || cmd.output()).await.unwrap().expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "SDK client failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let steps: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    assert_eq!(steps[0]["snapshotHasOutputSchema"], true);
+    let by = |name: &str| {
+        steps.iter().find(|s| s["step"] == name).unwrap_or_else(|| panic!("no step {name}: {stdout}")).clone()
+    };
+    for name in ["navigate", "snapshot", "click", "snapshot-after"] {
+        assert_eq!(by(name)["isError"], false, "{name}: {}", by(name)["text"]);
+    }
+    assert!(by("snapshot")["text"].as_str().unwrap().contains("Basket: 0 items"));
+    assert!(rig.server.wait_for_event("bought:1", WAIT), "the click reached the page");
+    assert!(by("snapshot-after")["text"].as_str().unwrap().contains("Basket: 1 items"));
+}

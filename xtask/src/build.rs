@@ -1,0 +1,177 @@
+//! Building the extension (wasm runtime and all) and the native host, and running the tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+
+/// The artefacts of a build.
+pub struct Built {
+    /// The unpacked extension.
+    pub extension_dir: PathBuf,
+    /// The `sightline-host` binary.
+    pub host_binary: PathBuf,
+}
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs a command, echoing it, and fails unless it succeeds.
+pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
+    let shown = format!("{cmd:?}").replace('"', "");
+    eprintln!("xtask: {shown}");
+    let status = cmd.status().with_context(|| format!("could not start {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed ({status})");
+    }
+    Ok(())
+}
+
+fn output(cmd: &mut Command) -> Option<String> {
+    let out = cmd.output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The exact `wasm-bindgen` version pinned in the workspace manifest.
+pub fn pinned_wasm_bindgen() -> anyhow::Result<String> {
+    let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))?;
+    manifest
+        .lines()
+        .find_map(|line| {
+            let rest = line.trim().strip_prefix("wasm-bindgen")?.trim_start().strip_prefix('=')?.trim();
+            rest.strip_prefix("\"=")?.strip_suffix('"').map(str::to_owned)
+        })
+        .context("Cargo.toml must pin wasm-bindgen exactly (wasm-bindgen = \"=X.Y.Z\")")
+}
+
+fn ensure_wasm_target() -> anyhow::Result<()> {
+    let installed = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if !installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+    }
+    Ok(())
+}
+
+/// Finds `wasm-bindgen` of exactly `version`, installing it with cargo if needed.
+fn ensure_wasm_bindgen_cli(version: &str) -> anyhow::Result<PathBuf> {
+    let cargo_bin = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_default()
+        .join("bin/wasm-bindgen");
+    let wanted = format!("wasm-bindgen {version}");
+    for candidate in [cargo_bin.clone(), PathBuf::from("wasm-bindgen")] {
+        if output(Command::new(&candidate).arg("--version")).is_some_and(|v| v.trim() == wanted) {
+            return Ok(candidate);
+        }
+    }
+    eprintln!("xtask: installing wasm-bindgen-cli {version} (takes a few minutes, once)");
+    run(cargo().args(["install", "wasm-bindgen-cli", "--version", &format!("={version}"), "--force"]))?;
+    if output(Command::new(&cargo_bin).arg("--version")).is_some_and(|v| v.trim() == wanted) {
+        return Ok(cargo_bin);
+    }
+    bail!("installed wasm-bindgen-cli {version} but {} does not report it", cargo_bin.display())
+}
+
+/// Builds everything a user or a test needs.
+pub fn build() -> anyhow::Result<Built> {
+    let root = workspace_root();
+    ensure_wasm_target()?;
+    let bindgen = ensure_wasm_bindgen_cli(&pinned_wasm_bindgen()?)?;
+    run(cargo().current_dir(&root).args([
+        "build",
+        "--package",
+        "sightline-runtime",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--profile",
+        "wasm",
+    ]))?;
+    let extension_dir = root.join("target/extension");
+    assemble_extension(&root.join("extension"), &extension_dir)?;
+    run(Command::new(bindgen)
+        .arg(root.join("target/wasm32-unknown-unknown/wasm/sightline_runtime.wasm"))
+        .args(["--target", "web", "--no-typescript", "--out-name", "sightline_runtime", "--out-dir"])
+        .arg(extension_dir.join("pkg")))?;
+    run(cargo().current_dir(&root).args(["build", "--release", "--package", "sightline-host"]))?;
+    let host_binary = root.join("target/release/sightline-host");
+    Ok(Built { extension_dir, host_binary })
+}
+
+/// Copies the extension's static files (everything but the Rust crate) to `out`, fresh.
+fn assemble_extension(src: &Path, out: &Path) -> anyhow::Result<()> {
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(src.join("manifest.json"))?)?;
+    let version = env!("CARGO_PKG_VERSION");
+    if manifest["version"] != version {
+        bail!(
+            "extension/manifest.json has version {} but the workspace is {version}; make them equal",
+            manifest["version"]
+        );
+    }
+    if out.exists() {
+        std::fs::remove_dir_all(out).with_context(|| format!("clearing {}", out.display()))?;
+    }
+    copy_tree(src, out, &|p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        !(name == "runtime" && p.parent() == Some(src)) && name != "node_modules"
+    })
+}
+
+fn copy_tree(src: &Path, dst: &Path, keep: &dyn Fn(&Path) -> bool) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dst)?;
+    for entry in std::fs::read_dir(src)? {
+        let path = entry?.path();
+        if !keep(&path) {
+            continue;
+        }
+        let target = dst.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            copy_tree(&path, &target, keep)?;
+        } else {
+            std::fs::copy(&path, &target).with_context(|| format!("copying {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the unit and end-to-end tests against `built`.
+pub fn run_tests(built: &Built, extra: &[String]) -> anyhow::Result<()> {
+    run(cargo()
+        .current_dir(workspace_root())
+        .args(["test", "--workspace", "--exclude", "sightline-runtime"])
+        .args(extra)
+        .env("SIGHTLINE_HOST_BIN", &built.host_binary)
+        .env("SIGHTLINE_EXTENSION_DIR", &built.extension_dir))
+}
+
+/// Formatting and lints for every crate, the wasm runtime included.
+pub fn lint() -> anyhow::Result<()> {
+    let root = workspace_root();
+    run(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))?;
+    run(cargo().current_dir(&root).args([
+        "clippy",
+        "--workspace",
+        "--exclude",
+        "sightline-runtime",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().current_dir(&root).args([
+        "clippy",
+        "--package",
+        "sightline-runtime",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+}

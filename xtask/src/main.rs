@@ -1,0 +1,62 @@
+//! `cargo xtask`: the project's commands.
+//!
+//! * `build` — ensures the wasm target and the pinned `wasm-bindgen-cli`, builds the wasm
+//!   runtime and assembles the unpacked extension at `target/extension/`, builds
+//!   `sightline-host`, and prints both paths.
+//! * `test` — installs what is missing (Debian's Chromium when run as root), builds, and runs
+//!   the unit and end-to-end tests.
+//! * `demo` — launches Chromium with a throwaway profile and the extension, and runs a short
+//!   scripted agent session over MCP against a bundled demo page, printing every response.
+//! * `lint` — `cargo fmt --check` and `cargo clippy -D warnings` on every crate.
+
+mod build;
+mod demo;
+mod setup;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the extension (wasm runtime included) and the native host.
+    Build,
+    /// Install missing tools, build, and run every test.
+    Test {
+        /// Extra arguments for `cargo test` (e.g. a test name filter).
+        #[arg(trailing_var_arg = true)]
+        cargo_args: Vec<String>,
+    },
+    /// Show a short scripted agent session against a demo page.
+    Demo,
+    /// Check formatting and lints.
+    Lint,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Build => {
+            let built = build::build()?;
+            println!("extension: {}", built.extension_dir.display());
+            println!("host:      {}", built.host_binary.display());
+            Ok(())
+        }
+        Command::Test { cargo_args } => {
+            setup::ensure_chromium()?;
+            let built = build::build()?;
+            setup::ensure_node_packages()?;
+            build::run_tests(&built, &cargo_args)
+        }
+        Command::Demo => {
+            setup::ensure_chromium()?;
+            let built = build::build()?;
+            demo::run(&built)
+        }
+        Command::Lint => build::lint(),
+    }
+}
