@@ -6,6 +6,7 @@
 //! pages) and to wasm32 (inside the extension).
 
 pub mod cdp;
+pub mod changes;
 pub mod keys;
 pub mod listing;
 pub mod protocol;

@@ -5,10 +5,12 @@
 //! parameter can never drift between the two sides. `wire` holds the messages that cross the
 //! native messaging port. Nothing here performs I/O.
 
+pub mod changes;
 pub mod output;
 pub mod tools;
 pub mod wire;
 
+pub use changes::*;
 pub use output::*;
 pub use tools::*;
 pub use wire::*;

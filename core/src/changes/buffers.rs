@@ -1,0 +1,178 @@
+//! The recorded events: four bounded rings (console, network, WebSocket, actions) and what is
+//! learned as events arrive (endpoint statuses and latencies, the page URL, the time of the
+//! newest evicted entry of each ring).
+//!
+//! This is the half of a timeline that events write to; checkpoints only ever read it. It
+//! holds the noise rules too, since they are applied while reading it. It never reads a clock.
+
+use serde::{Deserialize, Serialize};
+
+use super::endpoints::EndpointBook;
+use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
+use super::fingerprint::endpoint_key;
+use super::noise::NoiseRules;
+use super::ring::Ring;
+
+/// How much a timeline keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Console entries kept.
+    pub console: usize,
+    /// Network entries kept.
+    pub network: usize,
+    /// WebSocket events kept.
+    pub websocket: usize,
+    /// Actions kept.
+    pub actions: usize,
+    /// Endpoints whose status and latency are remembered.
+    pub endpoints: usize,
+    /// MCP sessions whose automatic checkpoint and response cursor are kept.
+    pub sessions: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { console: 1000, network: 500, websocket: 1000, actions: 200, endpoints: 200, sessions: 32 }
+    }
+}
+
+/// A position in each ring: entries at or after it are "after" the moment it was taken.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Positions {
+    /// Console ring position.
+    pub console: u64,
+    /// Network ring position.
+    pub network: u64,
+    /// WebSocket ring position.
+    pub websocket: u64,
+    /// Actions ring position.
+    pub actions: u64,
+}
+
+/// The newest timestamp among the entries each ring has evicted, in epoch milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct EvictedTimes {
+    pub(crate) console: Option<u64>,
+    pub(crate) network: Option<u64>,
+    pub(crate) websocket: Option<u64>,
+    pub(crate) actions: Option<u64>,
+}
+
+fn note_eviction(newest: &mut Option<u64>, evicted_time: Option<u64>) {
+    if let Some(time) = evicted_time {
+        *newest = Some(newest.map_or(time, |t| t.max(time)));
+    }
+}
+
+/// Access to the time and tab of any recorded entry.
+pub(crate) trait Stamped {
+    fn time_ms(&self) -> u64;
+    fn tab(&self) -> u32;
+}
+
+macro_rules! stamped {
+    ($($entry:ty),*) => {$(
+        impl Stamped for $entry {
+            fn time_ms(&self) -> u64 {
+                self.time_ms
+            }
+            fn tab(&self) -> u32 {
+                self.tab
+            }
+        }
+    )*};
+}
+stamped!(ConsoleEntry, NetworkEntry, WebSocketEvent, ActionEntry);
+
+/// The four rings and what is learned while filling them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Buffers {
+    pub(crate) limits: Limits,
+    pub(crate) console: Ring<ConsoleEntry>,
+    pub(crate) network: Ring<NetworkEntry>,
+    pub(crate) websocket: Ring<WebSocketEvent>,
+    pub(crate) actions: Ring<ActionEntry>,
+    pub(crate) endpoints: EndpointBook,
+    pub(crate) noise: NoiseRules,
+    pub(crate) page_url: Option<String>,
+    pub(crate) evicted: EvictedTimes,
+}
+
+impl Buffers {
+    pub(crate) fn new(limits: Limits) -> Self {
+        Buffers {
+            limits,
+            console: Ring::new(limits.console),
+            network: Ring::new(limits.network),
+            websocket: Ring::new(limits.websocket),
+            actions: Ring::new(limits.actions),
+            endpoints: EndpointBook::new(limits.endpoints),
+            noise: NoiseRules::default(),
+            page_url: None,
+            evicted: EvictedTimes::default(),
+        }
+    }
+
+    /// The position each ring's next entry will get: "now".
+    pub(crate) fn positions(&self) -> Positions {
+        Positions {
+            console: self.console.next_position(),
+            network: self.network.next_position(),
+            websocket: self.websocket.next_position(),
+            actions: self.actions.next_position(),
+        }
+    }
+
+    /// The earliest timestamp still held in any ring.
+    pub(crate) fn earliest_time(&self) -> Option<u64> {
+        [
+            self.console.iter().next().map(Stamped::time_ms),
+            self.network.iter().next().map(Stamped::time_ms),
+            self.websocket.iter().next().map(Stamped::time_ms),
+            self.actions.iter().next().map(Stamped::time_ms),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    pub(crate) fn record_console(&mut self, mut entry: ConsoleEntry) {
+        entry.bound();
+        let evicted = self.console.push(entry);
+        note_eviction(&mut self.evicted.console, evicted.map(|e| e.time_ms));
+    }
+
+    pub(crate) fn record_network(&mut self, mut entry: NetworkEntry) {
+        entry.bound();
+        if !self.noise.is_request_noise(&entry) {
+            self.endpoints.observe(endpoint_key(&entry.method, &entry.url), &entry);
+        }
+        let evicted = self.network.push(entry);
+        note_eviction(&mut self.evicted.network, evicted.map(|e| e.time_ms));
+    }
+
+    pub(crate) fn record_websocket(&mut self, mut event: WebSocketEvent) {
+        event.bound();
+        let evicted = self.websocket.push(event);
+        note_eviction(&mut self.evicted.websocket, evicted.map(|e| e.time_ms));
+    }
+
+    pub(crate) fn record_action(&mut self, mut action: ActionEntry) {
+        action.bound();
+        if let Some(url) = &action.url {
+            self.page_url = Some(url.clone());
+        }
+        let evicted = self.actions.push(action);
+        note_eviction(&mut self.evicted.actions, evicted.map(|e| e.time_ms));
+    }
+
+    /// Brings buffers read from storage back within `limits`.
+    pub(crate) fn repair(&mut self, limits: Limits) {
+        self.limits = limits;
+        self.console.repair(Some(limits.console));
+        self.network.repair(Some(limits.network));
+        self.websocket.repair(Some(limits.websocket));
+        self.actions.repair(Some(limits.actions));
+        self.endpoints.repair(limits.endpoints);
+    }
+}

@@ -1,0 +1,287 @@
+//! Checkpoints and change reports: what happened in the browser since an agent last looked.
+//!
+//! A [`Timeline`] records console messages, finished requests, WebSocket events and actions in
+//! four bounded rings. A checkpoint remembers a position in each ring plus what was known about
+//! every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a session's
+//! automatic one, a named one, or a time) and compresses what it finds into a small report: new
+//! errors deduplicated by fingerprint, endpoints that started failing, new or slow endpoints,
+//! WebSocket closes, actions, an overall severity and a one-line summary. Every action's
+//! response ends with [`Timeline::last_response_line`], one line on errors and failed requests
+//! since the previous response.
+//!
+//! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
+//! milliseconds, and the whole state serialises so the extension can keep it across
+//! service-worker restarts. [`SharedTimeline`] wraps the same engine for multi-threaded native
+//! use.
+
+mod buffers;
+mod checkpoint;
+mod diff;
+mod endpoints;
+mod entries;
+mod error;
+pub mod fingerprint;
+mod iso_time;
+mod noise;
+mod query;
+mod report;
+mod ring;
+mod shared;
+
+pub use buffers::{Limits, Positions};
+pub use checkpoint::{Checkpoint, CheckpointInfo, MAX_NAME_LEN, MAX_NAMED, NamedCheckpoints, validate_name};
+pub use endpoints::{EndpointMark, EndpointMarks};
+pub use entries::{
+    ActionEntry, ActionKind, Actor, ConsoleEntry, ConsoleLevel, MAX_RECORDED_TEXT, NetworkEntry, SourceLocation,
+    WebSocketEvent, WebSocketEventKind, status_failed,
+};
+pub use error::ChangesError;
+pub use iso_time::{format_iso, parse_iso};
+pub use noise::{NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
+pub use query::Reference;
+pub use report::{
+    ActionChanges, ActionSummary, ChangeReport, ConsoleChanges, ConsoleGroup, Disconnection, EndpointFailure,
+    MESSAGE_CHARS, NetworkChanges, NewEndpoint, SECTION_CAP, Severity, SlowEndpoint, SocketError, SocketOpened,
+    WebSocketChanges,
+};
+pub use ring::{Ring, Since};
+pub use shared::SharedTimeline;
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{ChangesParams, CheckpointAction, CheckpointParams};
+use buffers::Buffers;
+use checkpoint::CheckpointStore;
+
+/// Format number of [`TimelineState`]; bumped whenever its shape changes incompatibly.
+pub const STATE_FORMAT: u32 = 1;
+
+/// The recorded events, noise rules and checkpoints of one browser.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    buffers: Buffers,
+    checkpoints: CheckpointStore,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::new()
+    }
+}
+
+/// The whole state of a timeline, for keeping across service-worker restarts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineState {
+    format: u32,
+    buffers: Buffers,
+    checkpoints: CheckpointStore,
+}
+
+/// The answer to a `browser_checkpoint` call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointReply {
+    /// One sentence saying what was done.
+    pub message: String,
+    /// The checkpoint made or deleted, or every named checkpoint for `list`.
+    pub checkpoints: Vec<CheckpointInfo>,
+}
+
+impl Timeline {
+    /// An empty timeline with the default limits.
+    pub fn new() -> Self {
+        Timeline::with_limits(Limits::default())
+    }
+
+    /// An empty timeline keeping at most `limits`.
+    pub fn with_limits(limits: Limits) -> Self {
+        Timeline { buffers: Buffers::new(limits), checkpoints: CheckpointStore::new(limits.sessions) }
+    }
+
+    /// What the timeline keeps at most.
+    pub fn limits(&self) -> Limits {
+        self.buffers.limits
+    }
+
+    /// Records a console message or uncaught exception.
+    pub fn record_console(&mut self, entry: ConsoleEntry) {
+        self.buffers.record_console(entry);
+    }
+
+    /// Records a finished or failed request.
+    pub fn record_network(&mut self, entry: NetworkEntry) {
+        self.buffers.record_network(entry);
+    }
+
+    /// Records a WebSocket event.
+    pub fn record_websocket(&mut self, event: WebSocketEvent) {
+        self.buffers.record_websocket(event);
+    }
+
+    /// Records an action; its URL, when given, becomes the current page URL.
+    pub fn record_action(&mut self, action: ActionEntry) {
+        self.buffers.record_action(action);
+    }
+
+    /// Sets the current page URL, which checkpoints remember.
+    pub fn set_page_url(&mut self, url: impl Into<String>) {
+        self.buffers.page_url = Some(url.into());
+    }
+
+    /// The recorded console entries, oldest first.
+    pub fn console(&self) -> &Ring<ConsoleEntry> {
+        &self.buffers.console
+    }
+
+    /// The recorded requests, oldest first.
+    pub fn network(&self) -> &Ring<NetworkEntry> {
+        &self.buffers.network
+    }
+
+    /// The recorded WebSocket events, oldest first.
+    pub fn websocket(&self) -> &Ring<WebSocketEvent> {
+        &self.buffers.websocket
+    }
+
+    /// The recorded actions, oldest first.
+    pub fn actions(&self) -> &Ring<ActionEntry> {
+        &self.buffers.actions
+    }
+
+    /// The active noise rules.
+    pub fn noise_rules(&self) -> &NoiseRules {
+        &self.buffers.noise
+    }
+
+    /// Adds a noise rule, replacing any of the same name; returns the replaced one.
+    pub fn add_noise_rule(&mut self, rule: NoiseRule) -> Option<NoiseRule> {
+        self.buffers.noise.add(rule)
+    }
+
+    /// Removes the noise rule called `name`; returns it when there was one.
+    pub fn remove_noise_rule(&mut self, name: &str) -> Option<NoiseRule> {
+        self.buffers.noise.remove(name)
+    }
+
+    /// Marks this moment as `name`.
+    pub fn create_checkpoint(&mut self, name: &str, now_ms: u64) -> Result<CheckpointInfo, ChangesError> {
+        self.checkpoints.create_named(name, &self.buffers, now_ms)
+    }
+
+    /// Named checkpoints, oldest first.
+    pub fn list_checkpoints(&self) -> Vec<CheckpointInfo> {
+        self.checkpoints.list_named()
+    }
+
+    /// Removes the named checkpoint `name`.
+    pub fn delete_checkpoint(&mut self, name: &str) -> Result<CheckpointInfo, ChangesError> {
+        self.checkpoints.delete_named(name)
+    }
+
+    /// Serves a `browser_checkpoint` call.
+    pub fn checkpoint(&mut self, params: &CheckpointParams, now_ms: u64) -> Result<CheckpointReply, ChangesError> {
+        match params.action {
+            CheckpointAction::Create => {
+                let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "create" })?;
+                let info = self.create_checkpoint(name, now_ms)?;
+                Ok(created_reply(info))
+            }
+            CheckpointAction::List => Ok(list_reply(self.list_checkpoints())),
+            CheckpointAction::Delete => {
+                let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "delete" })?;
+                let info = self.delete_checkpoint(name)?;
+                Ok(deleted_reply(info))
+            }
+        }
+    }
+
+    /// What a `checkpoint` argument refers to, without building a report.
+    pub fn resolve(&self, checkpoint: Option<&str>) -> Result<Reference, ChangesError> {
+        query::resolve(&self.checkpoints, checkpoint)
+    }
+
+    /// What changed since the reference in `params`, as of `now_ms`. Without a reference this is
+    /// since `session`'s previous call (the start of the buffers on its first). Any call that
+    /// names no checkpoint (none, or an ISO 8601 time) moves the session's automatic checkpoint
+    /// to now; a named checkpoint moves nothing.
+    pub fn changes_since(
+        &mut self,
+        session: &str,
+        params: &ChangesParams,
+        now_ms: u64,
+    ) -> Result<ChangeReport, ChangesError> {
+        query::changes_since(&mut self.checkpoints, &self.buffers, session, params, now_ms)
+    }
+
+    /// One line on console errors and failed requests since `session`'s previous line, or `None`
+    /// when there are none. Moves only that session's cursor.
+    pub fn last_response_line(&mut self, session: &str) -> Option<String> {
+        query::last_response_line(&mut self.checkpoints, &self.buffers, session)
+    }
+
+    /// Forgets a session's automatic checkpoint and cursor (its MCP client went away).
+    pub fn forget_session(&mut self, session: &str) -> bool {
+        self.checkpoints.forget_session(session)
+    }
+
+    /// How many sessions' checkpoints are remembered.
+    pub fn session_count(&self) -> usize {
+        self.checkpoints.session_count()
+    }
+
+    /// The whole state: buffers, noise rules, checkpoints, session cursors.
+    pub fn serialize(&self) -> TimelineState {
+        TimelineState { format: STATE_FORMAT, buffers: self.buffers.clone(), checkpoints: self.checkpoints.clone() }
+    }
+
+    /// A timeline from saved state, brought back within its limits.
+    pub fn restore(state: TimelineState) -> Result<Self, ChangesError> {
+        if state.format != STATE_FORMAT {
+            return Err(ChangesError::StateVersion { found: state.format, expected: STATE_FORMAT });
+        }
+        let TimelineState { mut buffers, mut checkpoints, .. } = state;
+        let limits = buffers.limits;
+        buffers.repair(limits);
+        checkpoints.repair(limits.sessions);
+        Ok(Timeline { buffers, checkpoints })
+    }
+
+    /// The named checkpoints alone, for keeping across browser restarts.
+    pub fn named_checkpoints(&self) -> NamedCheckpoints {
+        self.checkpoints.export_named()
+    }
+
+    /// Adds named checkpoints kept from an earlier browser run. Everything this timeline holds
+    /// happened after them, so their windows start at the beginning of the current buffers; their
+    /// endpoint knowledge is kept. Existing names win; returns how many were added.
+    pub fn restore_named(&mut self, saved: NamedCheckpoints) -> usize {
+        self.checkpoints.import_named(saved)
+    }
+}
+
+pub(crate) fn created_reply(info: CheckpointInfo) -> CheckpointReply {
+    CheckpointReply {
+        message: format!(
+            "Checkpoint `{}` made at {}; get_changes_since with checkpoint `{}` reports what happens after it.",
+            info.name, info.created, info.name
+        ),
+        checkpoints: vec![info],
+    }
+}
+
+pub(crate) fn deleted_reply(info: CheckpointInfo) -> CheckpointReply {
+    CheckpointReply {
+        message: format!("Checkpoint `{}` (made {}) deleted.", info.name, info.created),
+        checkpoints: vec![info],
+    }
+}
+
+pub(crate) fn list_reply(checkpoints: Vec<CheckpointInfo>) -> CheckpointReply {
+    let message = match checkpoints.len() {
+        0 => format!(
+            "No named checkpoints yet; make one with action `create` and a name such as `session_start` (at most \
+             {MAX_NAMED})."
+        ),
+        n => format!("{n} of at most {MAX_NAMED} named checkpoints, oldest first."),
+    };
+    CheckpointReply { message, checkpoints }
+}
