@@ -5,9 +5,10 @@
 //! I/O, no clock and no async; it compiles natively (for tests and benchmarks on captured
 //! pages) and to wasm32 (inside the extension).
 
+pub mod capture;
 pub mod cdp;
 pub mod changes;
 pub mod keys;
-pub mod listing;
 pub mod protocol;
 pub mod refs;
+pub mod snapshot;

@@ -6,7 +6,10 @@
 //! `SIGHTLINE_HOST_BIN` and `SIGHTLINE_EXTENSION_DIR`; without them it looks under `target/`.
 
 pub mod browser;
+pub mod capture;
+pub mod cdp;
 pub mod client;
+pub mod fidelity;
 pub mod paths;
 pub mod sandbox;
 pub mod server;

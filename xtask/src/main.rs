@@ -8,8 +8,11 @@
 //! * `demo` — launches Chromium with a throwaway profile and the extension, and runs a short
 //!   scripted agent session over MCP against a bundled demo page, printing every response.
 //! * `lint` — `cargo fmt --check` and `cargo clippy -D warnings` on every crate.
+//! * `capture` — records CDP captures of pages (files, URLs, or the readability corpus) with
+//!   their ground truth, for the engine's native tests and benchmarks.
 
 mod build;
+mod capture;
 mod demo;
 mod setup;
 
@@ -36,6 +39,8 @@ enum Command {
     Demo,
     /// Check formatting and lints.
     Lint,
+    /// Record CDP captures (and ground truth) of pages for the engine's tests and benchmarks.
+    Capture(capture::CaptureArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -58,5 +63,9 @@ fn main() -> anyhow::Result<()> {
             demo::run(&built)
         }
         Command::Lint => build::lint(),
+        Command::Capture(args) => {
+            setup::ensure_chromium()?;
+            capture::run(&args)
+        }
     }
 }

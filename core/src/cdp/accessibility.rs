@@ -29,6 +29,9 @@ pub struct AxNode {
     /// Accessible value.
     #[serde(default)]
     pub value: Option<AxValue>,
+    /// Accessible description (e.g. from `aria-describedby`).
+    #[serde(default)]
+    pub description: Option<AxValue>,
     /// States and relations.
     #[serde(default)]
     pub properties: Vec<AxProperty>,

@@ -4,4 +4,5 @@
 //! that Chrome may omit has a default, so odd or partial input degrades instead of failing.
 
 pub mod accessibility;
+pub mod dom_snapshot;
 pub mod page;

@@ -1,6 +1,8 @@
 //! Structured results some tools return beside their text (MCP `structuredContent`), declared
 //! to clients through each tool's `outputSchema`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// The facts of a snapshot, in machine-readable form.
@@ -13,8 +15,14 @@ pub struct SnapshotFacts {
     pub title: String,
     /// Page version the snapshot describes.
     pub version: u64,
-    /// Elements an agent can act on, in document order.
+    /// Elements an agent can act on, in reading order.
     pub elements: Vec<ElementFacts>,
+    /// Refs by state (`checked`, `disabled`, `expanded`, `collapsed`, `selected`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub states: BTreeMap<String, Vec<String>>,
+    /// What the pipeline did.
+    #[serde(default)]
+    pub stats: SnapshotStats,
 }
 
 /// One element an agent can act on.
@@ -24,14 +32,49 @@ pub struct ElementFacts {
     /// Ref to pass to action tools, e.g. `e12`.
     #[serde(rename = "ref")]
     pub element_ref: String,
-    /// ARIA role.
+    /// Role.
     pub role: String,
     /// Accessible name.
     pub name: String,
     /// Current value, for form fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
-    /// States such as `checked`, `disabled`, `expanded`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub states: Vec<String>,
+}
+
+/// What the snapshot pipeline did to one page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct SnapshotStats {
+    /// DOM nodes captured.
+    pub nodes_in: usize,
+    /// Lines written.
+    pub lines_out: usize,
+    /// Actionable elements (refs).
+    pub elements_out: usize,
+    /// Nodes not rendered or not visible.
+    pub dropped_invisible: usize,
+    /// Nodes hidden from assistive technology, kept as plain text without refs.
+    pub aria_hidden: usize,
+    /// Nodes of non-content tags.
+    pub dropped_noise: usize,
+    /// One-character separators.
+    pub dropped_tiny_text: usize,
+    /// Nodes covered by something on top.
+    pub dropped_occluded: usize,
+    /// Clickables nested in a larger click target.
+    pub nested_clickables: usize,
+    /// Containers with nothing to act on, flattened.
+    pub hoisted_containers: usize,
+    /// Wrapper names given to the control inside.
+    pub promoted_names: usize,
+    /// Characters of the full text.
+    pub chars: usize,
+    /// Estimated tokens of the full text.
+    pub estimated_tokens: usize,
+    /// Milliseconds the pipeline took (measured by the caller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline_ms: Option<f64>,
+    /// Milliseconds the CDP capture took (measured by the caller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_ms: Option<f64>,
 }

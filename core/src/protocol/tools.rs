@@ -115,6 +115,12 @@ pub struct NavigateParams {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotParams {
+    /// Page of a long snapshot (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// Add element boxes `@x,y,w,h`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bbox: bool,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,

@@ -7,27 +7,91 @@ use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
 
 use crate::cdp::{self, CdpError};
+use crate::chrome::DebuggeeTarget;
+use crate::state::State;
 use crate::tools::ToolError;
+
+/// Where to send commands about a node: its frame's session, and the offset that turns that
+/// frame's viewport coordinates into the page's.
+pub struct NodeTarget {
+    /// The session of the node's frame.
+    pub target: DebuggeeTarget,
+    /// The node's frame id.
+    pub frame_id: String,
+}
+
+impl NodeTarget {
+    /// The target for `node` on `tab_id`.
+    pub fn of(state: &State, tab_id: i32, node: &NodeKey) -> NodeTarget {
+        let session_id =
+            state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.frame_sessions.get(&node.frame_id).cloned());
+        NodeTarget { target: DebuggeeTarget { tab_id, session_id }, frame_id: node.frame_id.clone() }
+    }
+
+    async fn send<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<T, CdpError> {
+        cdp::send_to(&self.target, method, params, cdp::COMMAND_TIMEOUT_MS).await
+    }
+
+    /// The offset of the frame's viewport in the page (zero for the page's own process).
+    async fn offset(&self) -> Result<(f64, f64), CdpError> {
+        if self.target.session_id.is_none() {
+            return Ok((0.0, 0.0));
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Owner {
+            backend_node_id: i64,
+        }
+        #[derive(Deserialize)]
+        struct BoxModel {
+            model: Model,
+        }
+        #[derive(Deserialize)]
+        struct Model {
+            content: Vec<f64>,
+        }
+        let main = DebuggeeTarget { tab_id: self.target.tab_id, session_id: None };
+        let owner: Owner = cdp::send_to(
+            &main,
+            "DOM.getFrameOwner",
+            serde_json::json!({"frameId": self.frame_id}),
+            cdp::COMMAND_TIMEOUT_MS,
+        )
+        .await?;
+        let model: BoxModel = cdp::send_to(
+            &main,
+            "DOM.getBoxModel",
+            serde_json::json!({"backendNodeId": owner.backend_node_id}),
+            cdp::COMMAND_TIMEOUT_MS,
+        )
+        .await?;
+        Ok((model.model.content.first().copied().unwrap_or(0.0), model.model.content.get(1).copied().unwrap_or(0.0)))
+    }
+}
 
 #[derive(Deserialize)]
 struct ContentQuads {
     quads: Vec<Vec<f64>>,
 }
 
-/// Scrolls the element into view and returns the centre of its first visible box.
-pub async fn element_centre(tab_id: i32, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+/// Scrolls the element into view and returns the centre of its first visible box, in the
+/// page's viewport coordinates.
+pub async fn element_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
     let id = serde_json::json!({"backendNodeId": node.backend_node_id});
-    match cdp::send::<serde_json::Value>(tab_id, "DOM.scrollIntoViewIfNeeded", id.clone()).await {
-        Ok(_) => {}
-        Err(e) => return Err(node_error(e, element_ref)),
-    }
-    let quads: ContentQuads =
-        cdp::send(tab_id, "DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
+    at.send::<serde_json::Value>("DOM.scrollIntoViewIfNeeded", id.clone())
+        .await
+        .map_err(|e| node_error(e, element_ref))?;
+    let quads: ContentQuads = at.send("DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
+    let (dx, dy) = at.offset().await?;
     quads
         .quads
         .iter()
         .filter(|q| q.len() == 8 && quad_area(q) > 1.0)
-        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0))
+        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0 + dx, (q[1] + q[3] + q[5] + q[7]) / 4.0 + dy))
         .next()
         .ok_or_else(|| {
             ToolError(format!(
@@ -89,8 +153,8 @@ async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> 
 }
 
 /// Focuses an element.
-pub async fn focus(tab_id: i32, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
-    cdp::send::<serde_json::Value>(tab_id, "DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
+pub async fn focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
+    at.send::<serde_json::Value>("DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
         .map(|_| ())
         .map_err(|e| match e {
@@ -146,24 +210,22 @@ const SELECT_CONTENTS: &str = r#"function () {
 }"#;
 
 /// Replaces the text of an editable element with `text`.
-pub async fn replace_text(tab_id: i32, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
-    focus(tab_id, node, element_ref).await?;
-    let resolved: ResolvedNode =
-        cdp::send(tab_id, "DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
-            .await
-            .map_err(|e| node_error(e, element_ref))?;
-    let outcome: CallResult = cdp::send(
-        tab_id,
-        "Runtime.callFunctionOn",
-        serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": SELECT_CONTENTS, "returnByValue": true}),
-    )
-    .await?;
-    let _ = cdp::send::<serde_json::Value>(
-        tab_id,
-        "Runtime.releaseObject",
-        serde_json::json!({"objectId": resolved.object.object_id}),
-    )
-    .await;
+pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
+    focus(at, node, element_ref).await?;
+    let resolved: ResolvedNode = at
+        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
+        .await
+        .map_err(|e| node_error(e, element_ref))?;
+    let outcome: CallResult = at
+        .send(
+            "Runtime.callFunctionOn",
+            serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": SELECT_CONTENTS, "returnByValue": true}),
+        )
+        .await?;
+    let _ = at
+        .send::<serde_json::Value>("Runtime.releaseObject", serde_json::json!({"objectId": resolved.object.object_id}))
+        .await;
+    let tab_id = at.target.tab_id;
     match outcome.result.value.as_ref().and_then(|v| v.as_str()).unwrap_or("") {
         "ok" => {}
         "readonly" => return Err(ToolError(format!("{element_ref} is disabled or read-only"))),

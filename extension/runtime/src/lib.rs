@@ -5,6 +5,7 @@
 //! runtime dispatches tool calls, drives tabs over CDP through `chrome.debugger`, and calls
 //! `sightline-core` for everything an agent reads. It keeps no engine logic of its own.
 
+mod capture;
 mod cdp;
 mod chrome;
 mod input;
@@ -92,13 +93,22 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        let tracked = matches!(method.as_str(), "Page.frameNavigated" | "Page.frameDetached");
+        let tracked = matches!(
+            method.as_str(),
+            "Page.frameNavigated" | "Page.frameDetached" | "Target.attachedToTarget" | "Target.detachedFromTarget"
+        );
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;
         }
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
         let event = CdpEvent { tab_id, session_id, method, params };
         self.state.tabs.borrow_mut().observe(&event);
+        if event.method == "Target.attachedToTarget" && event.params["targetInfo"]["type"] == "iframe" {
+            if let Some(child) = event.params["sessionId"].as_str() {
+                let (state, child) = (self.state.clone(), child.to_owned());
+                wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
+            }
+        }
         self.state.hub.borrow_mut().publish(&event);
     }
 

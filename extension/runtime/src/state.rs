@@ -17,6 +17,8 @@ pub struct PageView {
     pub refs: RefTable,
     /// Version of the last snapshot this session saw.
     pub version: u64,
+    /// The last snapshot this session saw (later pages of it are rendered from here).
+    pub last: Option<sightline_core::snapshot::Snapshot>,
 }
 
 /// One MCP session (one `sightline-host mcp` process).

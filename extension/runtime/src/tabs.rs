@@ -50,6 +50,10 @@ pub struct TabSession {
     pub main_frame: String,
     /// Loader id of each frame's current document.
     pub loaders: HashMap<String, String>,
+    /// Out-of-process iframes: flat session id → frame id.
+    pub children: std::collections::BTreeMap<String, String>,
+    /// Frames served by a child session (an out-of-process iframe and frames inside it).
+    pub frame_sessions: HashMap<String, String>,
 }
 
 /// Consent and attachment state of all tabs.
@@ -84,6 +88,22 @@ impl TabRegistry {
             "Page.frameDetached" => {
                 if let Some(id) = event.params["frameId"].as_str() {
                     session.loaders.remove(id);
+                }
+            }
+            "Target.attachedToTarget" if event.params["targetInfo"]["type"] == "iframe" => {
+                let (Some(child), Some(frame)) =
+                    (event.params["sessionId"].as_str(), event.params["targetInfo"]["targetId"].as_str())
+                else {
+                    return;
+                };
+                session.children.insert(child.to_owned(), frame.to_owned());
+            }
+            "Target.detachedFromTarget" => {
+                if let Some(child) = event.params["sessionId"].as_str()
+                    && let Some(frame) = session.children.remove(child)
+                {
+                    session.loaders.remove(&frame);
+                    session.frame_sessions.retain(|_, s| s != child);
                 }
             }
             _ => {}
@@ -211,6 +231,11 @@ impl State {
             ("Page.enable", serde_json::json!({})),
             ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
             ("Runtime.enable", serde_json::json!({})),
+            // Out-of-process iframes arrive as flat child sessions (Target.attachedToTarget).
+            (
+                "Target.setAutoAttach",
+                serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+            ),
         ] {
             cdp::send::<serde_json::Value>(tab_id, method, params).await.map_err(|e| attach_error(tab_id, e))?;
         }
@@ -223,6 +248,32 @@ impl State {
         }
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         Ok(())
+    }
+
+    /// Prepares an out-of-process iframe's session: frame events, its loader id, and
+    /// auto-attach for iframes nested inside it.
+    pub async fn prepare_child(&self, tab_id: i32, child: String) {
+        let target = crate::chrome::DebuggeeTarget { tab_id, session_id: Some(child) };
+        let timeout = cdp::COMMAND_TIMEOUT_MS;
+        let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
+        if let Ok(tree) = cdp::send_to::<sightline_core::cdp::page::FrameTreeResult>(
+            &target,
+            "Page.getFrameTree",
+            serde_json::json!({}),
+            timeout,
+        )
+        .await
+            && let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id)
+        {
+            for frame in tree.frame_tree.frames() {
+                session.loaders.insert(frame.id.clone(), frame.loader_id.clone());
+                if let Some(child) = &target.session_id {
+                    session.frame_sessions.insert(frame.id.clone(), child.clone());
+                }
+            }
+        }
+        let auto_attach = serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true});
+        let _ = cdp::send_to::<serde_json::Value>(&target, "Target.setAutoAttach", auto_attach, timeout).await;
     }
 
     /// The debugger left a tab. `canceled_by_user` withdraws every grant.

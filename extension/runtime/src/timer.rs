@@ -9,6 +9,13 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &js_sys::Function, ms: i32) -> JsValue;
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Milliseconds since the worker started, with sub-millisecond precision.
+pub fn now_ms() -> f64 {
+    performance_now()
 }
 
 /// Resolves after `ms` milliseconds.

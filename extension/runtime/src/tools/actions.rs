@@ -26,7 +26,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams) 
             let _guard = lock.lock().await;
             state.ensure_attached(tab).await?;
             let settled = navigation::history(state, tab, step).await?;
-            snapshot::capture(state, session, tab, &settled.notes).await
+            snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
         }
         (None, None) => unreachable!("checked above"),
     }
@@ -39,7 +39,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
     let settled = navigation::goto(state, tab, &url).await?;
-    snapshot::capture(state, session, tab, &settled.notes).await
+    snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
 }
 
 /// Accepts absolute URLs and bare host names (`example.com` → `https://example.com`).
@@ -67,7 +67,7 @@ async fn act(
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> ToolResult {
     let settled: Settled = navigation::act_and_settle(state, tab, action).await?;
-    snapshot::capture(state, session, tab, &settled.notes).await
+    snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
 }
 
 /// `browser_click`.
@@ -77,7 +77,8 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams) -> Too
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
-    let (x, y) = input::element_centre(tab, &node, &params.element_ref).await?;
+    let at = input::NodeTarget::of(state, tab, &node);
+    let (x, y) = input::element_centre(&at, &node, &params.element_ref).await?;
     let button = params.button.unwrap_or_default();
     act(state, session, tab, input::click_at(tab, x, y, button, params.double)).await
 }
@@ -89,9 +90,10 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> 
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
+    let at = input::NodeTarget::of(state, tab, &node);
     let enter = keys::parse_chord("Enter").map_err(|e| ToolError(e.to_string()))?;
     act(state, session, tab, async {
-        input::replace_text(tab, &node, &params.element_ref, &params.text).await?;
+        input::replace_text(&at, &node, &params.element_ref, &params.text).await?;
         if params.submit {
             input::press(tab, &enter).await?;
         }
@@ -108,12 +110,15 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams)
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
     let node = match &params.element_ref {
-        Some(r) => Some((resolve_ref(state, session, tab, r)?, r.clone())),
+        Some(r) => {
+            let key = resolve_ref(state, session, tab, r)?;
+            Some((input::NodeTarget::of(state, tab, &key), key, r.clone()))
+        }
         None => None,
     };
     act(state, session, tab, async {
-        if let Some((node, r)) = &node {
-            input::focus(tab, node, r).await?;
+        if let Some((at, node, r)) = &node {
+            input::focus(at, node, r).await?;
         }
         input::press(tab, &key).await
     })

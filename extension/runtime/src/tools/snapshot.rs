@@ -2,13 +2,13 @@
 
 use std::rc::Rc;
 
-use sightline_core::cdp::accessibility::FullAxTree;
-use sightline_core::listing;
-use sightline_core::protocol::{SnapshotFacts, SnapshotParams, ToolOutput};
+use sightline_core::protocol::{SnapshotParams, ToolOutput};
+use sightline_core::snapshot::render::{RenderOptions, render};
+use sightline_core::snapshot::{Snapshot, compile};
 
 use super::{ToolError, ToolResult, target_tab};
 use crate::state::State;
-use crate::{cdp, chrome};
+use crate::{capture, timer};
 
 /// `browser_snapshot`.
 pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
@@ -16,31 +16,57 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
-    capture(state, session, tab, &[]).await
+    let options =
+        RenderOptions { bbox: params.bbox, page: params.page.unwrap_or(1).max(1) as usize, ..RenderOptions::default() };
+    if options.page > 1 {
+        // Later pages continue the snapshot the agent is reading, not a new one.
+        let stored =
+            state.with_session(session, |s| s.pages.get(&tab).and_then(|v| v.last.clone().map(|l| (l, v.version))));
+        let Some((snapshot, version)) = stored else {
+            return Err(ToolError(
+                "there is no snapshot to continue: call browser_snapshot without `page` first".into(),
+            ));
+        };
+        return Ok(output(&snapshot, version, &options, &[]));
+    }
+    capture(state, session, tab, &[], &options).await
 }
 
-/// Captures the tab and renders it for `session`, prefixed by `notes`.
-pub async fn capture(state: &Rc<State>, session: &str, tab: i32, notes: &[String]) -> ToolResult {
-    let (frame_id, loader_id) = {
-        let tabs = state.tabs.borrow();
-        let s = tabs.sessions.get(&tab).ok_or_else(|| ToolError("the tab is not attached".into()))?;
-        (s.main_frame.clone(), s.loaders.get(&s.main_frame).cloned().unwrap_or_default())
-    };
-    let tree: FullAxTree = cdp::send(tab, "Accessibility.getFullAXTree", serde_json::json!({})).await?;
-    let info = chrome::get_tab(tab).await?;
-    let (title, url) = (info.title.unwrap_or_default(), info.url.unwrap_or_default());
-    let (version, listing) = state.with_session(session, |s| {
+/// Captures the tab, compiles it for `session`, and renders it prefixed by `notes`.
+pub async fn capture(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    notes: &[String],
+    options: &RenderOptions,
+) -> ToolResult {
+    let captured = capture::capture(state, tab).await?;
+    let started = timer::now_ms();
+    let (mut snapshot, version) = state.with_session(session, |s| {
         let view = s.pages.entry(tab).or_default();
+        let snapshot = compile(&captured.capture, &mut |key, _| view.refs.assign(key));
         view.version += 1;
-        (view.version, listing::list(&tree, &frame_id, &loader_id, &mut view.refs))
+        (snapshot, view.version)
     });
+    snapshot.stats.capture_ms = Some(captured.capture_ms);
+    snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
+    let out = output(&snapshot, version, options, notes);
+    state.with_session(session, |s| {
+        if let Some(view) = s.pages.get_mut(&tab) {
+            view.last = Some(snapshot);
+        }
+    });
+    Ok(out)
+}
+
+fn output(snapshot: &Snapshot, version: u64, options: &RenderOptions, notes: &[String]) -> ToolOutput {
+    let rendered = render(snapshot, version, options);
     let mut text = String::new();
     for note in notes {
         text.push_str("! ");
         text.push_str(note);
         text.push('\n');
     }
-    text.push_str(&format!("# {title}\n{url} v{version}\n{}", listing.text));
-    let facts = SnapshotFacts { url, title, version, elements: listing.elements };
-    Ok(ToolOutput { text, structured: serde_json::to_value(facts).ok(), ..ToolOutput::default() })
+    text.push_str(&rendered.text);
+    ToolOutput { text, structured: serde_json::to_value(snapshot.facts(version)).ok(), ..ToolOutput::default() }
 }

@@ -1,0 +1,108 @@
+//! What one capture of a page gathers, and the exact CDP requests that gather it.
+//!
+//! The extension runtime and `cargo xtask capture` both issue these requests, so captures
+//! recorded for tests and benchmarks are the same payloads the engine sees in the browser.
+
+use serde::Deserialize;
+
+use crate::cdp::accessibility::FullAxTree;
+use crate::cdp::dom_snapshot::CaptureSnapshot;
+use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
+
+/// Computed style properties requested from `DOMSnapshot.captureSnapshot`, in this order.
+pub const COMPUTED_STYLES: &[&str] = &[
+    "display",
+    "visibility",
+    "opacity",
+    "background-color",
+    "cursor",
+    "pointer-events",
+    "position",
+    "overflow-x",
+    "overflow-y",
+    "white-space",
+];
+
+/// Index of each computed style in a layout object's `styles`.
+pub mod style {
+    /// `display`.
+    pub const DISPLAY: usize = 0;
+    /// `visibility`.
+    pub const VISIBILITY: usize = 1;
+    /// `opacity`.
+    pub const OPACITY: usize = 2;
+    /// `background-color`.
+    pub const BACKGROUND_COLOR: usize = 3;
+    /// `cursor`.
+    pub const CURSOR: usize = 4;
+    /// `pointer-events`.
+    pub const POINTER_EVENTS: usize = 5;
+    /// `position`.
+    pub const POSITION: usize = 6;
+    /// `overflow-x`.
+    pub const OVERFLOW_X: usize = 7;
+    /// `overflow-y`.
+    pub const OVERFLOW_Y: usize = 8;
+    /// `white-space`.
+    pub const WHITE_SPACE: usize = 9;
+}
+
+/// Parameters of `DOMSnapshot.captureSnapshot`.
+pub fn capture_snapshot_params() -> serde_json::Value {
+    serde_json::json!({
+        "computedStyles": COMPUTED_STYLES,
+        "includePaintOrder": true,
+        "includeDOMRects": true,
+    })
+}
+
+/// Parameters of `Accessibility.getFullAXTree` for one frame.
+pub fn ax_tree_params(frame_id: &str) -> serde_json::Value {
+    serde_json::json!({ "frameId": frame_id })
+}
+
+/// Everything captured from one page.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capture {
+    /// The page's own renderer process (main frame and same-process iframes).
+    pub main: TargetCapture,
+    /// Out-of-process iframes, each captured through its own session.
+    #[serde(default)]
+    pub children: Vec<TargetCapture>,
+    /// Viewport and document size.
+    #[serde(default)]
+    pub layout: LayoutMetrics,
+}
+
+/// The capture of one CDP target (a page or an out-of-process iframe).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetCapture {
+    /// `Page.getFrameTree`.
+    #[serde(default)]
+    pub frame_tree: FrameTreeResult,
+    /// `DOMSnapshot.captureSnapshot`.
+    #[serde(default)]
+    pub snapshot: CaptureSnapshot,
+    /// `Accessibility.getFullAXTree` per frame of this target.
+    #[serde(default)]
+    pub ax_trees: Vec<FrameAxTree>,
+    /// For an out-of-process iframe: the backend node id of its `<iframe>` element in the
+    /// parent target (`DOM.getFrameOwner`).
+    #[serde(default)]
+    pub owner_backend_node_id: Option<i64>,
+    /// For an out-of-process iframe: the frame id of the document that owns the `<iframe>`.
+    #[serde(default)]
+    pub owner_frame_id: Option<String>,
+}
+
+/// One frame's accessibility tree.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameAxTree {
+    /// The frame.
+    pub frame_id: String,
+    /// Its tree.
+    pub tree: FullAxTree,
+}

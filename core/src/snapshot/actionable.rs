@@ -1,0 +1,173 @@
+//! Which elements an agent can act on, and so get a ref.
+//!
+//! An element is a candidate when its accessible role is interactive, when HTML makes it
+//! interactive (`a[href]`, `button`, form fields, `summary`, the outermost `contenteditable`),
+//! when it has an `onclick` attribute or a non-negative `tabindex`, or when Chrome reports a
+//! click listener on it and it shows a pointer cursor while holding no other candidate.
+//!
+//! S2.4, propagating bounds: inside a link, a button, or an element with role button, link or
+//! combobox, a nested candidate whose box lies (≥ 99 %) within the outer one is the same click
+//! target and gets no ref of its own — unless it is a form field or label, another propagating
+//! element, has an `onclick` attribute, its own `aria-label`, or an interactive role.
+
+use super::signal::Signal;
+use super::tree::{NodeId, NodeKind, PageTree, Rect};
+
+/// Accessible roles an agent can act on.
+pub const INTERACTIVE_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "switch",
+    "slider",
+    "spinbutton",
+    "treeitem",
+    "DisclosureTriangle",
+    "PopUpButton",
+];
+
+/// Roles that never make an element a candidate on their own.
+const PASSIVE_OPTION_PARENTS: &[&str] = &["select", "datalist"];
+
+/// The candidates, by node.
+pub fn candidates(tree: &PageTree) -> Vec<bool> {
+    let n = tree.nodes.len();
+    let mut candidate: Vec<bool> = (0..n).map(|id| is_candidate(tree, id)).collect();
+    // Pointer-cursor listeners only count on elements that hold no other candidate.
+    for id in (0..n).rev() {
+        if candidate[id]
+            && listener_only(tree, id)
+            && tree.nodes[id].children.iter().any(|&c| subtree_has(tree, c, &candidate))
+        {
+            candidate[id] = false;
+        }
+    }
+    candidate
+}
+
+fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        if flag[x] {
+            return true;
+        }
+        stack.extend(tree.nodes[x].children.iter().copied());
+    }
+    false
+}
+
+fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    if node.kind != NodeKind::Element {
+        return false;
+    }
+    let tag = node.tag.as_str();
+    // Options of a native <select> are reached through the select itself.
+    if tag == "option" || tag == "optgroup" {
+        return false;
+    }
+    let role = node.ax.role();
+    if INTERACTIVE_ROLES.contains(&role.as_str()) && !node.ax.ignored() {
+        if role == "option" && node.parent.is_some_and(|p| PASSIVE_OPTION_PARENTS.contains(&tree.nodes[p].tag.as_str()))
+        {
+            return false;
+        }
+        return true;
+    }
+    match tag {
+        "a" if node.has_attr("href") => return true,
+        "button" | "select" | "textarea" | "summary" => return true,
+        "input" => return !node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden")),
+        _ => {}
+    }
+    if is_editing_host(tree, id) || node.has_attr("onclick") {
+        return true;
+    }
+    if let Some(tabindex) = node.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok())
+        && tabindex >= 0
+    {
+        return true;
+    }
+    listener_only(tree, id)
+}
+
+/// An element Chrome reports a click listener on that also shows a pointer cursor its parent
+/// does not (so it is its own click target, not part of a larger one).
+fn listener_only(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    if !node.clickable || matches!(node.tag.as_str(), "html" | "body" | "label") {
+        return false;
+    }
+    let pointer = |n: NodeId| tree.nodes[n].layout.as_ref().is_some_and(|l| l.cursor == "pointer");
+    pointer(id) && !node.parent.is_some_and(pointer)
+}
+
+fn is_editing_host(tree: &PageTree, id: NodeId) -> bool {
+    let editable = |n: NodeId| {
+        tree.nodes[n]
+            .attr("contenteditable")
+            .is_some_and(|v| v.is_empty() || v.eq_ignore_ascii_case("true") || v == "plaintext-only")
+    };
+    editable(id) && !tree.nodes[id].parent.is_some_and(editable)
+}
+
+/// Elements whose box captures clicks for what is inside it.
+fn propagates(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    matches!(node.tag.as_str(), "a" | "button") || matches!(node.ax.role().as_str(), "button" | "link" | "combobox")
+}
+
+/// S2.4: removes nested candidates that are the same click target as an enclosing
+/// propagating element. Returns how many were removed.
+pub fn propagate_bounds(tree: &PageTree, signal: &Signal, actionable: &mut [bool]) -> usize {
+    let mut removed = 0;
+    let mut stack: Vec<(NodeId, Option<Rect>)> = vec![(tree.root, None)];
+    while let Some((id, active)) = stack.pop() {
+        let node = &tree.nodes[id];
+        if !signal.kept(id) {
+            continue;
+        }
+        if let (Some(outer), Some(bounds)) = (active, node.bounds())
+            && actionable[id]
+            && contained(bounds, outer, 0.99)
+            && !keeps_own_ref(tree, id)
+        {
+            actionable[id] = false;
+            removed += 1;
+        }
+        let next = match node.bounds() {
+            Some(b) if actionable[id] && propagates(tree, id) => Some(b),
+            _ => active,
+        };
+        for &c in node.children.iter().rev() {
+            stack.push((c, next));
+        }
+    }
+    removed
+}
+
+/// The exception rules of S2.4.
+fn keeps_own_ref(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    matches!(node.tag.as_str(), "input" | "select" | "textarea" | "label")
+        || propagates(tree, id)
+        || node.has_attr("onclick")
+        || node.attr("aria-label").is_some_and(|l| !l.trim().is_empty())
+        || matches!(node.ax.role().as_str(), "button" | "link" | "checkbox" | "radio" | "tab" | "menuitem")
+}
+
+/// Whether at least `threshold` of `inner`'s area lies within `outer`.
+pub fn contained(inner: Rect, outer: Rect, threshold: f64) -> bool {
+    let area = inner.area();
+    area > 0.0 && inner.intersection(&outer).area() / area >= threshold
+}

@@ -1,0 +1,369 @@
+//! The facts of one actionable element, as an agent reads them.
+//!
+//! * Role, accessible name, value and short state flags (`checked`, `disabled`, `expanded`…).
+//! * P3.2 attribute pruning — only attributes that help an agent survive (`placeholder`,
+//!   `type`, `title`, `id`, `data-testid`, the description); classes, styles, `data-*` and
+//!   handlers never do.
+//! * P3.3 short names — `placeholder` is written `hint`, `data-testid` `testid`,
+//!   `aria-describedby` text `desc`.
+//! * S2.3 attribute deduplication — the tag is kept only when the role does not imply it, an
+//!   attribute equal to the name (or to an attribute already kept) is dropped, and an element's
+//!   own text is repeated only where the name does not already say it.
+//! * E0 compound components — selects (option count, first options, a format hint), ranges,
+//!   numbers, date and time formats, file inputs.
+//! * Password and payment field values are replaced by a fixed mask; they never leave the
+//!   browser.
+
+use super::text::{normalise, words_covered};
+use super::tree::{NodeId, NodeKind, PageTree};
+
+/// The mask written instead of a secret value.
+pub const MASK: &str = "••••••";
+
+/// Number of options a select shows before summarising.
+pub const OPTIONS_SHOWN_IN_FULL: usize = 6;
+/// Number of first options shown when summarising.
+pub const FIRST_OPTIONS: usize = 4;
+
+/// Everything the agent is told about one actionable element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementFacts {
+    /// Role as shown (`button`, `textbox`, `combobox`, `date`, `clickable`…).
+    pub role: String,
+    /// Accessible name.
+    pub name: String,
+    /// Current value (masked for secrets).
+    pub value: Option<String>,
+    /// Short state flags, in a fixed order.
+    pub states: Vec<&'static str>,
+    /// Pruned attributes under their short names.
+    pub attrs: Vec<(&'static str, String)>,
+    /// The tag, only when the role does not imply it.
+    pub tag: Option<String>,
+    /// E0: a compact description of the component's parts.
+    pub compound: Option<String>,
+    /// Visible text inside the element that its name does not already carry.
+    pub text: Option<String>,
+}
+
+/// Builds the facts of actionable element `id`; `inner_text` is its visible text.
+pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str) -> ElementFacts {
+    let node = &tree.nodes[id];
+    let ax_role = node.ax.role();
+    let input_type = node.attr("type").unwrap_or("").to_ascii_lowercase();
+    let role = shown_role(&node.tag, &input_type, &ax_role);
+    let name = normalise(&node.ax.name());
+    let secret = is_secret(tree, id);
+    let mut value = current_value(tree, id, &role).map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
+    if value.as_deref() == Some("") {
+        value = None;
+    }
+    // S2.3: a button whose value is its name (`<input type=submit value=Send>`).
+    if value.as_deref() == Some(name.as_str()) && !matches!(role.as_str(), "textbox" | "searchbox" | "combobox") {
+        value = None;
+    }
+    let states = states(tree, id);
+    let attrs = pruned_attrs(tree, id, &name, &role, &input_type);
+    let tag = implied_tag_differs(&node.tag, &role).then(|| node.tag.clone());
+    let compound = compound(tree, id, &role, &input_type);
+    let text = if role == "textbox" || role == "searchbox" || role == "combobox" || role == "listbox" {
+        None
+    } else {
+        let t = normalise(inner_text);
+        (!t.is_empty() && !words_covered(&t, &name)).then_some(t)
+    };
+    ElementFacts { role, name, value, states, attrs, tag, compound, text }
+}
+
+/// The role an agent reads: the accessible role, refined for inputs whose role says too little.
+fn shown_role(tag: &str, input_type: &str, ax_role: &str) -> String {
+    if tag == "input" {
+        match input_type {
+            "date" => return "date".into(),
+            "time" => return "time".into(),
+            "datetime-local" => return "datetime".into(),
+            "month" => return "month".into(),
+            "week" => return "week".into(),
+            "color" => return "color".into(),
+            "file" => return "file".into(),
+            "range" => return "slider".into(),
+            "number" => return "spinbutton".into(),
+            _ => {}
+        }
+    }
+    match ax_role {
+        "" | "generic" | "none" | "presentation" | "StaticText" | "paragraph" | "image" | "img" | "listitem"
+        | "cell" | "LayoutTableCell" | "Section" | "group" => match tag {
+            "a" => "link".into(),
+            "button" => "button".into(),
+            "select" => "combobox".into(),
+            "textarea" => "textbox".into(),
+            "summary" => "disclosure".into(),
+            _ => "clickable".into(),
+        },
+        "DisclosureTriangle" => "disclosure".into(),
+        "PopUpButton" => "combobox".into(),
+        "textField" => "textbox".into(),
+        other => other.into(),
+    }
+}
+
+/// S2.3: whether the tag says something the role does not.
+fn implied_tag_differs(tag: &str, role: &str) -> bool {
+    let implied: &[&str] = match role {
+        "button" => &["button", "input"],
+        "link" => &["a", "area"],
+        "textbox" | "searchbox" => &["input", "textarea"],
+        "checkbox" | "radio" | "slider" | "spinbutton" | "date" | "time" | "datetime" | "month" | "week" | "color"
+        | "file" => &["input"],
+        "combobox" | "listbox" => &["select", "input"],
+        "disclosure" => &["summary"],
+        _ => &[],
+    };
+    !implied.contains(&tag)
+}
+
+/// Whether the field holds a password or payment data.
+pub fn is_secret(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
+        return true;
+    }
+    let autocomplete = node.attr("autocomplete").unwrap_or("").to_ascii_lowercase();
+    if autocomplete.split_whitespace().any(|t| t.starts_with("cc-") || t == "current-password" || t == "new-password") {
+        return true;
+    }
+    let hints =
+        [node.attr("name"), node.attr("id")].into_iter().flatten().map(|s| s.to_ascii_lowercase()).collect::<Vec<_>>();
+    const PAYMENT: &[&str] = &[
+        "cardnumber",
+        "card-number",
+        "card_number",
+        "ccnumber",
+        "cc-number",
+        "cc_number",
+        "ccnum",
+        "cvv",
+        "cvc",
+        "csc",
+        "securitycode",
+        "security-code",
+        "security_code",
+        "card-cvc",
+        "cardcvc",
+    ];
+    hints.iter().any(|h| PAYMENT.iter().any(|p| h.replace(' ', "").contains(p)))
+}
+
+fn current_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
+    let node = &tree.nodes[id];
+    match node.tag.as_str() {
+        "select" => {
+            let selected: Vec<String> = options(tree, id).into_iter().filter(|o| o.selected).map(|o| o.text).collect();
+            (!selected.is_empty()).then(|| selected.join(", "))
+        }
+        "input" | "textarea" => match node.attr("type").unwrap_or("").to_ascii_lowercase().as_str() {
+            "checkbox" | "radio" | "button" | "submit" | "reset" | "image" => None,
+            "file" => {
+                node.input_value.filter(|v| !v.is_empty()).map(|v| v.rsplit(['\\', '/']).next().unwrap_or(v).to_owned())
+            }
+            _ => node.input_value.map(str::to_owned),
+        },
+        _ if matches!(role, "slider" | "spinbutton" | "combobox" | "textbox" | "searchbox") => node
+            .ax
+            .node
+            .and_then(|a| a.value.as_ref())
+            .map(|v| v.text())
+            .filter(|v| !v.is_empty())
+            .map(|v| normalise(&v)),
+        _ => None,
+    }
+}
+
+fn states(tree: &PageTree, id: NodeId) -> Vec<&'static str> {
+    let node = &tree.nodes[id];
+    let prop = |name: &str| -> Option<String> {
+        node.ax.node.and_then(|a| a.property(name)).and_then(|v| v.value.as_ref()).map(|v| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    let mut out = Vec::new();
+    match prop("checked").as_deref() {
+        Some("true") => out.push("checked"),
+        Some("mixed") => out.push("mixed"),
+        _ if node.checked => out.push("checked"),
+        _ => {}
+    }
+    if prop("pressed").as_deref() == Some("true") {
+        out.push("pressed");
+    }
+    if prop("selected").as_deref() == Some("true") {
+        out.push("selected");
+    }
+    match prop("expanded").as_deref() {
+        Some("true") => out.push("expanded"),
+        Some("false") => out.push("collapsed"),
+        _ => {}
+    }
+    if prop("disabled").as_deref() == Some("true") || node.has_attr("disabled") {
+        out.push("disabled");
+    }
+    if prop("readonly").as_deref() == Some("true") {
+        out.push("readonly");
+    }
+    if prop("required").as_deref() == Some("true") || node.has_attr("required") {
+        out.push("required");
+    }
+    if prop("invalid").is_some_and(|v| v != "false") {
+        out.push("invalid");
+    }
+    out
+}
+
+/// P3.2 and P3.3: the attributes worth an agent's tokens, under short names, without
+/// repeating the name or each other (S2.3).
+fn pruned_attrs(tree: &PageTree, id: NodeId, name: &str, role: &str, input_type: &str) -> Vec<(&'static str, String)> {
+    let node = &tree.nodes[id];
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let mut push = |key: &'static str, value: &str| {
+        let value = normalise(value);
+        if value.is_empty() || value == name || out.iter().any(|(_, v)| *v == value) {
+            return;
+        }
+        out.push((key, value));
+    };
+    if matches!(role, "textbox" | "searchbox")
+        && matches!(input_type, "email" | "tel" | "url" | "password" | "search" | "number")
+    {
+        push("type", input_type);
+    }
+    if let Some(p) = node.attr("placeholder") {
+        push("hint", p);
+    }
+    if let Some(d) = node.ax.node.and_then(|a| a.description.as_ref()).map(|d| d.text()) {
+        push("desc", &d);
+    }
+    if let Some(t) = node.attr("title") {
+        push("title", t);
+    }
+    if let Some(t) = node.attr("data-testid").or_else(|| node.attr("data-test-id")) {
+        push("testid", t);
+    }
+    // An element with no name is identified by its id.
+    if name.is_empty()
+        && let Some(i) = node.attr("id")
+    {
+        push("id", i);
+    }
+    out
+}
+
+/// One option of a select.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectOption {
+    /// Visible text.
+    pub text: String,
+    /// Submitted value.
+    pub value: String,
+    /// Currently selected.
+    pub selected: bool,
+}
+
+/// The options of a `<select>` (through `<optgroup>`s).
+pub fn options(tree: &PageTree, select: NodeId) -> Vec<SelectOption> {
+    let mut out = Vec::new();
+    let mut stack: Vec<NodeId> = tree.nodes[select].children.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        let node = &tree.nodes[id];
+        match node.tag.as_str() {
+            "option" => {
+                let text: String = node
+                    .children
+                    .iter()
+                    .filter(|&&c| tree.nodes[c].kind == NodeKind::Text)
+                    .map(|&c| tree.nodes[c].text)
+                    .collect();
+                let text = normalise(node.attr("label").unwrap_or(&text));
+                let value = node.attr("value").map(str::to_owned).unwrap_or_else(|| text.clone());
+                out.push(SelectOption { text, value, selected: node.option_selected });
+            }
+            "optgroup" => stack.extend(node.children.iter().rev().copied()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// E0: what the agent needs to know about the parts of a compound control.
+fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option<String> {
+    let node = &tree.nodes[id];
+    if node.tag == "select" {
+        let opts = options(tree, id);
+        if opts.is_empty() {
+            return Some("[no options]".into());
+        }
+        let texts: Vec<&str> = opts.iter().map(|o| o.text.as_str()).collect();
+        if opts.len() <= OPTIONS_SHOWN_IN_FULL {
+            return Some(format!("[{}]", texts.join("|")));
+        }
+        let hint = format_hint(&opts).map(|h| format!(", {h}")).unwrap_or_default();
+        return Some(format!("[{}|… {} options{hint}]", texts[..FIRST_OPTIONS].join("|"), opts.len()));
+    }
+    let bound = |name: &str| node.attr(name).map(str::trim).filter(|v| !v.is_empty());
+    match (role, input_type) {
+        ("slider", _) => {
+            let (min, max) = (bound("min").unwrap_or("0"), bound("max").unwrap_or("100"));
+            let step = bound("step").filter(|s| *s != "1").map(|s| format!(" step {s}")).unwrap_or_default();
+            Some(format!("({min}–{max}{step})"))
+        }
+        ("spinbutton", _) => match (bound("min"), bound("max")) {
+            (Some(min), Some(max)) => Some(format!("({min}–{max})")),
+            (Some(min), None) => Some(format!("(≥ {min})")),
+            (None, Some(max)) => Some(format!("(≤ {max})")),
+            _ => None,
+        },
+        ("date", _) => Some("(yyyy-mm-dd)".into()),
+        ("time", _) => Some("(hh:mm)".into()),
+        ("datetime", _) => Some("(yyyy-mm-ddThh:mm)".into()),
+        ("month", _) => Some("(yyyy-mm)".into()),
+        ("week", _) => Some("(yyyy-Www)".into()),
+        ("color", _) => Some("(#rrggbb)".into()),
+        ("file", _) => {
+            let mut parts = Vec::new();
+            if let Some(accept) = bound("accept") {
+                parts.push(format!("accepts {accept}"));
+            }
+            if node.has_attr("multiple") {
+                parts.push("multiple".into());
+            }
+            (!parts.is_empty()).then(|| format!("({})", parts.join(", ")))
+        }
+        _ => None,
+    }
+}
+
+/// E0: a hint about what the values of a long select look like.
+pub fn format_hint(options: &[SelectOption]) -> Option<&'static str> {
+    let values: Vec<&str> = options.iter().filter(|o| !o.value.is_empty()).take(8).map(|o| o.value.as_str()).collect();
+    if values.len() < 2 {
+        return None;
+    }
+    if values.iter().all(|v| v.chars().all(|c| c.is_ascii_digit())) {
+        return Some("numeric");
+    }
+    if values.iter().all(|v| v.len() == 2 && v.chars().all(|c| c.is_ascii_uppercase())) {
+        return Some("country/state codes");
+    }
+    if values.iter().all(|v| {
+        v.len() >= 8
+            && v.chars().filter(|c| *c == '-' || *c == '/').count() >= 2
+            && v.chars().any(|c| c.is_ascii_digit())
+    }) {
+        return Some("dates");
+    }
+    if values.iter().any(|v| v.contains('@')) {
+        return Some("email addresses");
+    }
+    None
+}

@@ -1,0 +1,168 @@
+//! Stage 1 of the pipeline: signal filtering. Decides, for every node, whether it can reach
+//! the agent at all, and why not.
+//!
+//! * F1 visibility — not rendered (`display: none`, no layout object), `visibility: hidden`,
+//!   `opacity: 0` (which hides the whole subtree), zero size (for elements with nothing visible
+//!   inside). Content under `aria-hidden="true"` or the `hidden` attribute is hidden from
+//!   assistive technology: it loses its semantics (no refs, no roles, no decorative images) but
+//!   what of it is still painted on screen stays as plain text, because a sighted user reads it.
+//!   A dialog is the exception: a dialog marked aria-hidden that is on screen keeps everything,
+//!   so a modal is never lost.
+//! * F2 tiny text — text nodes of a single non-alphanumeric character (separators such as `|`
+//!   or `·`), unless they are the content of an actionable element.
+//! * F3 noise — `script`, `style`, `noscript`, `template`, `meta`, `link`, `head` and friends.
+//!
+//! Occlusion (F5) lives in [`super::occlusion`]; this module never looks at other nodes' boxes.
+
+use super::tree::{NodeId, NodeKind, PageTree};
+
+/// Why a node does not reach the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// F1: not rendered or not visible.
+    Invisible,
+    /// F2: a one-character separator.
+    TinyText,
+    /// F3: a non-content tag.
+    Noise,
+    /// F5: fully covered by something painted on top of it.
+    Occluded,
+}
+
+/// Tags whose content is never page content.
+pub const NOISE_TAGS: &[&str] =
+    &["script", "style", "noscript", "template", "meta", "link", "head", "title", "base", "object", "param"];
+
+/// The verdict of every node.
+#[derive(Debug, Clone, Default)]
+pub struct Signal {
+    /// `None` when the node may reach the agent.
+    pub dropped: Vec<Option<DropReason>>,
+    /// Whether the node is laid out and visible itself (a kept element may be invisible itself
+    /// yet hold visible children, e.g. `display: contents` or `visibility: hidden` parents).
+    pub visible_self: Vec<bool>,
+    /// Hidden from assistive technology (`aria-hidden`, `hidden`): kept as text only.
+    pub ax_hidden: Vec<bool>,
+}
+
+impl Signal {
+    /// Whether `id` may reach the agent.
+    pub fn kept(&self, id: NodeId) -> bool {
+        self.dropped[id].is_none()
+    }
+}
+
+/// Applies F1, F2 and F3 to every node.
+pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
+    let n = tree.nodes.len();
+    let mut signal = Signal { dropped: vec![None; n], visible_self: vec![false; n], ax_hidden: vec![false; n] };
+    // Walk from the root with the subtree-wide verdicts inherited from ancestors.
+    let mut stack: Vec<(NodeId, Option<DropReason>, bool)> = vec![(tree.root, None, false)];
+    while let Some((id, inherited, hidden_above)) = stack.pop() {
+        let node = &tree.nodes[id];
+        let own = inherited.or_else(|| subtree_verdict(tree, id));
+        let ax_hidden = match ax_hidden_verdict(tree, id) {
+            AxHidden::Hidden => true,
+            AxHidden::Dialog => false,
+            AxHidden::Inherit => hidden_above,
+        };
+        signal.ax_hidden[id] = ax_hidden;
+        let visible_self = own.is_none() && renders_itself(tree, id);
+        signal.visible_self[id] = visible_self;
+        signal.dropped[id] = own.or_else(|| match node.kind {
+            NodeKind::Text if !visible_self => Some(DropReason::Invisible),
+            NodeKind::Text if is_tiny_separator(node.text) && !parent_is_actionable(tree, id, actionable) => {
+                Some(DropReason::TinyText)
+            }
+            _ => None,
+        });
+        for &child in node.children.iter().rev() {
+            stack.push((child, own, ax_hidden));
+        }
+    }
+    // An element that is neither visible itself nor holds anything visible is invisible too.
+    for id in (0..n).rev() {
+        let node = &tree.nodes[id];
+        if node.kind == NodeKind::Element
+            && signal.dropped[id].is_none()
+            && !signal.visible_self[id]
+            && !node.children.iter().any(|&c| signal.dropped[c].is_none())
+        {
+            signal.dropped[id] = Some(DropReason::Invisible);
+        }
+    }
+    signal
+}
+
+/// A verdict that covers the node and everything inside it.
+fn subtree_verdict(tree: &PageTree, id: NodeId) -> Option<DropReason> {
+    let node = &tree.nodes[id];
+    if node.kind == NodeKind::Other {
+        return Some(DropReason::Noise);
+    }
+    if node.kind != NodeKind::Element {
+        return None;
+    }
+    if NOISE_TAGS.contains(&node.tag.as_str()) {
+        return Some(DropReason::Noise);
+    }
+    if let Some(layout) = &node.layout
+        && layout.opacity <= 0.0
+    {
+        return Some(DropReason::Invisible);
+    }
+    None
+}
+
+enum AxHidden {
+    /// Starts a subtree hidden from assistive technology.
+    Hidden,
+    /// A dialog on screen: never hidden, whatever its markup says.
+    Dialog,
+    /// As its parent.
+    Inherit,
+}
+
+fn ax_hidden_verdict(tree: &PageTree, id: NodeId) -> AxHidden {
+    let node = &tree.nodes[id];
+    if node.kind != NodeKind::Element {
+        return AxHidden::Inherit;
+    }
+    let is_dialog = matches!(node.ax.role().as_str(), "dialog" | "alertdialog") || node.tag == "dialog";
+    if is_dialog && node.layout.is_some() {
+        return AxHidden::Dialog;
+    }
+    if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) || node.has_attr("hidden") {
+        return AxHidden::Hidden;
+    }
+    AxHidden::Inherit
+}
+
+/// Whether the node itself is painted: laid out, `visibility: visible`, non-empty box (text
+/// nodes and `<br>` may be zero-width).
+fn renders_itself(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    let Some(layout) = &node.layout else { return false };
+    if layout.visibility == "hidden" || layout.visibility == "collapse" {
+        return false;
+    }
+    match node.kind {
+        NodeKind::Text => layout.bounds.w > 0.0 || layout.bounds.h > 0.0,
+        NodeKind::Element => !layout.bounds.is_empty() || node.tag == "br",
+        _ => true,
+    }
+}
+
+fn is_tiny_separator(text: &str) -> bool {
+    let trimmed = text.trim();
+    let mut chars = trimmed.chars();
+    match (chars.next(), chars.next()) {
+        (None, _) => false, // whitespace only: handled as spacing, not content
+        (Some(c), None) => !c.is_alphanumeric(),
+        _ => false,
+    }
+}
+
+fn parent_is_actionable(tree: &PageTree, id: NodeId, actionable: &[bool]) -> bool {
+    tree.ancestors(id).take_while(|&a| tree.nodes[a].kind == NodeKind::Element).any(|a| actionable[a])
+}

@@ -1,0 +1,189 @@
+//! Fidelity of a snapshot against the ground truth recorded with its capture.
+//!
+//! * Interactive coverage: the share of ground-truth interactive elements (see
+//!   `ground_truth.js`) that the snapshot gives a ref — directly, or through an enclosing
+//!   element with a ref whose box contains the element (≥ 99 %), the one click target a user
+//!   sees (S2.4 propagating bounds).
+//! * Text coverage: the share of the words of `document.body.innerText` (counted with
+//!   multiplicity, case-insensitive) that occur in the snapshot's text, read without its link
+//!   markup (`[Trump](e5)42` reads "Trump42", as the page does).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use sightline_core::capture::Capture;
+use sightline_core::snapshot::tree::PageTree;
+use sightline_core::snapshot::{Snapshot, actionable, render, text};
+
+/// The ground truth recorded by `cargo xtask capture`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroundTruth {
+    /// Elements a user can see and act on.
+    #[serde(default)]
+    pub interactive: Vec<GroundTruthElement>,
+    /// `document.body.innerText`.
+    #[serde(default)]
+    pub inner_text: String,
+}
+
+/// One ground-truth element.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroundTruthElement {
+    /// Backend node id (unique within its target).
+    pub backend_node_id: i64,
+    /// Tag name.
+    #[serde(default)]
+    pub tag: String,
+}
+
+/// A capture file: the capture plus its ground truth.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedPage {
+    /// The main target's ground truth.
+    #[serde(default)]
+    pub ground_truth: GroundTruth,
+    /// Ground truth of each out-of-process iframe, in capture order.
+    #[serde(default)]
+    pub children: Vec<ChildTruth>,
+}
+
+/// The ground truth of one out-of-process iframe.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChildTruth {
+    /// Its ground truth.
+    #[serde(default)]
+    pub ground_truth: GroundTruth,
+}
+
+/// How faithful one snapshot is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fidelity {
+    /// Ground-truth interactive elements.
+    pub interactive_total: usize,
+    /// Of those, reachable through a ref.
+    pub interactive_covered: usize,
+    /// The ones without a ref (tag and backend id), for diagnosis.
+    pub missing: Vec<(String, i64)>,
+    /// Words of innerText.
+    pub words_total: usize,
+    /// Of those, present in the snapshot.
+    pub words_covered: usize,
+    /// Up to 20 missing words, for diagnosis.
+    pub missing_words: Vec<String>,
+}
+
+impl Fidelity {
+    /// Interactive coverage in [0, 1].
+    pub fn interactive(&self) -> f64 {
+        if self.interactive_total == 0 { 1.0 } else { self.interactive_covered as f64 / self.interactive_total as f64 }
+    }
+
+    /// Text coverage in [0, 1].
+    pub fn text(&self) -> f64 {
+        if self.words_total == 0 { 1.0 } else { self.words_covered as f64 / self.words_total as f64 }
+    }
+}
+
+/// Measures `snapshot` (compiled from `capture`) against the recorded ground truth.
+pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) -> Fidelity {
+    let tree = PageTree::build(capture);
+    let main_frames: HashSet<String> =
+        capture.main.frame_tree.frame_tree.frames().iter().map(|f| f.id.clone()).collect();
+    // Refs by (target, backend id): target 0 is the page, i + 1 the i-th child capture.
+    let target_of_frame = |frame: &str| -> usize {
+        if main_frames.contains(frame) {
+            return 0;
+        }
+        capture
+            .children
+            .iter()
+            .position(|c| c.frame_tree.frame_tree.frames().iter().any(|f| f.id == frame))
+            .map(|i| i + 1)
+            .unwrap_or(usize::MAX)
+    };
+    let with_ref: HashSet<(usize, i64)> =
+        snapshot.element_keys.iter().map(|k| (target_of_frame(&k.frame_id), k.backend_node_id)).collect();
+    let node_of: HashMap<(usize, i64), usize> = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| ((target_of_frame(&tree.frames[n.frame].frame_id), n.backend_id), i))
+        .collect();
+
+    let mut f = Fidelity::default();
+    let truths = std::iter::once(&recorded.ground_truth).chain(recorded.children.iter().map(|c| &c.ground_truth));
+    for (target, truth) in truths.enumerate() {
+        for el in &truth.interactive {
+            f.interactive_total += 1;
+            let key = (target, el.backend_node_id);
+            let covered = with_ref.contains(&key)
+                || node_of.get(&key).is_some_and(|&id| {
+                    let Some(bounds) = tree.nodes[id].bounds() else { return false };
+                    tree.ancestors(id).any(|a| {
+                        let k = (target_of_frame(&tree.frames[tree.nodes[a].frame].frame_id), tree.nodes[a].backend_id);
+                        with_ref.contains(&k)
+                            && tree.nodes[a].bounds().is_some_and(|outer| actionable::contained(bounds, outer, 0.99))
+                    })
+                });
+            if covered {
+                f.interactive_covered += 1;
+            } else {
+                f.missing.push((el.tag.clone(), el.backend_node_id));
+            }
+        }
+    }
+
+    let full = render::render(snapshot, 0, &render::RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() });
+    let mut available: HashMap<String, usize> = HashMap::new();
+    for w in text::words(&without_link_markup(&full.text)) {
+        *available.entry(w).or_default() += 1;
+    }
+    for w in text::words(&recorded.ground_truth.inner_text) {
+        f.words_total += 1;
+        match available.get_mut(&w) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                f.words_covered += 1;
+            }
+            _ => {
+                if f.missing_words.len() < 20 {
+                    f.missing_words.push(w);
+                }
+            }
+        }
+    }
+    f
+}
+
+/// The text with inline link markup removed: `[label](e12)` becomes `label`.
+pub fn without_link_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("](e") {
+        let after = &rest[start + 3..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b')') {
+            out.push_str(&rest[..start]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(&rest[..start + 3]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.replace("![", "").replace('[', "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_markup_is_read_as_the_page_text() {
+        assert_eq!(without_link_markup("[Trump](e5)42 and ![logo] [x](e1)"), "Trump42 and logo] x");
+    }
+}
