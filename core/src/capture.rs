@@ -9,19 +9,9 @@ use crate::cdp::accessibility::FullAxTree;
 use crate::cdp::dom_snapshot::CaptureSnapshot;
 use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
 
-/// Computed style properties requested from `DOMSnapshot.captureSnapshot`, in this order.
-pub const COMPUTED_STYLES: &[&str] = &[
-    "display",
-    "visibility",
-    "opacity",
-    "background-color",
-    "cursor",
-    "pointer-events",
-    "position",
-    "overflow-x",
-    "overflow-y",
-    "white-space",
-];
+/// Computed style properties requested from `DOMSnapshot.captureSnapshot`, in this order:
+/// what visibility, occlusion, clickability and preformatted text need, and nothing more.
+pub const COMPUTED_STYLES: &[&str] = &["display", "visibility", "opacity", "background-color", "cursor", "white-space"];
 
 /// Index of each computed style in a layout object's `styles`.
 pub mod style {
@@ -35,16 +25,8 @@ pub mod style {
     pub const BACKGROUND_COLOR: usize = 3;
     /// `cursor`.
     pub const CURSOR: usize = 4;
-    /// `pointer-events`.
-    pub const POINTER_EVENTS: usize = 5;
-    /// `position`.
-    pub const POSITION: usize = 6;
-    /// `overflow-x`.
-    pub const OVERFLOW_X: usize = 7;
-    /// `overflow-y`.
-    pub const OVERFLOW_Y: usize = 8;
     /// `white-space`.
-    pub const WHITE_SPACE: usize = 9;
+    pub const WHITE_SPACE: usize = 5;
 }
 
 /// Parameters of `DOMSnapshot.captureSnapshot`.

@@ -18,7 +18,7 @@ pub const BASE_FLAGS: &[&str] = &[
     "--no-default-browser-check",
     "--disable-quic",
     "--disable-features=DisableLoadExtensionCommandLineSwitch",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
 ];
 
 /// A running Chromium; killed when dropped.

@@ -102,8 +102,9 @@ fn ground_truth(cdp: &mut crate::cdp::CdpConnection, session: &str) -> anyhow::R
     let object = result["result"]["objectId"].as_str().context("ground truth object")?.to_owned();
     let props = cdp.call(s, "Runtime.getProperties", json!({"objectId": object, "ownProperties": true}))?;
     let prop = |name: &str| props["result"].as_array().and_then(|p| p.iter().find(|x| x["name"] == name)).cloned();
-    let inner_text =
-        prop("innerText").and_then(|p| p["value"]["value"].as_str().map(str::to_owned)).unwrap_or_default();
+    let text =
+        |name: &str| prop(name).and_then(|p| p["value"]["value"].as_str().map(str::to_owned)).unwrap_or_default();
+    let (inner_text, select_options) = (text("innerText"), text("selectOptions"));
     let elements_id = prop("elements").and_then(|p| p["value"]["objectId"].as_str().map(str::to_owned));
     let mut interactive = Vec::new();
     if let Some(elements_id) = elements_id {
@@ -122,5 +123,5 @@ fn ground_truth(cdp: &mut crate::cdp::CdpConnection, session: &str) -> anyhow::R
         }
     }
     cdp.call(s, "Runtime.releaseObject", json!({"objectId": object}))?;
-    Ok(json!({"interactive": interactive, "innerText": inner_text}))
+    Ok(json!({"interactive": interactive, "innerText": inner_text, "selectOptions": select_options}))
 }

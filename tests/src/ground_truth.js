@@ -77,5 +77,11 @@
   const x0 = window.scrollX, y0 = window.scrollY;
   const visible = found.filter(topmostIsOwn);
   window.scrollTo(x0, y0);
-  return { elements: visible, innerText: document.body ? document.body.innerText : '' };
+  // innerText lists every option of a closed <select>; record them so a report can tell them
+  // apart from text shown on the page.
+  const selectOptions = Array.from(document.querySelectorAll('select'))
+    .filter((s) => s.getClientRects().length > 0)
+    .map((s) => Array.from(s.options).map((o) => o.text).join('\n'))
+    .join('\n');
+  return { elements: visible, innerText: document.body ? document.body.innerText : '', selectOptions };
 })()

@@ -92,3 +92,31 @@ fn save(browser: &mut CdpBrowser, url: &str, out: &Path) -> anyhow::Result<()> {
     eprintln!("xtask: captured {url} → {} in {:.1} s", out.display(), started.elapsed().as_secs_f64());
     Ok(())
 }
+
+/// Where `cargo xtask test` keeps the captures of the whole corpus.
+pub const CORPUS_CAPTURES: &str = "target/captures/corpus-all";
+
+/// Records every corpus page for the fidelity test, unless captures newer than everything
+/// that shapes them are already there. Without the corpus there is nothing to do (the test
+/// says it skipped).
+pub fn ensure_corpus_captures() -> anyhow::Result<()> {
+    let Some(corpus) = paths::corpus_dir() else {
+        eprintln!("xtask: no corpus at ../shared/corpus/readability; the fidelity test will skip");
+        return Ok(());
+    };
+    let root = crate::build::workspace_root();
+    let out = root.join(CORPUS_CAPTURES);
+    let pages = std::fs::read_dir(&corpus)?.filter_map(Result::ok).filter(|e| e.path().join("source.html").is_file()).count();
+    let newest_input = ["tests/src/ground_truth.js", "tests/src/capture.rs", "core/src/capture.rs"]
+        .iter()
+        .filter_map(|p| std::fs::metadata(root.join(p)).and_then(|m| m.modified()).ok())
+        .max();
+    let captured: Vec<std::time::SystemTime> = std::fs::read_dir(&out)
+        .map(|d| d.filter_map(Result::ok).filter_map(|e| e.metadata().and_then(|m| m.modified()).ok()).collect())
+        .unwrap_or_default();
+    let fresh = captured.len() >= pages && newest_input.is_some_and(|input| captured.iter().all(|t| *t >= input));
+    if fresh {
+        return Ok(());
+    }
+    run(&CaptureArgs { pages: Vec::new(), corpus: true, all: true, out })
+}

@@ -55,6 +55,7 @@ fn main() -> anyhow::Result<()> {
             setup::ensure_chromium()?;
             let built = build::build()?;
             setup::ensure_node_packages()?;
+            capture::ensure_corpus_captures()?;
             build::run_tests(&built, &cargo_args)
         }
         Command::Demo => {

@@ -42,13 +42,12 @@ const PASSIVE_OPTION_PARENTS: &[&str] = &["select", "datalist"];
 /// The candidates, by node.
 pub fn candidates(tree: &PageTree) -> Vec<bool> {
     let n = tree.nodes.len();
-    let mut candidate: Vec<bool> = (0..n).map(|id| is_candidate(tree, id)).collect();
-    // Pointer-cursor listeners only count on elements that hold no other candidate.
+    let semantic: Vec<bool> = (0..n).map(|id| is_candidate(tree, id)).collect();
+    let mut candidate: Vec<bool> = (0..n).map(|id| semantic[id] || listener_only(tree, id)).collect();
+    // An element that is a candidate only for its click listener counts only when it holds no
+    // other candidate (otherwise it is a container of the real targets).
     for id in (0..n).rev() {
-        if candidate[id]
-            && listener_only(tree, id)
-            && tree.nodes[id].children.iter().any(|&c| subtree_has(tree, c, &candidate))
-        {
+        if candidate[id] && !semantic[id] && tree.nodes[id].children.iter().any(|&c| subtree_has(tree, c, &candidate)) {
             candidate[id] = false;
         }
     }
@@ -93,12 +92,7 @@ fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
     if is_editing_host(tree, id) || node.has_attr("onclick") {
         return true;
     }
-    if let Some(tabindex) = node.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok())
-        && tabindex >= 0
-    {
-        return true;
-    }
-    listener_only(tree, id)
+    node.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0)
 }
 
 /// An element Chrome reports a click listener on that also shows a pointer cursor its parent

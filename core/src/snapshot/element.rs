@@ -201,9 +201,11 @@ fn states(tree: &PageTree, id: NodeId) -> Vec<&'static str> {
     if prop("selected").as_deref() == Some("true") {
         out.push("selected");
     }
+    // A closed select is always collapsed; saying so would be noise.
+    let select_like = node.tag == "select" || matches!(node.ax.role().as_str(), "combobox" | "listbox");
     match prop("expanded").as_deref() {
         Some("true") => out.push("expanded"),
-        Some("false") => out.push("collapsed"),
+        Some("false") if !select_like => out.push("collapsed"),
         _ => {}
     }
     if prop("disabled").as_deref() == Some("true") || node.has_attr("disabled") {
@@ -233,8 +235,7 @@ fn pruned_attrs(tree: &PageTree, id: NodeId, name: &str, role: &str, input_type:
         }
         out.push((key, value));
     };
-    if matches!(role, "textbox" | "searchbox")
-        && matches!(input_type, "email" | "tel" | "url" | "password" | "search" | "number")
+    if matches!(role, "textbox" | "searchbox") && matches!(input_type, "email" | "tel" | "url" | "password" | "number")
     {
         push("type", input_type);
     }

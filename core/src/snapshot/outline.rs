@@ -49,6 +49,8 @@ pub struct Region {
     pub parent: Option<usize>,
     /// The element that makes the region.
     pub anchor: NodeId,
+    /// The region's own element, when it can be acted on (a focusable landmark).
+    pub element: Option<usize>,
 }
 
 /// One line.
@@ -255,8 +257,12 @@ impl<'t, 'a> Builder<'t, 'a> {
             None => {}
             // An occluded container may still hold visible overflow; its parts are judged alone.
             Some(DropReason::Occluded) if node.kind == NodeKind::Element => return self.visit_children(id),
-            // A dropped separator still separates the words around it.
-            Some(DropReason::TinyText) => {
+            // A dropped separator, or collapsed whitespace between inline elements, still
+            // separates the words around it.
+            Some(DropReason::TinyText) | Some(DropReason::Invisible)
+                if node.kind == NodeKind::Text
+                    && (self.signal.dropped[id] == Some(DropReason::TinyText) || node.text.trim().is_empty()) =>
+            {
                 if let Some(block) = self.block.as_mut() {
                     block.runs.push(Run::Text(" ".into()));
                 }
@@ -365,7 +371,14 @@ impl<'t, 'a> Builder<'t, 'a> {
             && let Some((kind, label)) = self.region_of(id)
         {
             self.flush();
-            self.out.regions.push(Region { kind, label, parent: self.regions.last().copied(), anchor: id });
+            let element = self.actionable[id].then(|| {
+                let inner = self.visible_text(id);
+                let mut facts = facts(self.tree, id, &inner);
+                facts.text = None; // the region's content follows as lines
+                self.out.elements.push(OutlineElement { node: id, facts });
+                self.out.elements.len() - 1
+            });
+            self.out.regions.push(Region { kind, label, parent: self.regions.last().copied(), anchor: id, element });
             self.regions.push(self.out.regions.len() - 1);
             let saved = std::mem::take(&mut self.lists);
             self.visit_children(id);
@@ -441,7 +454,16 @@ impl<'t, 'a> Builder<'t, 'a> {
         self.out.elements.push(OutlineElement { node: id, facts });
         if inline && self.suppress_text == 0 {
             let anchor = self.tree.nodes[id].parent.unwrap_or(id);
-            self.block_for(anchor).runs.push(Run::Link(index));
+            // Whitespace inside the link at its ends separates it from the text around it.
+            let (leading, trailing) = self.edge_whitespace(id);
+            let block = self.block_for(anchor);
+            if leading {
+                block.runs.push(Run::Text(" ".into()));
+            }
+            block.runs.push(Run::Link(index));
+            if trailing {
+                block.runs.push(Run::Text(" ".into()));
+            }
         } else if self.in_cell > 0 {
             self.block_for(id).runs.push(Run::Element(index));
         } else {
@@ -505,45 +527,52 @@ impl<'t, 'a> Builder<'t, 'a> {
 
     fn table(&mut self, id: NodeId) {
         self.flush();
-        let mut rows = Vec::new();
-        self.collect_rows(id, &mut rows);
-        if rows.is_empty() {
-            return self.visit_children(id);
+        let children = self.tree.nodes[id].children.clone();
+        for child in children {
+            self.table_part(child);
         }
-        for row in rows {
-            let mut cells = Vec::new();
-            let mut all_headers = true;
-            for cell in self.cells_of(row) {
-                let role = self.tree.nodes[cell].ax.role();
-                all_headers &= role == "columnheader" || self.tree.nodes[cell].tag == "th";
-                self.in_cell += 1;
-                self.block = Some(Block { anchor: cell, kind: BlockKind::Text, runs: Vec::new(), indent: 0 });
-                self.visit(cell);
-                let runs = self.block.take().map(|b| collapse_runs(b.runs)).unwrap_or_default();
-                self.in_cell -= 1;
-                cells.push(runs);
-            }
-            if cells.iter().all(|c| is_blank(c)) {
-                continue;
-            }
-            let indent = self.lists.last().map(|l| l.indent + 1).unwrap_or(self.indent);
-            self.push_line(row, indent, LineContent::Row { cells, header: all_headers });
-        }
+        self.flush();
     }
 
-    fn collect_rows(&self, id: NodeId, rows: &mut Vec<NodeId>) {
-        for &c in &self.tree.nodes[id].children {
-            if !self.signal.kept(c) && self.signal.dropped[c] != Some(DropReason::Occluded) {
-                continue;
-            }
-            let node = &self.tree.nodes[c];
-            let role = node.ax.role();
-            if role == "row" || node.tag == "tr" {
-                rows.push(c);
-            } else if !matches!(role.as_str(), "table" | "grid" | "treegrid") {
-                self.collect_rows(c, rows);
-            }
+    /// One child of a table: rows become row lines, row groups are walked, anything else (a
+    /// caption, stray content) reads as usual.
+    fn table_part(&mut self, id: NodeId) {
+        if !self.signal.kept(id) && self.signal.dropped[id] != Some(DropReason::Occluded) {
+            return;
         }
+        let node = &self.tree.nodes[id];
+        let role = node.ax.role();
+        if role == "row" || node.tag == "tr" {
+            return self.row(id);
+        }
+        if role == "rowgroup" || matches!(node.tag.as_str(), "thead" | "tbody" | "tfoot") {
+            for child in node.children.clone() {
+                self.table_part(child);
+            }
+            return;
+        }
+        self.visit(id);
+        self.flush();
+    }
+
+    fn row(&mut self, row: NodeId) {
+        let mut cells = Vec::new();
+        let mut all_headers = true;
+        for cell in self.cells_of(row) {
+            let role = self.tree.nodes[cell].ax.role();
+            all_headers &= role == "columnheader" || self.tree.nodes[cell].tag == "th";
+            self.in_cell += 1;
+            self.block = Some(Block { anchor: cell, kind: BlockKind::Text, runs: Vec::new(), indent: 0 });
+            self.visit(cell);
+            let runs = self.block.take().map(|b| collapse_runs(b.runs)).unwrap_or_default();
+            self.in_cell -= 1;
+            cells.push(runs);
+        }
+        if cells.iter().all(|c| is_blank(c)) {
+            return;
+        }
+        let indent = self.lists.last().map(|l| l.indent + 1).unwrap_or(self.indent);
+        self.push_line(row, indent, LineContent::Row { cells, header: all_headers });
     }
 
     fn cells_of(&self, row: NodeId) -> Vec<NodeId> {
@@ -633,6 +662,23 @@ impl<'t, 'a> Builder<'t, 'a> {
         normalise(&out)
     }
 
+    /// Whether the text inside `id` starts and ends with whitespace.
+    fn edge_whitespace(&self, id: NodeId) -> (bool, bool) {
+        let mut texts = Vec::new();
+        let mut stack = vec![id];
+        while let Some(x) = stack.pop() {
+            let node = &self.tree.nodes[x];
+            if node.kind == NodeKind::Text && !node.text.is_empty() {
+                texts.push(node.text);
+            }
+            stack.extend(node.children.iter().rev().copied());
+        }
+        let joined = texts.concat();
+        let starts = joined.chars().next().is_some_and(char::is_whitespace);
+        let ends = joined.chars().next_back().is_some_and(char::is_whitespace);
+        (starts && !joined.trim().is_empty(), ends && !joined.trim().is_empty())
+    }
+
     /// Whether a `<label>` only repeats the name of the control it labels.
     fn label_repeats_control_name(&self, id: NodeId) -> bool {
         let node = &self.tree.nodes[id];
@@ -680,7 +726,12 @@ impl<'t, 'a> Builder<'t, 'a> {
     fn region_of(&self, id: NodeId) -> Option<(&'static str, String)> {
         let node = &self.tree.nodes[id];
         let label = normalise(&node.ax.name());
-        let kind = match node.ax.role().as_str() {
+        // A dialog hidden from assistive technology has no accessible role; its attribute says.
+        let mut role = node.ax.role();
+        if role.is_empty() {
+            role = node.attr("role").unwrap_or("").trim().to_ascii_lowercase();
+        }
+        let kind = match role.as_str() {
             "banner" => "header",
             "navigation" => "nav",
             "main" => "main",

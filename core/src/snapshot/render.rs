@@ -173,14 +173,22 @@ pub fn body_lines(snapshot: &Snapshot, bbox: bool) -> Vec<(Option<usize>, String
     out
 }
 
+/// The attributes of a region's tag: its name, label, and ref when it can be acted on.
+pub fn region_attributes(snapshot: &Snapshot, region: usize) -> String {
+    let r = &snapshot.regions[region];
+    let mut attrs = format!("name=\"{}\"", r.kind);
+    if !r.label.is_empty() {
+        attrs.push_str(&format!(" label={}", quote(&r.label)));
+    }
+    if let Some(e) = r.element {
+        attrs.push_str(&format!(" ref=\"{}\"", snapshot.element_ref(e)));
+    }
+    attrs
+}
+
 /// The opening tag of a region.
 pub fn region_open(snapshot: &Snapshot, region: usize) -> String {
-    let r = &snapshot.regions[region];
-    if r.label.is_empty() {
-        format!("<region name=\"{}\">", r.kind)
-    } else {
-        format!("<region name=\"{}\" label={}>", r.kind, quote(&r.label))
-    }
+    format!("<region {}>", region_attributes(snapshot, region))
 }
 
 /// The chain of regions from the outermost to `region`.

@@ -8,8 +8,12 @@
 //!   what of it is still painted on screen stays as plain text, because a sighted user reads it.
 //!   A dialog is the exception: a dialog marked aria-hidden that is on screen keeps everything,
 //!   so a modal is never lost.
-//! * F2 tiny text — text nodes of a single non-alphanumeric character (separators such as `|`
-//!   or `·`), unless they are the content of an actionable element.
+//!   Clipping by an `overflow: hidden` ancestor is deliberately not inferred: deciding it needs
+//!   containing blocks and transforms the capture does not carry, and a wrong guess would hide
+//!   text that is on screen. Clipped content is kept.
+//! * F2 tiny text — text nodes that are a single separator character (`|`, `·`, `•`, `›`…),
+//!   unless they are the content of an actionable element. Punctuation that belongs to a
+//!   sentence (a full stop after a link) stays.
 //! * F3 noise — `script`, `style`, `noscript`, `template`, `meta`, `link`, `head` and friends.
 //!
 //! Occlusion (F5) lives in [`super::occlusion`]; this module never looks at other nodes' boxes.
@@ -128,7 +132,11 @@ fn ax_hidden_verdict(tree: &PageTree, id: NodeId) -> AxHidden {
     if node.kind != NodeKind::Element {
         return AxHidden::Inherit;
     }
-    let is_dialog = matches!(node.ax.role().as_str(), "dialog" | "alertdialog") || node.tag == "dialog";
+    // A node hidden from assistive technology has no accessible role: read the attribute too.
+    let role_attr = node.attr("role").unwrap_or("").trim().to_ascii_lowercase();
+    let is_dialog = matches!(node.ax.role().as_str(), "dialog" | "alertdialog")
+        || matches!(role_attr.as_str(), "dialog" | "alertdialog")
+        || node.tag == "dialog";
     if is_dialog && node.layout.is_some() {
         return AxHidden::Dialog;
     }
@@ -153,12 +161,17 @@ fn renders_itself(tree: &PageTree, id: NodeId) -> bool {
     }
 }
 
+/// Characters that only separate things.
+const SEPARATORS: &[char] = &[
+    '|', '·', '•', '∙', '⋅', '/', '\\', '–', '—', '-', '›', '»', '«', '‹', '~', '▪', '■', '□', '◦', '●', '○', '★', '☆',
+    '♦', '◆', '►', '▸', '▶', '❯', '⁄', '¦',
+];
+
 fn is_tiny_separator(text: &str) -> bool {
     let trimmed = text.trim();
     let mut chars = trimmed.chars();
     match (chars.next(), chars.next()) {
-        (None, _) => false, // whitespace only: handled as spacing, not content
-        (Some(c), None) => !c.is_alphanumeric(),
+        (Some(c), None) => SEPARATORS.contains(&c),
         _ => false,
     }
 }

@@ -88,10 +88,6 @@ pub struct Layout {
     pub background: String,
     /// Computed `cursor`.
     pub cursor: String,
-    /// Computed `pointer-events`.
-    pub pointer_events: String,
-    /// Computed `position`.
-    pub position: String,
     /// Computed `white-space`.
     pub white_space: String,
 }
@@ -330,8 +326,6 @@ impl<'a> PageTree<'a> {
                     opacity: style(style::OPACITY).parse().unwrap_or(1.0),
                     background: style(style::BACKGROUND_COLOR).to_owned(),
                     cursor: style(style::CURSOR).to_owned(),
-                    pointer_events: style(style::POINTER_EVENTS).to_owned(),
-                    position: style(style::POSITION).to_owned(),
                     white_space: style(style::WHITE_SPACE).to_owned(),
                 },
             );

@@ -103,11 +103,12 @@ impl Runtime {
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
         let event = CdpEvent { tab_id, session_id, method, params };
         self.state.tabs.borrow_mut().observe(&event);
-        if event.method == "Target.attachedToTarget" && event.params["targetInfo"]["type"] == "iframe" {
-            if let Some(child) = event.params["sessionId"].as_str() {
-                let (state, child) = (self.state.clone(), child.to_owned());
-                wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
-            }
+        if event.method == "Target.attachedToTarget"
+            && event.params["targetInfo"]["type"] == "iframe"
+            && let Some(child) = event.params["sessionId"].as_str()
+        {
+            let (state, child) = (self.state.clone(), child.to_owned());
+            wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
         }
         self.state.hub.borrow_mut().publish(&event);
     }

@@ -1,0 +1,451 @@
+//! The snapshot pipeline, mechanism by mechanism, on captures of the fixture pages in
+//! `tests/fixtures/pipeline/` (recorded from Chromium with `cargo xtask capture`).
+
+use sightline_core::capture::Capture;
+use sightline_core::refs::RefTable;
+use sightline_core::snapshot::render::{RenderOptions, render};
+use sightline_core::snapshot::{Snapshot, compile};
+
+fn capture(name: &str) -> Capture {
+    let path = format!("{}/tests/captures/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_slice(&bytes).expect("capture parses")
+}
+
+fn snapshot(name: &str) -> Snapshot {
+    let mut refs = RefTable::default();
+    compile(&capture(name), &mut |key, _| refs.assign(key))
+}
+
+/// The rendered body (everything after the two header lines), one page.
+fn body(snapshot: &Snapshot) -> String {
+    let text = render(snapshot, 1, &RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() }).text;
+    text.lines().skip(2).collect::<Vec<_>>().join("\n")
+}
+
+fn lines(name: &str) -> Vec<String> {
+    body(&snapshot(name)).lines().map(str::to_owned).collect()
+}
+
+fn has_line(lines: &[String], wanted: &str) -> bool {
+    lines.iter().any(|l| l.trim_start() == wanted)
+}
+
+fn mentions(lines: &[String], text: &str) -> bool {
+    lines.iter().any(|l| l.contains(text))
+}
+
+// F1 visibility ---------------------------------------------------------------------------
+
+#[test]
+fn f1_display_none_content_is_dropped() {
+    let l = lines("visibility");
+    assert!(!mentions(&l, "Display none text") && !mentions(&l, "Display none button"), "{l:#?}");
+    assert!(has_line(&l, "Shown paragraph."));
+}
+
+#[test]
+fn f1_visibility_hidden_hides_the_element_but_not_a_visible_child() {
+    let l = lines("visibility");
+    assert!(!mentions(&l, "Hidden visibility text"));
+    assert!(has_line(&l, "Visible child of a hidden parent."));
+}
+
+#[test]
+fn f1_opacity_zero_hides_the_whole_subtree() {
+    let l = lines("visibility");
+    assert!(!mentions(&l, "Transparent text") && !mentions(&l, "Transparent button"));
+}
+
+#[test]
+fn f1_zero_size_elements_get_no_ref() {
+    assert!(!mentions(&lines("visibility"), "Zero size button"));
+}
+
+#[test]
+fn f1_aria_hidden_content_keeps_its_painted_text_but_loses_refs_and_images() {
+    let l = lines("visibility");
+    assert!(has_line(&l, "Decorative words still painted."));
+    assert!(has_line(&l, "Link hidden from assistive technology"), "plain text, no link markup: {l:#?}");
+    assert!(!mentions(&l, "Decorative picture"));
+}
+
+#[test]
+fn f1_hidden_attribute_and_hidden_inputs_are_dropped() {
+    let l = lines("visibility");
+    assert!(!mentions(&l, "Hidden attribute text"));
+    assert!(!mentions(&l, "secret-token"));
+}
+
+#[test]
+fn f1_a_dialog_on_screen_survives_aria_hidden() {
+    let l = lines("visibility");
+    let dialog = l.iter().position(|x| x == "<region name=\"dialog\">").expect("dialog region");
+    assert_eq!(l[dialog + 1], "A dialog on screen despite aria-hidden.");
+    assert_eq!(l[dialog + 2], "e1 button: Dialog button");
+}
+
+// F2 tiny text ----------------------------------------------------------------------------
+
+#[test]
+fn f2_lone_separators_are_dropped_but_still_separate_words() {
+    let l = lines("text");
+    assert!(has_line(&l, "[About](e3) [Blog](e4) [Careers](e5)"), "{l:#?}");
+}
+
+#[test]
+fn f2_digits_and_sentence_punctuation_stay() {
+    let l = lines("text");
+    assert!(has_line(&l, "Cart 3"));
+    assert!(has_line(&l, "Read [our guide](e1) before [ordering](e2)."));
+}
+
+// F3 noise --------------------------------------------------------------------------------
+
+#[test]
+fn f3_scripts_styles_noscript_and_templates_are_dropped() {
+    let l = lines("text");
+    for noise in ["document.write", "margin", "Enable JavaScript", "Template text"] {
+        assert!(!mentions(&l, noise), "{noise}: {l:#?}");
+    }
+    assert!(snapshot("text").stats.dropped_noise > 0);
+}
+
+// F4 container refinement ------------------------------------------------------------------
+
+#[test]
+fn f4_a_container_with_nothing_to_act_on_is_hoisted() {
+    let s = snapshot("containers");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert!(has_line(&l, "No controls here"));
+    assert!(!mentions(&l, "Decoration only"), "no container line for it: {l:#?}");
+    assert!(s.stats.hoisted_containers >= 1);
+}
+
+#[test]
+fn f4_a_named_group_of_controls_keeps_its_heading() {
+    let l = lines("containers");
+    let group = l.iter().position(|x| x == "group \"Colour\":").expect("group line");
+    assert_eq!(l[group + 1], "  e4 radio \"Black\" checked");
+    assert_eq!(l[group + 2], "  e5 radio \"White\"");
+}
+
+// F5 paint-order occlusion -----------------------------------------------------------------
+
+#[test]
+fn f5_content_under_an_opaque_modal_is_occluded() {
+    let s = snapshot("modal");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert!(!mentions(&l, "Covered paragraph") && !mentions(&l, "Covered button"), "{l:#?}");
+    assert!(s.stats.dropped_occluded > 0);
+}
+
+#[test]
+fn f5_a_translucent_backdrop_and_partial_cover_hide_nothing() {
+    let l = lines("modal");
+    assert!(has_line(&l, "Dimmed but visible paragraph."));
+    assert!(mentions(&l, "button \"Dimmed button\""));
+    assert!(mentions(&l, "button \"Half covered button\""));
+    assert!(has_line(&l, "e3 button \"Accept\""), "{l:#?}");
+}
+
+// S2.1 text collapsing --------------------------------------------------------------------
+
+#[test]
+fn s2_1_a_sentence_split_over_inline_elements_is_one_line() {
+    assert!(has_line(&lines("text"), "Hello bold and italic words in one sentence."));
+}
+
+#[test]
+fn s2_1_preformatted_text_keeps_its_lines() {
+    let l = lines("text");
+    let first = l.iter().position(|x| x == "line one").expect("pre");
+    assert_eq!(l[first + 1], "    indented line two");
+}
+
+// S2.2 wrapper hoisting with name promotion ------------------------------------------------
+
+#[test]
+fn s2_2_a_named_wrapper_names_its_single_unnamed_control() {
+    let s = snapshot("containers");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert!(has_line(&l, "e6 button \"Close the banner\""), "{l:#?}");
+    assert!(!mentions(&l, "group \"Close the banner\""));
+    assert_eq!(s.stats.promoted_names, 1);
+}
+
+// S2.3 attribute deduplication -------------------------------------------------------------
+
+#[test]
+fn s2_3_values_equal_to_the_name_are_not_repeated() {
+    let l = lines("forms");
+    assert!(has_line(&l, "e4 searchbox \"Search\""), "placeholder equal to the name: {l:#?}");
+    assert!(has_line(&l, "e24 textbox \"Nickname\""));
+    assert!(has_line(&l, "e26 button \"Send\""), "submit value equal to the name");
+    assert!(
+        has_line(&l, "e5 textbox \"Phone\" type=\"tel\" desc=\"Phone number with country code\""),
+        "title = description once"
+    );
+}
+
+#[test]
+fn s2_3_a_label_is_not_repeated_as_text() {
+    let l = lines("containers");
+    assert!(!has_line(&l, "Black") && !has_line(&l, "White"));
+    let f = lines("forms");
+    assert!(!has_line(&f, "Name"));
+}
+
+#[test]
+fn s2_3_the_tag_is_kept_only_when_the_role_does_not_imply_it() {
+    let s = snapshot("nested");
+    let by_name = |name: &str| s.elements.iter().find(|e| e.facts.name == name).map(|e| e.facts.tag.clone());
+    assert_eq!(by_name("Save draft"), Some(None), "a <button> button");
+    assert_eq!(by_name("Div button inner link"), Some(Some("div".into())), "a <div role=button>");
+}
+
+// S2.4 propagating bounds ------------------------------------------------------------------
+
+#[test]
+fn s2_4_clickables_inside_a_button_or_link_are_the_same_target() {
+    let s = snapshot("nested");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert!(has_line(&l, "e1 button \"Save draft\""), "{l:#?}");
+    assert!(has_line(&l, "e2 link \"Card title Card body text\""));
+    assert!(!l.iter().any(|x| x.contains("\"draft\"") || x.contains("\"Card title\"")));
+    assert_eq!(s.stats.nested_clickables, 2);
+}
+
+#[test]
+fn s2_4_exceptions_keep_their_own_ref() {
+    let l = lines("nested");
+    assert!(has_line(&l, "e4 clickable: with handler"), "onclick: {l:#?}");
+    assert!(has_line(&l, "e6 checkbox \"Select row\""), "form field");
+    assert!(has_line(&l, "e8 clickable \"Labelled child\""), "aria-label");
+    assert!(has_line(&l, "e10 link \"inner link\""), "interactive role");
+}
+
+#[test]
+fn listener_only_elements_are_clickable_when_they_hold_no_other_target() {
+    let l = lines("nested");
+    assert!(has_line(&l, "e12 clickable id=\"listener\": Listener only element"), "{l:#?}");
+}
+
+// P3.1 short stable refs -------------------------------------------------------------------
+
+#[test]
+fn p3_1_refs_are_short_sequential_and_stable_across_snapshots() {
+    let c = capture("forms");
+    let mut refs = RefTable::default();
+    let first = compile(&c, &mut |k, _| refs.assign(k));
+    let second = compile(&c, &mut |k, _| refs.assign(k));
+    assert_eq!(first.refs, (1..=first.refs.len() as u32).collect::<Vec<_>>());
+    assert_eq!(first.refs, second.refs, "the same element keeps its ref");
+    assert_eq!(refs.resolve("e1").unwrap(), &first.element_keys[0]);
+}
+
+// P3.2 attribute pruning and P3.3 short names ------------------------------------------------
+
+#[test]
+fn p3_2_only_attributes_that_help_an_agent_survive() {
+    let text = body(&snapshot("forms")) + &body(&snapshot("nested"));
+    for noise in ["class=", "style=", "onclick", "data-", "name=\""] {
+        assert!(!text.contains(noise), "{noise} leaked into:\n{text}");
+    }
+}
+
+#[test]
+fn p3_3_attribute_names_are_short() {
+    let l = lines("forms");
+    assert!(has_line(&l, "e2 textbox \"Email\" type=\"email\" hint=\"you@example.com\""), "{l:#?}");
+    assert!(has_line(&l, "e6 textbox \"Website\" type=\"url\" testid=\"website-field\""));
+    assert!(has_line(&l, "e25 textbox \"Promo\" required desc=\"Codes are case sensitive.\""));
+    assert!(!mentions(&l, "placeholder=") && !mentions(&l, "data-testid"));
+}
+
+// P3.4 bounding boxes on request -----------------------------------------------------------
+
+#[test]
+fn p3_4_boxes_appear_only_on_request() {
+    let s = snapshot("frames");
+    let plain = render(&s, 1, &RenderOptions::default()).text;
+    assert!(!plain.contains(" @"), "{plain}");
+    let with_boxes = render(&s, 1, &RenderOptions { bbox: true, ..Default::default() }).text;
+    let line = with_boxes.lines().find(|l| l.contains("button \"Inner button\"")).expect("inner button");
+    let coords: Vec<i64> = line.rsplit(" @").next().unwrap().split(',').map(|n| n.parse().unwrap()).collect();
+    assert_eq!(coords.len(), 4);
+    assert!(coords[2] > 0 && coords[3] > 0, "{line}");
+}
+
+#[test]
+fn p3_4_a_box_equal_to_the_enclosing_elements_box_is_left_out() {
+    let mut s = snapshot("nested");
+    let (outer, inner) = (0, 1);
+    s.enclosing[inner] = Some(outer);
+    s.boxes[inner] = s.boxes[outer];
+    assert_eq!(s.bbox_shown(inner), None);
+    assert!(s.bbox_shown(outer).is_some());
+}
+
+// P3.5 state bucketing ---------------------------------------------------------------------
+
+#[test]
+fn p3_5_states_are_bucketed_and_that_is_smaller() {
+    let s = snapshot("forms");
+    let facts = s.facts(1);
+    assert_eq!(facts.states["checked"], vec!["e16".to_owned()]);
+    assert_eq!(facts.states["disabled"], vec!["e17".to_owned()]);
+    let bucketed = serde_json::to_string(&facts).unwrap().len();
+    // The same facts with a states list on every element that has one.
+    let mut per_element = serde_json::to_value(&facts).unwrap();
+    per_element.as_object_mut().unwrap().remove("states");
+    for (i, e) in per_element["elements"].as_array_mut().unwrap().iter_mut().enumerate() {
+        if !s.elements[i].facts.states.is_empty() {
+            e["states"] = serde_json::json!(s.elements[i].facts.states);
+        }
+    }
+    assert!(bucketed < serde_json::to_string(&per_element).unwrap().len());
+}
+
+// E0 compound components -------------------------------------------------------------------
+
+#[test]
+fn e0_compound_controls_describe_their_parts() {
+    let l = lines("forms");
+    for expected in [
+        "e7 spinbutton \"Quantity\" = \"2\" (1–10)",
+        "e8 slider \"Volume\" = \"5\" (0–11 step 0.5)",
+        "e9 date \"Birthday\" = \"1990-05-01\" (yyyy-mm-dd)",
+        "e10 time \"Alarm\" (hh:mm)",
+        "e14 color \"Favourite colour\" = \"#ff8800\" (#rrggbb)",
+        "e15 file \"CV\" (accepts .pdf,.doc, multiple)",
+        "e18 combobox \"Size\" = \"M\" [S|M|L]",
+        "e19 combobox \"Country\" = \"Andorra\" [Andorra|United Arab Emirates|Afghanistan|Antigua and Barbuda|… 9 options, country/state codes]",
+        "e20 listbox \"Toppings\" = \"Cheese, Olives\" [Cheese|Ham|Olives]",
+    ] {
+        assert!(has_line(&l, expected), "missing {expected}:\n{l:#?}");
+    }
+}
+
+// Secrets ------------------------------------------------------------------------------------
+
+#[test]
+fn password_and_payment_values_never_leave_the_engine() {
+    let s = snapshot("forms");
+    let text = body(&s);
+    let facts = serde_json::to_string(&s.facts(1)).unwrap();
+    for secret in ["hunter2", "4111111111111111", "\"123\""] {
+        assert!(!text.contains(secret) && !facts.contains(secret), "{secret} leaked");
+    }
+    assert!(text.contains("e3 textbox \"Password\" = \"••••••\" type=\"password\""));
+    assert!(text.contains("e22 textbox \"Card number\" = \"••••••\""));
+    assert!(text.contains("e23 textbox \"Security code\" = \"••••••\""));
+}
+
+// Structure ----------------------------------------------------------------------------------
+
+#[test]
+fn landmarks_become_regions_and_pages_without_them_get_fallbacks() {
+    let l = lines("containers");
+    for tag in [
+        "<region name=\"header\">",
+        "<region name=\"nav\" label=\"Primary\">",
+        "<region name=\"main\">",
+        "<region name=\"form\" label=\"Newsletter\">",
+        "<region name=\"aside\" label=\"Related\">",
+        "<region name=\"footer\">",
+    ] {
+        assert!(has_line(&l, tag), "{tag}: {l:#?}");
+    }
+}
+
+#[test]
+fn lists_and_tables_keep_their_structure_and_every_item() {
+    let l = lines("lists-tables");
+    let steps = l.iter().position(|x| x == "1. First step").expect("ordered list");
+    assert_eq!(&l[steps + 1..steps + 4], ["  - Nested detail", "  - Another detail", "2. Second step"]);
+    assert!(has_line(&l, "- [Item 150](e150) — note 150"), "no list is truncated");
+    assert!(has_line(&l, "Quarterly numbers"), "caption");
+    let header = l.iter().position(|x| x == "| Name | Value | Action |").expect("header row");
+    assert_eq!(l[header + 1], "|---|---|---|");
+    assert!(has_line(&l, "| Row 20 | 60 | [Edit 20](e170) |"));
+    assert!(has_line(&l, "Far below the fold."), "offscreen content is kept");
+}
+
+#[test]
+fn shadow_roots_open_and_closed_are_read_in_place() {
+    let l = lines("shadow");
+    assert_eq!(
+        l,
+        [
+            "Open shadow text Light child slotted",
+            "e1 button \"Open shadow button\"",
+            "e2 textbox \"Closed shadow field\""
+        ]
+    );
+}
+
+#[test]
+fn same_origin_and_cross_site_frames_are_read_in_place_with_their_own_identity() {
+    let s = snapshot("frames");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert_eq!(
+        l,
+        [
+            "# Frames",
+            "Text of the page itself.",
+            "Inside the same-origin frame.",
+            "e1 button \"Inner button\"",
+            "Inside the cross-site frame.",
+            "[Cross-site link](e2)",
+            "e3 textbox \"Cross input\"",
+        ]
+    );
+    let frames: std::collections::BTreeSet<&str> = s.element_keys.iter().map(|k| k.frame_id.as_str()).collect();
+    assert_eq!(frames.len(), 2, "the same-origin and the cross-site frame");
+    assert!(s.element_keys.iter().all(|k| !k.loader_id.is_empty()), "every ref is scoped to a document");
+    let cross = s.boxes[1].unwrap();
+    assert!(cross[0] > 400, "out-of-process frame content is placed in page coordinates: {cross:?}");
+}
+
+// Output: determinism, paging, stats ----------------------------------------------------------
+
+#[test]
+fn the_same_capture_gives_byte_identical_output() {
+    for name in ["visibility", "text", "modal", "nested", "containers", "forms", "shadow", "lists-tables", "frames"] {
+        let a = render(&snapshot(name), 3, &RenderOptions::default()).text;
+        let b = render(&snapshot(name), 3, &RenderOptions::default()).text;
+        assert_eq!(a, b, "{name}");
+    }
+}
+
+#[test]
+fn a_long_page_is_paged_without_losing_a_line() {
+    let s = snapshot("lists-tables");
+    let full = body(&s);
+    let small = RenderOptions { ceiling_tokens: 400, ..Default::default() };
+    let first = render(&s, 2, &small);
+    assert!(first.pages > 2, "{} pages", first.pages);
+    let mut seen = Vec::new();
+    for page in 1..=first.pages {
+        let r = render(&s, 2, &RenderOptions { page, ..small });
+        let text: Vec<&str> = r.text.lines().collect();
+        assert!(text[1].ends_with(&format!("· page {page} of {}", first.pages)), "{}", text[1]);
+        let continues = text.last().unwrap().contains(&format!("page={}", page + 1));
+        assert_eq!(continues, page < first.pages, "continuation marker on every page but the last");
+        let end = if continues { text.len() - 1 } else { text.len() };
+        seen.extend(text[2..end].iter().map(|l| l.to_string()));
+    }
+    assert_eq!(seen.join("\n"), full, "the pages together are the whole snapshot");
+}
+
+#[test]
+fn stats_count_what_each_stage_did() {
+    let s = snapshot("visibility");
+    let st = &s.stats;
+    assert!(st.nodes_in > st.lines_out);
+    assert_eq!(st.elements_out, s.elements.len());
+    assert_eq!(st.lines_out, s.lines.len());
+    assert!(st.dropped_invisible > 0 && st.aria_hidden > 0);
+    assert!(st.chars > 0 && st.estimated_tokens == st.chars.div_ceil(4));
+}
