@@ -77,4 +77,7 @@ pub struct SnapshotStats {
     /// Milliseconds the CDP capture took (measured by the caller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_ms: Option<f64>,
+    /// Milliseconds spent converting the captured payloads into the engine's types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convert_ms: Option<f64>,
 }

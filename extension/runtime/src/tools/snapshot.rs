@@ -49,6 +49,7 @@ pub async fn capture(
         (snapshot, view.version)
     });
     snapshot.stats.capture_ms = Some(captured.capture_ms);
+    snapshot.stats.convert_ms = Some(captured.convert_ms);
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
     let out = output(&snapshot, version, options, notes);
     state.with_session(session, |s| {
