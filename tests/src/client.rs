@@ -40,6 +40,14 @@ impl McpClient {
         Ok(McpClient { service })
     }
 
+    /// Spawns any MCP server speaking stdio (`cmd` as given, its stderr going to `stderr`) and
+    /// completes the handshake. Used to drive other browser MCP servers the same way.
+    pub async fn spawn(cmd: tokio::process::Command, stderr: std::process::Stdio) -> anyhow::Result<Self> {
+        let (transport, _) = TokioChildProcess::builder(cmd).stderr(stderr).spawn()?;
+        let service = ().serve(transport).await?;
+        Ok(McpClient { service })
+    }
+
     /// The underlying rmcp peer.
     pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
         self.service.peer()

@@ -106,7 +106,8 @@ pub fn ensure_corpus_captures() -> anyhow::Result<()> {
     };
     let root = crate::build::workspace_root();
     let out = root.join(CORPUS_CAPTURES);
-    let pages = std::fs::read_dir(&corpus)?.filter_map(Result::ok).filter(|e| e.path().join("source.html").is_file()).count();
+    let pages =
+        std::fs::read_dir(&corpus)?.filter_map(Result::ok).filter(|e| e.path().join("source.html").is_file()).count();
     let newest_input = ["tests/src/ground_truth.js", "tests/src/capture.rs", "core/src/capture.rs"]
         .iter()
         .filter_map(|p| std::fs::metadata(root.join(p)).and_then(|m| m.modified()).ok())

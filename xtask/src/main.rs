@@ -10,7 +10,11 @@
 //! * `lint` — `cargo fmt --check` and `cargo clippy -D warnings` on every crate.
 //! * `capture` — records CDP captures of pages (files, URLs, or the readability corpus) with
 //!   their ground truth, for the engine's native tests and benchmarks.
+//! * `bench` — measures Sightline, Playwright MCP and chrome-devtools-mcp through their MCP
+//!   interfaces (snapshot tokens over the corpus, a scripted flow, tools/list, wall time) and
+//!   writes `target/bench/report.md` with the raw `report.json` beside it.
 
+mod bench;
 mod build;
 mod capture;
 mod demo;
@@ -41,6 +45,12 @@ enum Command {
     Lint,
     /// Record CDP captures (and ground truth) of pages for the engine's tests and benchmarks.
     Capture(capture::CaptureArgs),
+    /// Measure Sightline and its peers through their MCP interfaces; writes target/bench/report.md.
+    Bench {
+        /// Measure a fixed subset of 15 corpus pages instead of all of them.
+        #[arg(long)]
+        quick: bool,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -64,6 +74,11 @@ fn main() -> anyhow::Result<()> {
             demo::run(&built)
         }
         Command::Lint => build::lint(),
+        Command::Bench { quick } => {
+            setup::ensure_chromium()?;
+            let built = build::build()?;
+            bench::run(&built, quick)
+        }
         Command::Capture(args) => {
             setup::ensure_chromium()?;
             capture::run(&args)

@@ -1,0 +1,212 @@
+//! Snapshot size over the readability corpus: for each saved page, every server navigates to it
+//! and then reads it with its snapshot tool; the bench records the tokens and characters of the
+//! snapshot reply's text, and the wall time of both calls.
+//!
+//! A page a server fails on is recorded with the error, never dropped. After a call that runs
+//! out of time or breaks the connection the server is restarted, so one bad page costs one page.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use sightline_e2e::FixtureServer;
+
+use super::extensions::{self, ExtraColumn, PageProbe};
+use super::replies::Replies;
+use super::servers::{Server, ServerKind, Timed};
+use super::tokens::{Size, Tokenizer};
+
+/// The `--quick` subset: fifteen pages chosen to vary in size (25 KB to 1.2 MB of HTML), kind
+/// (news, blogs, reference, specs, tables, forums) and script (Latin, Japanese, Chinese), so a
+/// quick run shows the same spread as the full one in a fraction of the time.
+pub const QUICK_CASES: [&str; 15] = [
+    "hukumusume",        // 25 KB, Japanese children's stories, tiny layout
+    "v8-blog",           // 33 KB, engineering blog post
+    "ars-1",             // 56 KB, news article
+    "keep-tabular-data", // 64 KB, data tables
+    "ietf-1",            // 65 KB, plain-text specification
+    "lwn-1",             // 87 KB, news site with dense navigation
+    "medium-1",          // 120 KB, blogging platform
+    "links-in-tables",   // 132 KB, layout tables full of links
+    "mathjax",           // 202 KB, documentation with formulas
+    "wikipedia",         // 244 KB, encyclopedia article
+    "cnn",               // 259 KB, news front matter and article
+    "bbc-1",             // 264 KB, news article with large menus
+    "nytimes-1",         // 309 KB, news article
+    "qq",                // 320 KB, Chinese news portal
+    "guardian-1",        // 1.2 MB, large news page
+];
+
+/// The cases to measure: the quick subset, or every directory with a `source.html`, sorted.
+pub fn cases(dir: &Path, quick: bool) -> anyhow::Result<Vec<String>> {
+    if quick {
+        let missing: Vec<&str> =
+            QUICK_CASES.iter().copied().filter(|c| !dir.join(c).join("source.html").is_file()).collect();
+        anyhow::ensure!(missing.is_empty(), "the corpus at {} lacks quick cases {missing:?}", dir.display());
+        return Ok(QUICK_CASES.iter().map(|c| (*c).to_owned()).collect());
+    }
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.join("source.html").is_file() {
+            all.push(path.file_name().unwrap_or_default().to_string_lossy().into_owned());
+        }
+    }
+    all.sort();
+    Ok(all)
+}
+
+/// How one call went.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The tool answered without an error.
+    Ok {
+        /// The size of the reply's text.
+        size: Size,
+        /// Wall time.
+        ms: f64,
+        /// Calls it took (a snapshot read in pages takes one per page).
+        calls: usize,
+    },
+    /// The tool reported an error, ran out of time, or the connection failed.
+    Failed {
+        /// What went wrong (the tool's own message, shortened).
+        error: String,
+        /// Wall time, when the tool answered at all.
+        ms: Option<f64>,
+    },
+}
+
+impl Outcome {
+    fn from_call(call: Result<&Timed, &anyhow::Error>, tokenizer: &Tokenizer) -> Self {
+        match call {
+            Ok(t) if !t.reply.is_error => {
+                Outcome::Ok { size: Size::of(tokenizer, &t.reply.text), ms: millis(t), calls: t.calls }
+            }
+            Ok(t) => Outcome::Failed { error: shorten(&t.reply.text), ms: Some(millis(t)) },
+            Err(e) => Outcome::Failed { error: shorten(&format!("{e:#}")), ms: None },
+        }
+    }
+
+    /// The size, when the call succeeded.
+    pub fn size(&self) -> Option<Size> {
+        match self {
+            Outcome::Ok { size, .. } => Some(*size),
+            Outcome::Failed { .. } => None,
+        }
+    }
+
+    /// The wall time, when the tool answered.
+    pub fn ms(&self) -> Option<f64> {
+        match self {
+            Outcome::Ok { ms, .. } => Some(*ms),
+            Outcome::Failed { ms, .. } => *ms,
+        }
+    }
+
+    /// The error, when the call failed.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Outcome::Ok { .. } => None,
+            Outcome::Failed { error, .. } => Some(error),
+        }
+    }
+}
+
+/// One server on one page.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageResult {
+    /// The corpus case.
+    pub case: String,
+    /// The navigation (its reply's size, for reference: Sightline's already holds the page).
+    pub navigate: Outcome,
+    /// The snapshot: the measured value.
+    pub snapshot: Outcome,
+    /// Extra columns from [`extensions::sightline_page_extras`].
+    pub extras: Vec<ExtraColumn>,
+}
+
+/// The corpus on one server.
+pub struct CorpusRun {
+    /// One result per case, in order.
+    pub pages: Vec<PageResult>,
+    /// How often the server was restarted after a failure.
+    pub restarts: usize,
+    /// The server, still running (`None` when a restart failed).
+    pub server: Option<Server>,
+}
+
+/// Measures `cases` (served by `site` from `dir`) on `server`, restarting it after a call that
+/// ran out of time or lost the connection.
+pub async fn measure(
+    server: Server,
+    site: &FixtureServer,
+    dir: &Path,
+    cases: &[String],
+    tokenizer: &Tokenizer,
+    replies: &Replies,
+) -> CorpusRun {
+    let kind = server.kind();
+    let mut current = Some(server);
+    let mut run = CorpusRun { pages: Vec::with_capacity(cases.len()), restarts: 0, server: None };
+    let mut broken = String::new();
+    for (i, case) in cases.iter().enumerate() {
+        let Some(server) = current.as_ref() else {
+            let failed = Outcome::Failed { error: broken.clone(), ms: None };
+            run.pages.push(PageResult {
+                case: case.clone(),
+                navigate: failed.clone(),
+                snapshot: failed,
+                extras: Vec::new(),
+            });
+            continue;
+        };
+        let url = site.url(&format!("{case}/source.html"));
+        let navigated = server.navigate(&url).await;
+        let navigate = Outcome::from_call(navigated.as_ref(), tokenizer);
+        let snapped = if navigated.is_ok() { Some(server.snapshot().await) } else { None };
+        let snapshot = match &snapped {
+            Some(call) => Outcome::from_call(call.as_ref(), tokenizer),
+            None => Outcome::Failed { error: "not taken: the navigation failed".to_owned(), ms: None },
+        };
+        if let Some(Ok(timed)) = &snapped {
+            replies.save(kind, "corpus", case, &timed.reply.text);
+        }
+        let mut extras = Vec::new();
+        if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped) {
+            let source: PathBuf = dir.join(case).join("source.html");
+            let probe = PageProbe { server, case, url: &url, source: &source, snapshot: &timed.reply };
+            extras = extensions::sightline_page_extras(&probe).await;
+        }
+        let progress = format!("bench: {} {}/{} {case}", kind.label(), i + 1, cases.len());
+        match (snapshot.size(), snapshot.error()) {
+            (Some(size), _) => eprintln!("{progress}: {} tokens", size.tokens),
+            (None, error) => eprintln!("{progress}: failed: {}", error.unwrap_or_default()),
+        }
+        let connection_lost = navigated.is_err() || matches!(snapped, Some(Err(_)));
+        run.pages.push(PageResult { case: case.clone(), navigate, snapshot, extras });
+        if connection_lost && let Some(old) = current.take() {
+            run.restarts += 1;
+            match old.restart().await {
+                Ok(fresh) => current = Some(fresh),
+                Err(e) => broken = format!("not measured: {} could not be restarted: {e:#}", kind.label()),
+            }
+        }
+    }
+    run.server = current;
+    run
+}
+
+/// Milliseconds of a call, to a tenth.
+pub fn millis(t: &Timed) -> f64 {
+    (t.elapsed.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// An error message cut to a readable length for the report.
+pub fn shorten(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match one_line.char_indices().nth(300) {
+        Some((cut, _)) => format!("{}…", &one_line[..cut]),
+        None => one_line,
+    }
+}

@@ -1,0 +1,131 @@
+//! Extension points for measurements that other parts of Sightline will provide. Each one is
+//! called by the bench at the right moment with what it needs, and returns nothing until it is
+//! implemented: the report shows a column or section only when someone fills it, so nothing
+//! here may ever return an invented or constant value.
+//!
+//! * [`sightline_page_extras`]: per corpus page, beside Sightline's snapshot tokens — fidelity
+//!   (interactive coverage, text coverage) and the pipeline time in wasm against the CDP
+//!   capture time.
+//! * [`sightline_changes`]: after the scripted errors of the tracking page, the size of
+//!   `get_changes_since`, compared in the report with reading each peer's console and network
+//!   lists after the same errors.
+
+use std::path::Path;
+
+use serde::Serialize;
+use sightline_e2e::client::Reply;
+
+use super::servers::Server;
+use super::tokens::{Size, Tokenizer};
+use crate::build::workspace_root;
+
+/// One extra measurement of one page, shown as a column named `name`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtraColumn {
+    /// The column header, e.g. `interactive coverage`.
+    pub name: String,
+    /// The value.
+    pub value: ExtraValue,
+}
+
+/// The value of an extra column, which also says how to print it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtraValue {
+    /// A share between 0 and 1, printed as a percentage.
+    Ratio(f64),
+    /// A duration in milliseconds.
+    Millis(f64),
+}
+
+impl std::fmt::Display for ExtraValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExtraValue::Ratio(r) => write!(f, "{:.1}%", r * 100.0),
+            ExtraValue::Millis(ms) => write!(f, "{ms:.0} ms"),
+        }
+    }
+}
+
+/// What a per-page measurement can use: the live Sightline server showing the page, the page's
+/// URL and saved source, and the `browser_snapshot` reply the bench just measured.
+#[allow(dead_code, reason = "read by the measures that plug into `sightline_page_extras`")]
+pub struct PageProbe<'a> {
+    /// Sightline, with the page loaded in its current tab.
+    pub server: &'a Server,
+    /// The corpus case (directory name).
+    pub case: &'a str,
+    /// The URL the page was loaded from.
+    pub url: &'a str,
+    /// The saved page (`<case>/source.html`).
+    pub source: &'a Path,
+    /// The snapshot reply measured for this page.
+    pub snapshot: &'a Reply,
+}
+
+/// Sightline's extra columns for one corpus page: fidelity beside its tokens (interactive
+/// coverage, text coverage) and its pipeline time in wasm against the CDP capture time.
+///
+/// Called once per page, right after Sightline's snapshot of it. Return one [`ExtraColumn`] per
+/// measure, always with the same names; an empty list adds no column to the report.
+pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
+    let mut columns = fidelity(probe.case);
+    // The extension measures both times itself and reports them with every snapshot.
+    let stats = probe.snapshot.structured.as_ref().map(|s| &s["stats"]);
+    let millis = |key: &str| stats.and_then(|s| s[key].as_f64());
+    if let (Some(pipeline), Some(capture)) = (millis("pipeline_ms"), millis("capture_ms")) {
+        columns.push(ExtraColumn { name: "wasm pipeline".into(), value: ExtraValue::Millis(pipeline) });
+        columns.push(ExtraColumn { name: "CDP capture".into(), value: ExtraValue::Millis(capture) });
+        if let Some(convert) = millis("convert_ms") {
+            columns.push(ExtraColumn { name: "payload conversion".into(), value: ExtraValue::Millis(convert) });
+        }
+        if capture > 0.0 {
+            columns
+                .push(ExtraColumn { name: "pipeline ÷ capture".into(), value: ExtraValue::Ratio(pipeline / capture) });
+        }
+    }
+    columns
+}
+
+/// Interactive and text coverage of the page, measured on the capture `cargo xtask capture
+/// --corpus --all` (or `cargo xtask test`) recorded of the same page with its ground truth, by
+/// the same pipeline the extension runs (compiled natively). Nothing when no capture exists.
+fn fidelity(case: &str) -> Vec<ExtraColumn> {
+    let path = workspace_root().join(crate::capture::CORPUS_CAPTURES).join(format!("{case}.json"));
+    let Ok(bytes) = std::fs::read(&path) else { return Vec::new() };
+    let (Ok(capture), Ok(recorded)) = (
+        serde_json::from_slice::<sightline_core::capture::Capture>(&bytes),
+        serde_json::from_slice::<sightline_e2e::fidelity::RecordedPage>(&bytes),
+    ) else {
+        return Vec::new();
+    };
+    let mut refs = sightline_core::refs::RefTable::default();
+    let snapshot = sightline_core::snapshot::compile(&capture, &mut |k, _| refs.assign(k));
+    let f = sightline_e2e::fidelity::measure(&capture, &recorded, &snapshot);
+    vec![
+        ExtraColumn { name: "interactive coverage".into(), value: ExtraValue::Ratio(f.interactive()) },
+        ExtraColumn { name: "text coverage".into(), value: ExtraValue::Ratio(f.text_without_closed_select_options()) },
+        ExtraColumn { name: "text coverage (raw innerText)".into(), value: ExtraValue::Ratio(f.text()) },
+    ]
+}
+
+/// What Sightline's `get_changes_since` costs after the tracking page's scripted errors.
+///
+/// Called with Sightline showing the tracking page once its scripted errors have all happened
+/// (the same moment the peers' console and network lists are read). Return the reply's size and
+/// the tools called, or `None` while Sightline has no `get_changes_since`: the report then shows
+/// the peers alone.
+pub async fn sightline_changes(_server: &Server, _tokenizer: &Tokenizer) -> Option<ChangesReading> {
+    None
+}
+
+/// What one server costs to tell an agent about the console errors and failed requests.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangesReading {
+    /// The tools called, in order.
+    pub tools: Vec<String>,
+    /// The size of all their replies together.
+    pub size: Size,
+    /// Whether every reply succeeded.
+    pub ok: bool,
+}

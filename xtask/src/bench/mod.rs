@@ -1,0 +1,247 @@
+//! `cargo xtask bench`: Sightline and its peers (Playwright MCP, chrome-devtools-mcp), each
+//! driven through its own MCP interface, measured on the same pages with the same tokenizer:
+//!
+//! 1. snapshot tokens and characters over the readability corpus (`corpus`),
+//! 2. a scripted shopping flow with every reply counted (`flow`),
+//! 3. each server's `tools/list` footprint,
+//! 4. wall time of navigations, snapshots and actions,
+//! 5. slots for measures other parts of Sightline will provide (`extensions`), including the
+//!    console-and-network comparison after scripted failures (`changes`).
+//!
+//! Servers run one at a time, each on a fresh browser, so they never compete for the CPU. The
+//! report goes to `target/bench/report.md` with the raw `report.json` beside it.
+
+mod changes;
+mod corpus;
+mod extensions;
+mod flow;
+mod machine;
+mod markdown;
+mod peers;
+mod refs;
+mod replies;
+mod report;
+mod servers;
+mod stats;
+mod tokens;
+
+use std::process::Command;
+use std::time::Instant;
+
+use sightline_e2e::{FixtureServer, paths};
+
+use self::corpus::{Outcome, PageResult};
+use self::flow::{Flow, FlowRun, StepRecord};
+use self::report::{CorpusSection, FlowSection, Report, ServerInfo, ServerPages, ToolsFootprint};
+use self::servers::{Server, ServerKind};
+use self::tokens::{Size, Tokenizer};
+use crate::build::{Built, workspace_root};
+
+/// Installs the peers if needed and runs the bench against `built`.
+pub fn run(built: &Built, quick: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(built.host_binary == paths::host_binary(), "host built outside target/release");
+    peers::ensure_packages()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let report = runtime.block_on(bench(quick))?;
+    let dir = report_dir();
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(dir.join("report.json"), serde_json::to_vec_pretty(&report)?)?;
+    let text = markdown::render(&report);
+    std::fs::write(dir.join("report.md"), &text)?;
+    print_headline(&report);
+    println!("\nreport: {}\nraw:    {}", dir.join("report.md").display(), dir.join("report.json").display());
+    Ok(())
+}
+
+async fn bench(quick: bool) -> anyhow::Result<Report> {
+    let started = Instant::now();
+    let chromium = paths::chromium();
+    let machine = machine::Machine::describe(&chromium);
+    let tokenizer = Tokenizer::o200k();
+    let flow = Flow::load(&peers::bench_dir().join("flows/shop.json"))?;
+    let shop_dir = peers::bench_dir().join(&flow.site);
+
+    let mut corpus = CorpusSection::default();
+    let corpus_dir = paths::corpus_dir();
+    match &corpus_dir {
+        Some(dir) => corpus.cases = corpus::cases(dir, quick)?,
+        None => {
+            let why =
+                "the readability corpus is absent (expected at ../shared/corpus/readability, or set SIGHTLINE_CORPUS)";
+            eprintln!("bench: skipping the corpus: {why}");
+            corpus.skipped = Some(why.to_owned());
+        }
+    }
+    let corpus_site = corpus_dir.as_ref().map(FixtureServer::start).transpose()?;
+    let replies = replies::Replies::fresh(report_dir().join("replies"));
+
+    let mut servers = Vec::new();
+    let mut tools = Vec::new();
+    let mut runs = Vec::new();
+    let mut changes = changes::ChangesRun { page: changes::TRACKING_PAGE.to_owned(), readings: Vec::new() };
+    for kind in ServerKind::ALL {
+        let mut restarts = 0;
+
+        // First session: tools/list, then every corpus page.
+        eprintln!("bench: starting {}", kind.label());
+        match Server::start(kind, &chromium).await {
+            Ok(server) => {
+                tools.push(footprint(&server, &tokenizer).await);
+                let server = match (&corpus_site, &corpus_dir) {
+                    (Some(site), Some(dir)) => {
+                        let run = corpus::measure(server, site, dir, &corpus.cases, &tokenizer, &replies).await;
+                        corpus.results.push(ServerPages { server: kind, pages: run.pages });
+                        restarts += run.restarts;
+                        run.server
+                    }
+                    _ => Some(server),
+                };
+                if let Some(server) = server {
+                    server.close().await;
+                }
+            }
+            Err(e) => {
+                let why = format!("{} did not start: {e:#}", kind.label());
+                eprintln!("bench: {why}");
+                tools.push(ToolsFootprint { server: kind, tools: None, size: None, error: Some(why.clone()) });
+                corpus.results.push(ServerPages { server: kind, pages: not_measured(&corpus.cases, &why) });
+            }
+        }
+
+        // Second session, on a fresh browser (an empty basket): the flow, then the failures.
+        let shop = FixtureServer::start(&shop_dir)?;
+        match Server::start(kind, &chromium).await {
+            Ok(server) => {
+                runs.push(flow::run(&server, &flow, &shop, &tokenizer, &replies).await);
+                if let Some(reading) = changes::read(&server, &shop, &tokenizer).await {
+                    changes.readings.push(reading);
+                }
+                server.close().await;
+            }
+            Err(e) => runs.push(not_run(kind, &flow, &format!("{} did not start: {e:#}", kind.label()))),
+        }
+        servers.push(ServerInfo { server: kind, label: kind.label().to_owned(), version: version(kind), restarts });
+    }
+
+    let flow = FlowSection { flow, runs };
+    let summaries = report::summarize_servers(&corpus, &flow);
+    let ratios = report::ratios(&corpus);
+    Ok(Report {
+        quick,
+        machine,
+        servers,
+        corpus,
+        flow,
+        tools,
+        changes: Some(changes),
+        summaries,
+        ratios,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The size of `server`'s `tools/list`.
+async fn footprint(server: &Server, tokenizer: &Tokenizer) -> ToolsFootprint {
+    let kind = server.kind();
+    match server.tools().await {
+        Ok(list) => ToolsFootprint {
+            server: kind,
+            tools: Some(list.as_array().map_or(0, Vec::len)),
+            size: Some(Size::of(tokenizer, &list.to_string())),
+            error: None,
+        },
+        Err(e) => ToolsFootprint { server: kind, tools: None, size: None, error: Some(format!("{e:#}")) },
+    }
+}
+
+/// Where the report and the saved replies go.
+fn report_dir() -> std::path::PathBuf {
+    workspace_root().join("target/bench")
+}
+
+/// Every case recorded as failed for `why` (a server that never started).
+fn not_measured(cases: &[String], why: &str) -> Vec<PageResult> {
+    let failed = Outcome::Failed { error: why.to_owned(), ms: None };
+    cases
+        .iter()
+        .map(|case| PageResult {
+            case: case.clone(),
+            navigate: failed.clone(),
+            snapshot: failed.clone(),
+            extras: Vec::new(),
+        })
+        .collect()
+}
+
+/// Every step recorded as failed for `why`.
+fn not_run(kind: ServerKind, flow: &Flow, why: &str) -> FlowRun {
+    let steps = flow
+        .steps
+        .iter()
+        .map(|s| StepRecord {
+            label: s.action.label(),
+            navigation: s.action.is_navigation(),
+            calls: Vec::new(),
+            error: Some(why.to_owned()),
+            note: None,
+        })
+        .collect();
+    FlowRun { server: kind, steps, completed: false }
+}
+
+/// The exact version of a server: the host's own `--version` and commit for Sightline, the
+/// installed package (and its Playwright) for the peers.
+fn version(kind: ServerKind) -> String {
+    match kind.package() {
+        None => {
+            let host = Command::new(paths::host_binary()).arg("--version").output();
+            let version = host.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
+            let commit = Command::new("git")
+                .args(["rev-parse", "--short", "HEAD"])
+                .current_dir(workspace_root())
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+            match commit {
+                Some(c) => format!("{version} (commit {c})"),
+                None => version,
+            }
+        }
+        Some(package) => {
+            let own = peers::installed_version(package).unwrap_or_else(|e| format!("unknown ({e:#})"));
+            match (kind, peers::installed_version("playwright-core")) {
+                (ServerKind::Playwright, Ok(core)) => format!("{package}@{own} (playwright-core {core})"),
+                _ => format!("{package}@{own}"),
+            }
+        }
+    }
+}
+
+/// A short summary on stdout; the report has the rest.
+fn print_headline(r: &Report) {
+    println!("\nSnapshot tokens over {} corpus pages (median / p90, failures):", r.corpus.cases.len());
+    for s in &r.summaries {
+        let t = s.snapshot_tokens;
+        println!(
+            "  {:<20} {:>8} / {:>8}  ({} failed)",
+            s.server.label(),
+            t.map(|x| format!("{:.0}", x.median)).unwrap_or_else(|| "—".into()),
+            t.map(|x| format!("{:.0}", x.p90)).unwrap_or_else(|| "—".into()),
+            s.pages_failed
+        );
+    }
+    for ratio in &r.ratios {
+        println!("  Sightline ÷ {}: median {:.2}, totals {:.2}", ratio.peer.label(), ratio.median, ratio.total);
+    }
+    println!("Flow ({} steps) tokens:", r.flow.flow.steps.len());
+    for run in &r.flow.runs {
+        println!(
+            "  {:<20} {:>8}  completed: {}, failed steps: {}",
+            run.server.label(),
+            run.tokens(),
+            if run.completed { "yes" } else { "no" },
+            run.failures()
+        );
+    }
+}
