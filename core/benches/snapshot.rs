@@ -40,7 +40,7 @@ fn pipeline(c: &mut Criterion) {
         group.bench_function(format!("compile+render/{name}"), |b| {
             b.iter(|| {
                 let mut refs = RefTable::default();
-                let snapshot = compile(&capture, &mut |k, _| refs.assign(k));
+                let snapshot = compile(&capture, &mut refs);
                 render(&snapshot, 1, &RenderOptions::default()).text.len()
             })
         });

@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let capture: Capture = serde_json::from_slice(&std::fs::read(path)?)?;
         let mut refs = RefTable::default();
         let started = std::time::Instant::now();
-        let snapshot = compile(&capture, &mut |key, _| refs.assign(key));
+        let snapshot = compile(&capture, &mut refs);
         let elapsed = started.elapsed();
         let options = render::RenderOptions { bbox, ceiling_tokens: usize::MAX, ..Default::default() };
         println!("{}", render::render(&snapshot, 1, &options).text);

@@ -10,8 +10,10 @@ use crate::cdp::dom_snapshot::CaptureSnapshot;
 use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
 
 /// Computed style properties requested from `DOMSnapshot.captureSnapshot`, in this order:
-/// what visibility, occlusion, clickability and preformatted text need, and nothing more.
-pub const COMPUTED_STYLES: &[&str] = &["display", "visibility", "opacity", "background-color", "cursor", "white-space"];
+/// what visibility, occlusion, clickability, preformatted text and overlay detection need, and
+/// nothing more.
+pub const COMPUTED_STYLES: &[&str] =
+    &["display", "visibility", "opacity", "background-color", "cursor", "white-space", "position", "z-index"];
 
 /// Index of each computed style in a layout object's `styles`.
 pub mod style {
@@ -27,6 +29,10 @@ pub mod style {
     pub const CURSOR: usize = 4;
     /// `white-space`.
     pub const WHITE_SPACE: usize = 5;
+    /// `position`.
+    pub const POSITION: usize = 6;
+    /// `z-index`.
+    pub const Z_INDEX: usize = 7;
 }
 
 /// Parameters of `DOMSnapshot.captureSnapshot`.

@@ -9,6 +9,7 @@ pub mod capture;
 pub mod cdp;
 pub mod changes;
 pub mod keys;
+pub mod page_state;
 pub mod protocol;
 pub mod refs;
 pub mod snapshot;

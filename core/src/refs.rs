@@ -18,6 +18,34 @@ pub struct NodeKey {
     pub backend_node_id: i64,
 }
 
+/// Who an element is, beyond its node: what lets a page state recognise "the same element" in
+/// a new document (the nav bar's "Home" link on the next page).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ElementIdentity {
+    /// Whether the element is in the main frame.
+    pub main_frame: bool,
+    /// Its region's stable name (`nav "Primary"`), empty outside regions.
+    pub region: String,
+    /// Role.
+    pub role: String,
+    /// Accessible name.
+    pub name: String,
+    /// Position among elements of the same region, role and name (0 for the first).
+    pub ordinal: u32,
+}
+
+/// Gives the elements of a snapshot their ref numbers (P3.1).
+pub trait RefAssigner {
+    /// Ref numbers for `elements` (their node keys and identities), in order.
+    fn assign_refs(&mut self, elements: &[(NodeKey, ElementIdentity)]) -> Vec<u32>;
+}
+
+impl RefAssigner for RefTable {
+    fn assign_refs(&mut self, elements: &[(NodeKey, ElementIdentity)]) -> Vec<u32> {
+        elements.iter().map(|(key, _)| self.assign(key)).collect()
+    }
+}
+
 /// Why a ref cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefError {
@@ -27,6 +55,14 @@ pub enum RefError {
     /// Never issued on this tab.
     #[error("ref `{0}` is unknown on this tab; take a browser_snapshot to get current refs")]
     Unknown(String),
+    /// Issued once, but its element is gone.
+    #[error("{element_ref} is gone: {why}. Use the refs of your latest snapshot, or take a browser_snapshot")]
+    Gone {
+        /// The ref.
+        element_ref: String,
+        /// What happened, e.g. "the page navigated away at v7".
+        why: String,
+    },
 }
 
 /// Assigns and resolves refs.

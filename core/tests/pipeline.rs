@@ -14,7 +14,7 @@ fn capture(name: &str) -> Capture {
 
 fn snapshot(name: &str) -> Snapshot {
     let mut refs = RefTable::default();
-    compile(&capture(name), &mut |key, _| refs.assign(key))
+    compile(&capture(name), &mut refs)
 }
 
 /// The rendered body (everything after the two header lines), one page.
@@ -237,8 +237,8 @@ fn listener_only_elements_are_clickable_when_they_hold_no_other_target() {
 fn p3_1_refs_are_short_sequential_and_stable_across_snapshots() {
     let c = capture("forms");
     let mut refs = RefTable::default();
-    let first = compile(&c, &mut |k, _| refs.assign(k));
-    let second = compile(&c, &mut |k, _| refs.assign(k));
+    let first = compile(&c, &mut refs);
+    let second = compile(&c, &mut refs);
     assert_eq!(first.refs, (1..=first.refs.len() as u32).collect::<Vec<_>>());
     assert_eq!(first.refs, second.refs, "the same element keeps its ref");
     assert_eq!(refs.resolve("e1").unwrap(), &first.element_keys[0]);
@@ -428,7 +428,7 @@ fn a_long_page_is_paged_without_losing_a_line() {
     assert!(first.pages > 2, "{} pages", first.pages);
     let mut seen = Vec::new();
     for page in 1..=first.pages {
-        let r = render(&s, 2, &RenderOptions { page, ..small });
+        let r = render(&s, 2, &RenderOptions { page, ..small.clone() });
         let text: Vec<&str> = r.text.lines().collect();
         assert!(text[1].ends_with(&format!("· page {page} of {}", first.pages)), "{}", text[1]);
         let continues = text.last().unwrap().contains(&format!("page={}", page + 1));

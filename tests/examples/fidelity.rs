@@ -19,7 +19,7 @@ fn main() -> anyhow::Result<()> {
         let recorded: RecordedPage = serde_json::from_slice(&bytes)?;
         let mut refs = RefTable::default();
         let started = std::time::Instant::now();
-        let snapshot = compile(&capture, &mut |k, _| refs.assign(k));
+        let snapshot = compile(&capture, &mut refs);
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let f = measure(&capture, &recorded, &snapshot);
         let name = path.file_stem().unwrap_or_default().to_string_lossy();

@@ -38,7 +38,7 @@ fn corpus_pages_keep_every_control_and_their_text() {
         let capture: Capture = serde_json::from_slice(&bytes).unwrap();
         let recorded: RecordedPage = serde_json::from_slice(&bytes).unwrap();
         let mut refs = RefTable::default();
-        let snapshot = compile(&capture, &mut |k, _| refs.assign(k));
+        let snapshot = compile(&capture, &mut refs);
         let f = measure(&capture, &recorded, &snapshot);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         println!(
@@ -60,7 +60,7 @@ fn corpus_pages_keep_every_control_and_their_text() {
                 f.missing_words
             ));
         }
-        let again = compile(&capture, &mut |k, _| refs.assign(k));
+        let again = compile(&capture, &mut refs);
         let options = RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() };
         assert_eq!(render(&snapshot, 1, &options).text, render(&again, 1, &options).text, "{name}: not deterministic");
     }

@@ -107,6 +107,8 @@ impl Default for NoiseRules {
                 rule("segment", RequestUrl, Contains(text("segment.io"))),
                 rule("segment_cdn", RequestUrl, Contains(text("cdn.segment.com"))),
                 rule("doubleclick", RequestUrl, Contains(text("doubleclick.net"))),
+                // The browser asks every site for its icon; a missing one breaks nothing.
+                rule("favicon", RequestPath, EndsWith(text("/favicon.ico"))),
             ],
         }
     }
@@ -199,6 +201,8 @@ mod tests {
         assert!(rules.is_request_noise(&request("https://www.google-analytics.com/g/collect?v=2")));
         assert!(rules.is_request_noise(&request("https://example.com/j/collect")));
         assert!(!rules.is_request_noise(&request("https://example.com/collections/summer")));
+        assert!(rules.is_request_noise(&request("http://127.0.0.1:8080/favicon.ico")));
+        assert!(!rules.is_request_noise(&request("http://127.0.0.1:8080/favicon.ico.php")));
         assert!(!rules.is_console_noise(&console("TypeError: x is undefined", Some("https://example.com/app.js"))));
     }
 

@@ -15,6 +15,15 @@ pub struct SnapshotFacts {
     pub title: String,
     /// Page version the snapshot describes.
     pub version: u64,
+    /// Always `full`: the whole page (action tools otherwise answer with a delta's facts).
+    #[serde(default = "full_kind")]
+    pub kind: String,
+    /// Why the whole page was sent (`first look`, `new page`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Regions written as unchanged since the previous page; their elements are still listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchanged_regions: Vec<String>,
     /// Elements an agent can act on, in reading order.
     pub elements: Vec<ElementFacts>,
     /// Refs by state (`checked`, `disabled`, `expanded`, `collapsed`, `selected`, …).
@@ -23,6 +32,10 @@ pub struct SnapshotFacts {
     /// What the pipeline did.
     #[serde(default)]
     pub stats: SnapshotStats,
+}
+
+fn full_kind() -> String {
+    "full".into()
 }
 
 /// One element an agent can act on.

@@ -21,6 +21,16 @@ pub enum ToolCall {
     BrowserType(TypeParams),
     /// `browser_press_key`
     BrowserPressKey(PressKeyParams),
+    /// `browser_find`
+    BrowserFind(FindParams),
+    /// `get_changes_since`
+    GetChangesSince(super::changes::ChangesParams),
+    /// `browser_checkpoint`
+    BrowserCheckpoint(super::changes::CheckpointParams),
+    /// `browser_console_messages`
+    BrowserConsoleMessages(ConsoleMessagesParams),
+    /// `browser_network_requests`
+    BrowserNetworkRequests(NetworkRequestsParams),
 }
 
 impl ToolCall {
@@ -33,6 +43,11 @@ impl ToolCall {
             ToolCall::BrowserClick(_) => "browser_click",
             ToolCall::BrowserType(_) => "browser_type",
             ToolCall::BrowserPressKey(_) => "browser_press_key",
+            ToolCall::BrowserFind(_) => "browser_find",
+            ToolCall::GetChangesSince(_) => "get_changes_since",
+            ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
+            ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
+            ToolCall::BrowserNetworkRequests(_) => "browser_network_requests",
         }
     }
 
@@ -45,6 +60,11 @@ impl ToolCall {
             ToolCall::BrowserClick(p) => p.tab,
             ToolCall::BrowserType(p) => p.tab,
             ToolCall::BrowserPressKey(p) => p.tab,
+            ToolCall::BrowserFind(p) => p.tab,
+            ToolCall::GetChangesSince(p) => p.tab,
+            ToolCall::BrowserCheckpoint(_) => None,
+            ToolCall::BrowserConsoleMessages(p) => p.tab,
+            ToolCall::BrowserNetworkRequests(p) => p.tab,
         }
     }
 }
@@ -121,6 +141,12 @@ pub struct SnapshotParams {
     /// Add element boxes `@x,y,w,h`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bbox: bool,
+    /// Write every region out, even those unchanged since the last snapshot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full: bool,
+    /// Only this region, e.g. `nav` or `main`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
@@ -140,6 +166,9 @@ pub struct ClickParams {
     /// Mouse button (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
+    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
@@ -172,6 +201,9 @@ pub struct TypeParams {
     /// Press Enter afterwards.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub submit: bool,
+    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
@@ -187,6 +219,83 @@ pub struct PressKeyParams {
     /// Focus this element first.
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
+    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// A console message level, most serious first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MessageLevel {
+    /// Errors.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Info and above.
+    Info,
+    /// Log and above.
+    Log,
+    /// Everything.
+    Debug,
+}
+
+/// Console messages of your tabs, a page at a time; page 1 is the newest.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ConsoleMessagesParams {
+    /// Lowest level to list (default all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<MessageLevel>,
+    /// Page (default 1, the newest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// Messages per page (default 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<u32>,
+    /// Only this tab (default: all tabs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Requests of your tabs, a page at a time; page 1 is the newest.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NetworkRequestsParams {
+    /// Only failed requests (no response, 4xx, 5xx).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+    /// Page (default 1, the newest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
+    /// Requests per page (default 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_size: Option<u32>,
+    /// Only this tab (default: all tabs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Search the page, including regions a snapshot showed as unchanged or trimmed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FindParams {
+    /// Words in an element's name, value or text, or in a text line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Role, e.g. `button`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// Region name, e.g. `nav`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
@@ -207,5 +316,20 @@ mod tests {
         let call = ToolCall::BrowserPressKey(PressKeyParams { key: "Enter".into(), ..Default::default() });
         let json = serde_json::to_value(&call).unwrap();
         assert_eq!(json["tool"], call.name());
+    }
+
+    #[test]
+    fn change_tools_use_their_mcp_names_on_the_wire() {
+        let calls = [
+            ToolCall::GetChangesSince(Default::default()),
+            ToolCall::BrowserCheckpoint(Default::default()),
+            ToolCall::BrowserConsoleMessages(Default::default()),
+            ToolCall::BrowserNetworkRequests(Default::default()),
+        ];
+        for call in calls {
+            let json = serde_json::to_value(&call).unwrap();
+            assert_eq!(json["tool"], call.name());
+            assert_eq!(serde_json::from_value::<ToolCall>(json).unwrap(), call);
+        }
     }
 }

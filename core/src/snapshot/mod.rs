@@ -25,8 +25,9 @@ use std::collections::BTreeMap;
 
 use crate::capture::Capture;
 use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotStats};
-use crate::refs::NodeKey;
-use element::ElementFacts;
+use std::collections::HashMap;
+
+use crate::refs::{ElementIdentity, NodeKey, RefAssigner};
 use outline::{Line, OutlineElement, Region};
 use signal::DropReason;
 use tree::PageTree;
@@ -42,6 +43,10 @@ pub struct Snapshot {
     pub regions: Vec<Region>,
     /// Identity of each region's element.
     pub region_keys: Vec<NodeKey>,
+    /// Stable name of each region across documents (`nav "Primary"`, `main`, `nav #2`).
+    pub region_names: Vec<String>,
+    /// The innermost region of each element.
+    pub element_regions: Vec<Option<usize>>,
     /// Lines in reading order.
     pub lines: Vec<Line>,
     /// Identity of each line: its anchor node and its ordinal among that anchor's lines.
@@ -58,6 +63,8 @@ pub struct Snapshot {
     pub enclosing: Vec<Option<usize>>,
     /// Some document's frame was unknown, so its refs could not be scoped.
     pub unknown_frames: bool,
+    /// The main frame's id.
+    pub main_frame: String,
     /// Loader id of the main frame's document.
     pub main_loader: String,
     /// What the pipeline did.
@@ -103,6 +110,9 @@ impl Snapshot {
             url: self.url.clone(),
             title: self.title.clone(),
             version,
+            kind: "full".into(),
+            reason: None,
+            unchanged_regions: Vec::new(),
             elements,
             states,
             stats: self.stats.clone(),
@@ -110,9 +120,9 @@ impl Snapshot {
     }
 }
 
-/// Compiles a capture. `assign_ref` gives each element its ref number (P3.1); it is called in
-/// reading order with the element's identity and facts.
-pub fn compile(capture: &Capture, assign_ref: &mut dyn FnMut(&NodeKey, &ElementFacts) -> u32) -> Snapshot {
+/// Compiles a capture. `refs` gives each element its ref number (P3.1), seeing each element's
+/// node and identity.
+pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
     let tree = PageTree::build(capture);
     let mut actionable = actionable::candidates(&tree);
     let mut signal = signal::filter(&tree, &actionable);
@@ -132,7 +142,30 @@ pub fn compile(capture: &Capture, assign_ref: &mut dyn FnMut(&NodeKey, &ElementF
         }
     };
     let element_keys: Vec<NodeKey> = outline.elements.iter().map(|e| key(e.node)).collect();
-    let refs = outline.elements.iter().zip(&element_keys).map(|(e, k)| assign_ref(k, &e.facts)).collect();
+    let region_names = region_names(&outline.regions);
+    let main_frame_id = capture.main.frame_tree.frame_tree.frame.id.as_str();
+    let element_regions = element_regions(&outline);
+    let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
+    let identities: Vec<(NodeKey, ElementIdentity)> = outline
+        .elements
+        .iter()
+        .zip(&element_keys)
+        .zip(&element_regions)
+        .map(|((e, key), region)| {
+            let region = region.map(|r| region_names[r].clone()).unwrap_or_default();
+            let counter = seen.entry((region.clone(), e.facts.role.clone(), e.facts.name.clone())).or_insert(0);
+            let identity = ElementIdentity {
+                main_frame: key.frame_id == main_frame_id,
+                region,
+                role: e.facts.role.clone(),
+                name: e.facts.name.clone(),
+                ordinal: *counter,
+            };
+            *counter += 1;
+            (key.clone(), identity)
+        })
+        .collect();
+    let refs = refs.assign_refs(&identities);
     let boxes: Vec<Option<[i64; 4]>> = outline
         .elements
         .iter()
@@ -174,6 +207,8 @@ pub fn compile(capture: &Capture, assign_ref: &mut dyn FnMut(&NodeKey, &ElementF
         url: main_frame.url.clone(),
         title: text::normalise(&title),
         region_keys: outline.regions.iter().map(|r| key(r.anchor)).collect(),
+        region_names,
+        element_regions,
         regions: outline.regions,
         line_keys: outline.lines.iter().map(|l| (key(l.anchor), l.ordinal)).collect(),
         lines: outline.lines,
@@ -183,6 +218,7 @@ pub fn compile(capture: &Capture, assign_ref: &mut dyn FnMut(&NodeKey, &ElementF
         boxes,
         enclosing,
         unknown_frames: tree.unknown_frames > 0,
+        main_frame: main_frame.id.clone(),
         main_loader: main_frame.loader_id.clone(),
         stats,
     };
@@ -191,4 +227,36 @@ pub fn compile(capture: &Capture, assign_ref: &mut dyn FnMut(&NodeKey, &ElementF
     snapshot.stats.chars = full.text.chars().count();
     snapshot.stats.estimated_tokens = render::estimate_tokens(&full.text);
     snapshot
+}
+
+/// Names for regions that stay the same from one document to the next: the region's kind and
+/// label, numbered when several share them.
+fn region_names(regions: &[Region]) -> Vec<String> {
+    let mut count: HashMap<(&str, &str), u32> = HashMap::new();
+    regions
+        .iter()
+        .map(|r| {
+            let n = count.entry((r.kind, r.label.as_str())).or_insert(0);
+            *n += 1;
+            let base = if r.label.is_empty() { r.kind.to_owned() } else { format!("{} {:?}", r.kind, r.label) };
+            if *n == 1 { base } else { format!("{base} #{n}") }
+        })
+        .collect()
+}
+
+/// The innermost region of each element: the region of the line that shows it (an inline link
+/// is in its paragraph's region), or the region it is itself (a focusable landmark).
+fn element_regions(outline: &outline::Outline) -> Vec<Option<usize>> {
+    let mut regions = vec![None; outline.elements.len()];
+    for line in &outline.lines {
+        for i in line.elements() {
+            regions[i] = regions[i].or(line.region);
+        }
+    }
+    for (r, region) in outline.regions.iter().enumerate() {
+        if let Some(e) = region.element {
+            regions[e] = Some(r);
+        }
+    }
+    regions
 }

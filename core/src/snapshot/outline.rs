@@ -51,6 +51,30 @@ pub struct Region {
     pub anchor: NodeId,
     /// The region's own element, when it can be acted on (a focusable landmark).
     pub element: Option<usize>,
+    /// Set when the region is an overlay (a modal, a dialog, a dropdown).
+    pub overlay: Option<Overlay>,
+}
+
+/// What kind of overlay a region is, and how sure the rule that found it is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overlay {
+    /// Modal, dialog or dropdown.
+    pub kind: OverlayKind,
+    /// 1.0 for an ARIA modal down to 0.7 for a class-name match.
+    pub confidence: f32,
+    /// Its z-index, for stacking order.
+    pub z_index: i64,
+}
+
+/// The kinds of overlay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    /// Blocks the page behind it.
+    Modal,
+    /// A dialog that does not block the page.
+    Dialog,
+    /// A menu or listbox that drops down.
+    Dropdown,
 }
 
 /// One line.
@@ -66,6 +90,28 @@ pub struct Line {
     pub indent: u8,
     /// What the line says.
     pub content: LineContent,
+}
+
+impl Line {
+    /// The elements the line shows (on its own line or inside its text), in order.
+    pub fn elements(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut from_runs = |runs: &[Run]| {
+            out.extend(runs.iter().filter_map(|r| match r {
+                Run::Link(i) | Run::Element(i) => Some(*i),
+                _ => None,
+            }))
+        };
+        match &self.content {
+            LineContent::Element(i) => return vec![*i],
+            LineContent::Text(runs) | LineContent::Heading { runs, .. } | LineContent::Item { runs, .. } => {
+                from_runs(runs)
+            }
+            LineContent::Row { cells, .. } => cells.iter().for_each(|c| from_runs(c)),
+            LineContent::Group { .. } => {}
+        }
+        out
+    }
 }
 
 /// What a line says.
@@ -368,7 +414,7 @@ impl<'t, 'a> Builder<'t, 'a> {
         let role = node.ax.role();
         let tag = node.tag.as_str();
         if self.in_cell == 0
-            && let Some((kind, label)) = self.region_of(id)
+            && let Some((kind, label, overlay)) = self.region_of(id)
         {
             self.flush();
             let element = self.actionable[id].then(|| {
@@ -378,7 +424,14 @@ impl<'t, 'a> Builder<'t, 'a> {
                 self.out.elements.push(OutlineElement { node: id, facts });
                 self.out.elements.len() - 1
             });
-            self.out.regions.push(Region { kind, label, parent: self.regions.last().copied(), anchor: id, element });
+            self.out.regions.push(Region {
+                kind,
+                label,
+                parent: self.regions.last().copied(),
+                anchor: id,
+                element,
+                overlay,
+            });
             self.regions.push(self.out.regions.len() - 1);
             let saved = std::mem::take(&mut self.lists);
             self.visit_children(id);
@@ -721,15 +774,18 @@ impl<'t, 'a> Builder<'t, 'a> {
         false
     }
 
-    /// The region an element starts: a landmark, or (outside every region) a header, nav,
-    /// footer or sidebar recognised by its id or class.
-    fn region_of(&self, id: NodeId) -> Option<(&'static str, String)> {
+    /// The region an element starts: a landmark, an overlay, or (outside every region) a header,
+    /// nav, footer or sidebar recognised by its id or class.
+    fn region_of(&self, id: NodeId) -> Option<(&'static str, String, Option<Overlay>)> {
         let node = &self.tree.nodes[id];
         let label = normalise(&node.ax.name());
         // A dialog hidden from assistive technology has no accessible role; its attribute says.
         let mut role = node.ax.role();
         if role.is_empty() {
             role = node.attr("role").unwrap_or("").trim().to_ascii_lowercase();
+        }
+        if let Some(overlay) = overlay_of(self.tree, id, &role) {
+            return Some(("dialog", label, Some(overlay)));
         }
         let kind = match role.as_str() {
             "banner" => "header",
@@ -740,12 +796,52 @@ impl<'t, 'a> Builder<'t, 'a> {
             "search" => "search",
             "form" if !label.is_empty() => "form",
             "region" if !label.is_empty() => "section",
-            "dialog" | "alertdialog" => "dialog",
             _ if self.regions.is_empty() => fallback_region(node.attr("id"), node.attr("class"))?,
             _ => return None,
         };
-        Some((kind, label))
+        Some((kind, label, None))
     }
+}
+
+/// The deterministic overlay rules, first match wins:
+/// 1. role `dialog` or `alertdialog` with `aria-modal="true"` — a modal (confidence 1.0);
+/// 2. role `dialog` or `alertdialog` — a dialog (0.9);
+/// 3. a `data-overlay`, `data-modal` or `data-dialog` attribute — a modal (0.85);
+/// 4. a class naming a modal, dialog, overlay, popup or dropdown menu, with a z-index of at
+///    least 1000 or a full-viewport backdrop beside it — a modal or dropdown (0.7).
+pub fn overlay_of(tree: &PageTree, id: NodeId, role: &str) -> Option<Overlay> {
+    let node = &tree.nodes[id];
+    let z_index = node.layout.as_ref().and_then(|l| l.z_index).unwrap_or(0);
+    let found = |kind, confidence| Some(Overlay { kind, confidence, z_index });
+    if matches!(role, "dialog" | "alertdialog") || node.tag == "dialog" {
+        let modal = node.attr("aria-modal").is_some_and(|m| m.eq_ignore_ascii_case("true"));
+        return if modal { found(OverlayKind::Modal, 1.0) } else { found(OverlayKind::Dialog, 0.9) };
+    }
+    if ["data-overlay", "data-modal", "data-dialog"].iter().any(|a| node.has_attr(a)) {
+        return found(OverlayKind::Modal, 0.85);
+    }
+    let class = node.attr("class").unwrap_or("").to_ascii_lowercase();
+    let classes: Vec<&str> = class.split_whitespace().collect();
+    let names = |word: &str| classes.iter().any(|c| c.split(['-', '_']).any(|part| part == word));
+    let dropdown = classes.iter().any(|c| c.contains("dropdown-menu"));
+    if (names("modal") || names("dialog") || names("overlay") || names("popup") || dropdown)
+        && (z_index >= 1000 || has_backdrop_sibling(tree, id))
+    {
+        return found(if dropdown { OverlayKind::Dropdown } else { OverlayKind::Modal }, 0.7);
+    }
+    None
+}
+
+/// Whether a sibling of `id` is a fixed box covering the viewport (a backdrop).
+fn has_backdrop_sibling(tree: &PageTree, id: NodeId) -> bool {
+    let Some(parent) = tree.nodes[id].parent else { return false };
+    let (vw, vh) = tree.viewport;
+    tree.nodes[parent].children.iter().filter(|&&s| s != id).any(|&s| {
+        tree.nodes[s]
+            .layout
+            .as_ref()
+            .is_some_and(|l| l.position == "fixed" && vw > 0.0 && l.bounds.w >= 0.9 * vw && l.bounds.h >= 0.9 * vh)
+    })
 }
 
 /// The level of a heading element.

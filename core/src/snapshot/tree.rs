@@ -90,6 +90,10 @@ pub struct Layout {
     pub cursor: String,
     /// Computed `white-space`.
     pub white_space: String,
+    /// Computed `position`.
+    pub position: String,
+    /// Computed `z-index` (`None` for `auto`).
+    pub z_index: Option<i64>,
 }
 
 /// The accessibility facts of a node.
@@ -188,6 +192,8 @@ pub struct PageTree<'a> {
     pub frames: Vec<FrameInfo>,
     /// Documents whose frame could not be found in any frame tree (refs there cannot be scoped).
     pub unknown_frames: usize,
+    /// The visual viewport's size (CSS pixels).
+    pub viewport: (f64, f64),
 }
 
 impl<'a> PageTree<'a> {
@@ -199,6 +205,9 @@ impl<'a> PageTree<'a> {
             for frame in target.frame_tree.frame_tree.frames() {
                 loaders.entry(frame.id.clone()).or_insert((frame.loader_id.clone(), frame.url.clone()));
             }
+        }
+        if let Some(v) = capture.layout.css_visual_viewport {
+            tree.viewport = (v.client_width, v.client_height);
         }
         let main_root = tree.add_target(&capture.main, &loaders);
         tree.root = main_root.unwrap_or(0);
@@ -327,6 +336,8 @@ impl<'a> PageTree<'a> {
                     background: style(style::BACKGROUND_COLOR).to_owned(),
                     cursor: style(style::CURSOR).to_owned(),
                     white_space: style(style::WHITE_SPACE).to_owned(),
+                    position: style(style::POSITION).to_owned(),
+                    z_index: style(style::Z_INDEX).parse().ok(),
                 },
             );
         }

@@ -1,0 +1,417 @@
+//! The one authority on what an agent has seen of a tab.
+//!
+//! There is one [`PageState`] per (MCP session, tab). It alone assigns refs, numbers versions,
+//! keeps the history of what the agent was shown, tracks open overlays, remembers the regions of
+//! the last baseline, and decides what a response says: the full page, "no change", a delta, an
+//! overlay opened or closed. No cache or second state answers around it: every response is
+//! computed from it and updates it, in one place.
+//!
+//! * Versions are monotonic across navigations and only move when the page's content changes
+//!   (a content hash, so nothing is counted twice).
+//! * A delta is exactly what turns the agent's previous view into its new one
+//!   ([`view::apply`]); refs that died are listed first.
+//! * While an overlay (a modal, a dialog, a dropdown) is open, the page behind it is frozen in
+//!   the agent's view: changes there are told when the overlay closes.
+//! * A full snapshot is sent, with its reason, at first look, after a main-frame navigation,
+//!   when a delta would mislead (confidence below 0.6 or more than 40 % of lines changed), when
+//!   a document's frame is unknown, or on request. Baselines collapse regions that have not
+//!   changed since the previous baseline.
+
+pub mod regions;
+pub mod registry;
+pub mod response;
+pub mod view;
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+use crate::capture::Capture;
+use crate::refs::{NodeKey, RefError};
+use crate::snapshot::{Snapshot, compile};
+use regions::RegionSignature;
+use registry::{GoneReason, RefRegistry};
+use view::{LineDiff, View, ViewLine, diff};
+
+/// How many past versions of the agent's view are kept for agents that act on an older one.
+pub const HISTORY: usize = 3;
+/// Below this confidence a delta would mislead, and the full page is sent.
+pub const MIN_CONFIDENCE: f64 = 0.6;
+/// Above this share of changed lines the full page is sent.
+pub const MAX_CHANGED_SHARE: f64 = 0.4;
+
+/// Why a response is the full page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FullReason {
+    /// The agent had not seen the page yet.
+    FirstLook,
+    /// The main frame loaded a new document.
+    Navigation,
+    /// So much changed that a delta would mislead.
+    Unreliable {
+        /// 1 − 2 × changed share, clamped to [0, 1].
+        confidence: f64,
+        /// Share of lines that changed.
+        changed_share: f64,
+    },
+    /// A document's frame could not be identified, so its refs cannot be scoped.
+    UnknownFrames,
+    /// The agent asked for it.
+    Requested,
+    /// The agent's version is older than the kept history; its action was not run.
+    TooStale {
+        /// The version the agent said it had.
+        agent_version: u64,
+    },
+}
+
+impl std::fmt::Display for FullReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FullReason::FirstLook => f.write_str("first look"),
+            FullReason::Navigation => f.write_str("new page"),
+            FullReason::Unreliable { confidence, changed_share } => write!(
+                f,
+                "too much changed for a delta ({:.0}% of lines, confidence {confidence:.2})",
+                changed_share * 100.0
+            ),
+            FullReason::UnknownFrames => f.write_str("a frame could not be identified"),
+            FullReason::Requested => f.write_str("as requested"),
+            FullReason::TooStale { agent_version } => write!(f, "v{agent_version} is too old to update"),
+        }
+    }
+}
+
+/// What changed between two versions of the agent's view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    /// The version the agent had.
+    pub from: u64,
+    /// The version it has now.
+    pub to: u64,
+    /// Refs the agent held that no longer resolve, and why.
+    pub gone: Vec<(u32, GoneReason)>,
+    /// The exact line changes.
+    pub lines: LineDiff,
+}
+
+/// What a response says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The whole page (regions in `collapsed` are written as unchanged).
+    Full {
+        /// Why.
+        reason: FullReason,
+        /// Regions of the snapshot that are unchanged since the previous baseline.
+        collapsed: BTreeSet<usize>,
+    },
+    /// Nothing the agent sees changed.
+    NoChange,
+    /// The page changed.
+    Changed(Delta),
+    /// An overlay opened: its content, with the page behind it frozen.
+    OverlayOpened {
+        /// The overlay's region name.
+        overlay: String,
+        /// Its content as added lines.
+        delta: Delta,
+    },
+    /// An overlay closed: its refs are gone, and what changed behind it while it was open.
+    OverlayClosed {
+        /// The overlay's region name.
+        overlay: String,
+        /// The changes.
+        delta: Delta,
+    },
+}
+
+/// One response to the agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The page version the agent now has.
+    pub version: u64,
+    /// What it says.
+    pub outcome: Outcome,
+}
+
+/// Where an agent that names the version it acts on stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Staleness {
+    /// It has the current version.
+    Current,
+    /// It has an older version that is still in history: here is what changed since.
+    Behind(Delta),
+    /// Its version is older than the history: the action must not run.
+    TooStale(u64),
+}
+
+/// The page state of one (MCP session, tab).
+#[derive(Debug, Clone, Default)]
+pub struct PageState {
+    registry: RefRegistry,
+    version: u64,
+    /// What the agent has been shown: its current view.
+    shown: Option<View>,
+    /// The version `shown` was shown at.
+    shown_version: u64,
+    /// Earlier views the agent was shown, newest last.
+    history: VecDeque<(u64, View)>,
+    /// Hash of the page's full content at the current version.
+    content: Option<[u8; 32]>,
+    /// The base page as the agent last saw it, while overlays are open.
+    frozen_base: Option<View>,
+    /// Open overlays, outermost first.
+    overlays: Vec<OpenOverlay>,
+    main_loader: String,
+    baseline_regions: Option<HashMap<String, RegionSignature>>,
+    last: Option<Snapshot>,
+    /// The last full response: later pages of it render from here.
+    last_full: Option<Response>,
+}
+
+impl PageState {
+    /// A page state that has shown nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The current version (0 before the first response).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The last snapshot compiled and responded with.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.last.as_ref()
+    }
+
+    /// The last full response (its later pages are rendered from it and [`PageState::snapshot`]).
+    pub fn last_full(&self) -> Option<&Response> {
+        self.last_full.as_ref()
+    }
+
+    /// The agent's current view.
+    pub fn view(&self) -> Option<&View> {
+        self.shown.as_ref()
+    }
+
+    /// Names of the open overlays, outermost first.
+    pub fn overlays(&self) -> Vec<&str> {
+        self.overlays.iter().map(|o| o.name.as_str()).collect()
+    }
+
+    /// Compiles a capture with this page state's refs.
+    pub fn compile(&mut self, capture: &Capture) -> Snapshot {
+        compile(capture, &mut self.registry)
+    }
+
+    /// The live node behind a ref; `frames` maps each frame of the tab to its current loader.
+    pub fn resolve(&self, element_ref: &str, frames: &HashMap<String, String>) -> Result<NodeKey, RefError> {
+        self.registry.resolve(element_ref, frames)
+    }
+
+    /// Where an agent acting on `since` stands. An unknown future version is an error.
+    pub fn check_since(&self, since: Option<u64>) -> Result<Staleness, String> {
+        let Some(since) = since else { return Ok(Staleness::Current) };
+        if since == self.version {
+            return Ok(Staleness::Current);
+        }
+        if since > self.version {
+            return Err(format!("v{since} does not exist yet: the current version is v{}", self.version));
+        }
+        let (Some(old), Some(now)) =
+            (self.history.iter().find(|(v, _)| *v == since).map(|(_, view)| view), &self.shown)
+        else {
+            return Ok(Staleness::TooStale(since));
+        };
+        let gone = old.refs().difference(&now.refs()).map(|&r| (r, GoneReason::Removed)).collect();
+        Ok(Staleness::Behind(Delta { from: since, to: self.version, gone, lines: diff(old, now) }))
+    }
+
+    /// A baseline: the full page, for `browser_snapshot` (`requested`: the agent asked for
+    /// everything, so nothing is collapsed) or `browser_navigate`.
+    pub fn baseline(&mut self, snapshot: Snapshot, requested: bool) -> Response {
+        let reason = if self.shown.is_none() {
+            FullReason::FirstLook
+        } else if snapshot.main_loader != self.main_loader {
+            FullReason::Navigation
+        } else {
+            FullReason::Requested
+        };
+        self.full(snapshot, reason, !requested)
+    }
+
+    /// The agent's action ran and the page settled: what to tell it.
+    pub fn after_action(&mut self, snapshot: Snapshot) -> Response {
+        if self.shown.is_none() {
+            return self.full(snapshot, FullReason::FirstLook, false);
+        }
+        if snapshot.main_loader != self.main_loader {
+            return self.full(snapshot, FullReason::Navigation, true);
+        }
+        if snapshot.unknown_frames {
+            return self.full(snapshot, FullReason::UnknownFrames, false);
+        }
+        let page = View::of(&snapshot);
+        let open = overlays_in(&snapshot);
+        let previous = self.shown.clone().unwrap_or_default();
+        let base = match (&self.frozen_base, open.is_empty()) {
+            // Overlays open: the page behind them stays as the agent last saw it.
+            (Some(frozen), false) => frozen.clone(),
+            (None, false) => previous.base(),
+            (_, true) => page.base(),
+        };
+        let agent_view = compose(&base, &page);
+        let lines = diff(&previous, &agent_view);
+        let changed = lines.size();
+        let total = agent_view.lines.len().max(previous.lines.len()).max(1);
+        let share = changed as f64 / total as f64;
+        let confidence = 1.0 - (2.0 * share).min(1.0);
+        let opened = open.len() > self.overlays.len() && open.starts_with(&self.overlays);
+        let closed = open.len() < self.overlays.len() && self.overlays.starts_with(&open);
+        // Another overlay in place of the open one (another element, frame or document, even
+        // under the same name): the old one's refs are gone and the new one is shown as opened.
+        let replaced = !opened && !closed && !open.is_empty() && open != self.overlays;
+        let overlay_moved = opened || closed || replaced;
+        if !overlay_moved && (confidence < MIN_CONFIDENCE || share > MAX_CHANGED_SHARE) {
+            return self.full(snapshot, FullReason::Unreliable { confidence, changed_share: share }, false);
+        }
+        let version = self.advance(&page);
+        let gone = self.retire(&previous, &agent_view, &snapshot, version);
+        let delta = Delta { from: self.shown_version, to: version, gone, lines };
+        let outcome = if opened || replaced {
+            Outcome::OverlayOpened { overlay: open.last().map(|o| o.name.clone()).unwrap_or_default(), delta }
+        } else if closed {
+            Outcome::OverlayClosed { overlay: self.overlays.last().map(|o| o.name.clone()).unwrap_or_default(), delta }
+        } else if delta.lines.is_empty() && delta.gone.is_empty() {
+            Outcome::NoChange
+        } else {
+            Outcome::Changed(delta)
+        };
+        self.frozen_base = (!open.is_empty()).then_some(base);
+        self.overlays = open;
+        self.remember(agent_view, snapshot);
+        Response { version: self.version, outcome }
+    }
+
+    /// The full page, with the previous baseline's unchanged regions collapsed if `dedup`.
+    pub fn full(&mut self, snapshot: Snapshot, reason: FullReason, dedup: bool) -> Response {
+        let view = View::of(&snapshot);
+        let previous = self.shown.clone().unwrap_or_default();
+        let version = self.advance(&view);
+        self.retire(&previous, &view, &snapshot, version);
+        let collapsed = match (&self.baseline_regions, dedup) {
+            (Some(before), true) => regions::unchanged(&snapshot, before),
+            _ => BTreeSet::new(),
+        };
+        self.baseline_regions = Some(regions::signatures(&snapshot));
+        self.overlays = overlays_in(&snapshot);
+        self.frozen_base = (!self.overlays.is_empty()).then(|| view.base());
+        self.main_loader = snapshot.main_loader.clone();
+        self.remember(view, snapshot);
+        let response = Response { version: self.version, outcome: Outcome::Full { reason, collapsed } };
+        self.last_full = Some(response.clone());
+        response
+    }
+
+    /// Moves to a new version if the page's content changed since the current one.
+    fn advance(&mut self, page: &View) -> u64 {
+        let hash = page.hash();
+        if self.content != Some(hash) || self.version == 0 {
+            self.version += 1;
+            self.content = Some(hash);
+        }
+        self.version
+    }
+
+    /// Marks the refs the agent held that the new view no longer shows as gone, and returns
+    /// them with their reasons.
+    fn retire(&mut self, previous: &View, now: &View, snapshot: &Snapshot, version: u64) -> Vec<(u32, GoneReason)> {
+        let mut frames: HashMap<String, String> =
+            snapshot.element_keys.iter().map(|k| (k.frame_id.clone(), k.loader_id.clone())).collect();
+        frames.insert(snapshot.main_frame.clone(), snapshot.main_loader.clone());
+        let now_refs = now.refs();
+        let mut gone = Vec::new();
+        for r in previous.refs().difference(&now_refs) {
+            let reason = self.registry.reason_for(*r, &frames);
+            self.registry.mark_gone(*r, reason, version);
+            gone.push((*r, reason));
+        }
+        gone
+    }
+
+    fn remember(&mut self, view: View, snapshot: Snapshot) {
+        if let Some(shown) = self.shown.take()
+            && self.shown_version != self.version
+        {
+            self.history.push_back((self.shown_version, shown));
+            while self.history.len() > HISTORY {
+                self.history.pop_front();
+            }
+        }
+        self.shown = Some(view);
+        self.shown_version = self.version;
+        self.last = Some(snapshot);
+    }
+}
+
+/// An open overlay: its region name, and the identity of its element (frame, document, node),
+/// which tells apart two overlays of the same name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOverlay {
+    /// Region name, e.g. `dialog "Settings"`.
+    pub name: String,
+    /// The overlay element.
+    pub key: NodeKey,
+}
+
+/// The open overlays of a snapshot, in document order (an outer overlay before the ones inside
+/// it).
+pub fn overlays_in(snapshot: &Snapshot) -> Vec<OpenOverlay> {
+    snapshot
+        .regions
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.overlay.is_some())
+        .map(|(i, _)| OpenOverlay { name: snapshot.region_names[i].clone(), key: snapshot.region_keys[i].clone() })
+        .collect()
+}
+
+/// The agent's view of a page whose base part is `base` (frozen while overlays are open) and
+/// whose overlays are as in `page`: `base`'s lines, with each run of overlay lines placed after
+/// the base line that precedes it in `page`.
+pub fn compose(base: &View, page: &View) -> View {
+    let mut lines: Vec<ViewLine> = base.lines.clone();
+    let mut elements = base.elements.clone();
+    let base_ids: HashMap<&str, usize> = base.lines.iter().enumerate().map(|(i, l)| (l.id.as_str(), i)).collect();
+    // Insert overlay runs from the last to the first so earlier insert positions stay valid.
+    let mut runs: Vec<(Option<usize>, Vec<ViewLine>)> = Vec::new();
+    let mut anchor: Option<usize> = None;
+    let mut in_overlay = false;
+    for line in &page.lines {
+        if line.overlay.is_none() {
+            in_overlay = false;
+            if let Some(&i) = base_ids.get(line.id.as_str()) {
+                anchor = Some(i);
+            }
+            continue;
+        }
+        match runs.last_mut() {
+            Some((_, run)) if in_overlay => run.push(line.clone()),
+            _ => runs.push((anchor, vec![line.clone()])),
+        }
+        in_overlay = true;
+    }
+    for (anchor, run) in runs.into_iter().rev() {
+        let at = anchor.map(|a| a + 1).unwrap_or(0);
+        for line in run.into_iter().rev() {
+            lines.insert(at, line);
+        }
+    }
+    let overlay_refs: BTreeSet<u32> =
+        lines.iter().filter(|l| l.overlay.is_some()).flat_map(|l| view::refs_in(&l.text)).collect();
+    for r in overlay_refs {
+        if let Some(f) = page.elements.get(&r) {
+            elements.insert(r, f.clone());
+        }
+    }
+    View { lines, elements }
+}

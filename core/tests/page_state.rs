@@ -1,0 +1,568 @@
+//! The page state: refs, versions, deltas, overlays, stale agents and region dedup, on pages
+//! built in CDP's own shapes (see `support`), so that node ids and documents are exact.
+
+mod support;
+
+use std::collections::HashMap;
+
+use sightline_core::page_state::response::{render_notice, render_response};
+use sightline_core::page_state::view::{View, apply};
+use sightline_core::page_state::{FullReason, HISTORY, Outcome, PageState, Response, Staleness};
+use sightline_core::snapshot::render::RenderOptions;
+use support::*;
+
+fn frames(loader: &str) -> HashMap<String, String> {
+    HashMap::from([("MAIN".to_owned(), loader.to_owned())])
+}
+
+fn shop(loader: &str, basket: &str, extra: Vec<Node>) -> Page {
+    let mut main = vec![h(20, 1, "Mugs"), p(21, basket), button(22, "Add to basket"), checkbox(23, "Gift wrap", false)];
+    main.extend(extra);
+    page(
+        loader,
+        vec![
+            landmark(10, "navigation", "Main", vec![link(11, "Home"), link(12, "Mugs"), link(13, "About")]),
+            landmark(19, "main", "", main),
+        ],
+    )
+}
+
+fn baseline(ps: &mut PageState, page: &Page) -> Response {
+    let snapshot = ps.compile(&capture(page));
+    ps.baseline(snapshot, false)
+}
+
+fn act(ps: &mut PageState, page: &Page) -> Response {
+    let snapshot = ps.compile(&capture(page));
+    ps.after_action(snapshot)
+}
+
+fn text(ps: &PageState, r: &Response) -> String {
+    render_response(ps.snapshot().expect("a snapshot"), r, &RenderOptions::default())
+}
+
+// Baselines and versions -----------------------------------------------------------------------
+
+#[test]
+fn the_first_look_is_the_full_page_at_v1() {
+    let mut ps = PageState::new();
+    let r = baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    assert_eq!(r.version, 1);
+    assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::FirstLook, .. }));
+    let t = text(&ps, &r);
+    assert!(t.contains("https://shop.test/ · v1") && t.contains("e4 button \"Add to basket\""), "{t}");
+}
+
+#[test]
+fn an_action_that_changes_nothing_answers_no_change_at_the_same_version() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let r = act(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    assert_eq!((r.version, &r.outcome), (1, &Outcome::NoChange));
+    assert_eq!(text(&ps, &r), "v1 · no change");
+}
+
+#[test]
+fn versions_only_move_when_the_content_changes_and_never_go_back() {
+    let mut ps = PageState::new();
+    assert_eq!(baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![])).version, 1);
+    assert_eq!(baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![])).version, 1, "no double increment");
+    assert_eq!(act(&mut ps, &shop("L1", "Basket: 1 items", vec![])).version, 2);
+    assert_eq!(baseline(&mut ps, &shop("L2", "Basket: 1 items", vec![])).version, 3, "monotonic across navigation");
+}
+
+// Deltas --------------------------------------------------------------------------------------
+
+#[test]
+fn changed_text_is_a_delta_with_before_and_after() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let r = act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
+    assert_eq!(text(&ps, &r), "v2 · 1 change since v1\n~ \"Basket: 0 items\" → \"Basket: 1 items\"");
+}
+
+#[test]
+fn a_state_change_reads_as_words() {
+    let mut ps = PageState::new();
+    let mut page = shop("L1", "Basket: 0 items", vec![]);
+    baseline(&mut ps, &page);
+    page.body[1] = landmark(
+        19,
+        "main",
+        "",
+        vec![h(20, 1, "Mugs"), p(21, "Basket: 0 items"), button(22, "Add to basket"), checkbox(23, "Gift wrap", true)],
+    );
+    let r = act(&mut ps, &page);
+    assert_eq!(text(&ps, &r), "v2 · 1 change since v1\n~ e5 checkbox \"Gift wrap\" → checked");
+}
+
+#[test]
+fn refs_that_die_come_first_and_are_refused_with_the_reason() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![button(30, "Remove")]));
+    let r = act(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let t = text(&ps, &r);
+    assert_eq!(t.lines().nth(1), Some("gone: e6"), "{t}");
+    let err = ps.resolve("e6", &frames("L1")).unwrap_err().to_string();
+    assert!(err.contains("removed from the page at v2"), "{err}");
+}
+
+#[test]
+fn an_added_element_gets_a_new_ref_and_says_where_it_is() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let r = act(&mut ps, &shop("L1", "Basket: 0 items", vec![button(31, "Checkout")]));
+    assert_eq!(text(&ps, &r), "v2 · 1 change since v1\n+ after e5: e6 button \"Checkout\"");
+    assert!(ps.resolve("e6", &frames("L1")).is_ok());
+}
+
+#[test]
+fn so_much_change_that_a_delta_would_mislead_sends_the_full_page() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let flood: Vec<Node> = (0..40).map(|i| p(200 + i, &format!("New line {i}"))).collect();
+    let r = act(&mut ps, &shop("L1", "Basket: 0 items", flood));
+    assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Unreliable { .. }, .. }), "{:?}", r.outcome);
+    assert!(text(&ps, &r).contains("· full page: too much changed for a delta"));
+}
+
+// Navigation and refs across documents -----------------------------------------------------------
+
+#[test]
+fn a_main_frame_navigation_is_the_full_page_with_its_reason() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let r = act(&mut ps, &shop("L2", "Basket: 0 items", vec![]));
+    assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Navigation, .. }));
+    assert!(text(&ps, &r).contains("· v2 · full page: new page"));
+}
+
+#[test]
+fn after_a_navigation_the_same_elements_keep_their_refs_and_refs_of_the_old_page_are_refused() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![button(30, "Only on page one")]));
+    // The next page: the same nav and content built from new nodes (new backend ids).
+    let next = page(
+        "L2",
+        vec![
+            landmark(110, "navigation", "Main", vec![link(111, "Home"), link(112, "Mugs"), link(113, "About")]),
+            landmark(119, "main", "", vec![h(120, 1, "Mugs"), button(122, "Add to basket")]),
+        ],
+    );
+    baseline(&mut ps, &next);
+    assert_eq!(ps.resolve("e1", &frames("L2")).unwrap().backend_node_id, 111, "Home keeps e1");
+    assert_eq!(ps.resolve("e4", &frames("L2")).unwrap().backend_node_id, 122, "Add to basket keeps e4");
+    let err = ps.resolve("e6", &frames("L2")).unwrap_err().to_string();
+    assert!(err.contains("navigated away at v2"), "{err}");
+}
+
+#[test]
+fn a_ref_whose_document_changed_is_refused_before_the_next_snapshot() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let err = ps.resolve("e4", &frames("L9")).unwrap_err().to_string();
+    assert!(err.contains("navigated away"), "{err}");
+    let err = ps.resolve("e4", &HashMap::new()).unwrap_err().to_string();
+    assert!(err.contains("frame was detached"), "{err}");
+}
+
+// Region dedup (cross-baseline) -----------------------------------------------------------------
+
+#[test]
+fn an_unchanged_nav_collapses_on_the_second_baseline() {
+    let mut ps = PageState::new();
+    let first = baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    assert!(
+        matches!(&first.outcome, Outcome::Full { collapsed, .. } if collapsed.is_empty()),
+        "first baseline: all regions"
+    );
+    let second = baseline(&mut ps, &shop("L2", "Basket: 0 items", vec![]));
+    let t = text(&ps, &second);
+    assert!(t.contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\" count=\"3\" />"), "{t}");
+    assert!(!t.contains("[Home](e1)") && !t.contains("e1 link"), "{t}");
+}
+
+#[test]
+fn a_region_with_different_refs_or_order_or_words_is_written_out() {
+    let nav = |links: Vec<Node>| {
+        page("L2", vec![landmark(10, "navigation", "Main", links), landmark(19, "main", "", vec![button(22, "Buy")])])
+    };
+    for (case, next) in [
+        ("a new link", nav(vec![link(11, "Home"), link(12, "Mugs"), link(13, "About"), link(14, "Sale")])),
+        ("the same links in another order", nav(vec![link(12, "Mugs"), link(11, "Home"), link(13, "About")])),
+        ("the same refs with other words", nav(vec![link(11, "Home"), link(12, "Mugs (2)"), link(13, "About")])),
+    ] {
+        let mut ps = PageState::new();
+        baseline(&mut ps, &nav(vec![link(11, "Home"), link(12, "Mugs"), link(13, "About")]));
+        let r = baseline(&mut ps, &next);
+        assert!(!text(&ps, &r).contains("<region name=\"nav\" label=\"Main\" unchanged"), "{case}: {}", text(&ps, &r));
+    }
+}
+
+#[test]
+fn a_region_new_to_this_baseline_or_without_refs_is_written_out() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &page("L1", vec![landmark(19, "main", "", vec![p(21, "Just words")])]));
+    let r = baseline(
+        &mut ps,
+        &page(
+            "L2",
+            vec![
+                landmark(19, "main", "", vec![p(21, "Just words")]),
+                landmark(40, "contentinfo", "", vec![link(41, "Contact")]),
+            ],
+        ),
+    );
+    let t = text(&ps, &r);
+    assert!(t.contains("Just words") && t.contains("[Contact](e1)") || t.contains("e1 link \"Contact\""), "{t}");
+    assert!(!t.contains("unchanged"), "{t}");
+}
+
+#[test]
+fn responses_after_actions_do_not_move_the_baseline_regions() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
+    let r = baseline(&mut ps, &shop("L2", "Basket: 1 items", vec![]));
+    // The nav is compared with the first baseline, not with anything an action returned.
+    assert!(text(&ps, &r).contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\" count=\"3\" />"));
+}
+
+#[test]
+fn the_agent_can_ask_for_every_region_or_one_region() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let snapshot = ps.compile(&capture(&shop("L2", "Basket: 0 items", vec![])));
+    let r = ps.baseline(snapshot, true);
+    assert!(!text(&ps, &r).contains("unchanged"), "requested: nothing collapsed");
+    let nav = ps.snapshot().unwrap().region_names.iter().position(|n| n.starts_with("nav")).unwrap();
+    let only = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { region: Some(nav), ..Default::default() });
+    assert!(only.contains("[Home](e1)") || only.contains("e1 link \"Home\""), "{only}");
+    assert!(!only.contains("Add to basket"), "{only}");
+}
+
+#[test]
+fn a_long_changed_region_is_trimmed_with_a_marker_and_find_reaches_what_was_trimmed() {
+    let links: Vec<Node> = (0..30).map(|i| link(300 + i, &format!("Category {i}"))).collect();
+    let mut ps = PageState::new();
+    let r = baseline(&mut ps, &page("L1", vec![landmark(10, "navigation", "All", links)]));
+    let trimmed = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { trim: Some(10), ..Default::default() });
+    assert!(trimmed.contains("<trimmed count=\"20\" refs=\"20\" region=\"nav 'All'\" />"), "{trimmed}");
+    assert!(!trimmed.contains("Category 15"));
+    let found = sightline_core::page_state::regions::find(
+        ps.snapshot().unwrap(),
+        &sightline_core::page_state::regions::FindQuery { text: Some("category 15".into()), ..Default::default() },
+        10,
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].line, "e16 link \"Category 15\"");
+}
+
+#[test]
+fn find_reaches_elements_of_a_collapsed_region() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    baseline(&mut ps, &shop("L2", "Basket: 0 items", vec![]));
+    let q = sightline_core::page_state::regions::FindQuery {
+        role: Some("link".into()),
+        region: Some("nav".into()),
+        ..Default::default()
+    };
+    let found = sightline_core::page_state::regions::find(ps.snapshot().unwrap(), &q, 10);
+    assert_eq!(
+        found.iter().map(|f| f.line.as_str()).collect::<Vec<_>>(),
+        ["e1 link \"Home\"", "e2 link \"Mugs\"", "e3 link \"About\""]
+    );
+}
+
+// Overlays ----------------------------------------------------------------------------------------
+
+fn with_modal(loader: &str, basket: &str, inside: Vec<Node>) -> Page {
+    let mut page = shop(loader, basket, vec![]);
+    page.body.push(modal(50, "Cookies", inside));
+    page
+}
+
+#[test]
+fn an_opening_overlay_shows_its_content_and_freezes_the_page_behind_it() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let opened =
+        act(&mut ps, &with_modal("L1", "Basket: 0 items", vec![p(51, "We use cookies."), button(52, "Accept")]));
+    assert!(matches!(&opened.outcome, Outcome::OverlayOpened { overlay, .. } if overlay == "dialog \"Cookies\""));
+    let t = text(&ps, &opened);
+    assert!(t.contains("dialog \"Cookies\" opened") && t.contains("e6 button \"Accept\""), "{t}");
+    // The page behind changes while the modal is open: not reported now.
+    let r = act(&mut ps, &with_modal("L1", "Basket: 5 items", vec![p(51, "We use cookies."), button(52, "Accept")]));
+    assert_eq!(r.outcome, Outcome::NoChange, "the baseline is frozen while the overlay is open");
+    // Closing it: its refs are gone and the change behind it is told.
+    let closed = act(&mut ps, &shop("L1", "Basket: 5 items", vec![]));
+    let t = text(&ps, &closed);
+    assert!(matches!(closed.outcome, Outcome::OverlayClosed { .. }), "{t}");
+    assert!(t.contains("gone: e6") && t.contains("~ \"Basket: 0 items\" → \"Basket: 5 items\""), "{t}");
+}
+
+#[test]
+fn changes_inside_an_open_overlay_are_deltas_of_the_overlay() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &with_modal("L1", "Basket: 0 items", vec![p(51, "Step 1 of 2"), button(52, "Next")]));
+    let r = act(&mut ps, &with_modal("L1", "Basket: 0 items", vec![p(51, "Step 2 of 2"), button(52, "Next")]));
+    assert_eq!(text(&ps, &r), "v3 · 1 change since v2\n~ \"Step 1 of 2\" → \"Step 2 of 2\"");
+}
+
+#[test]
+fn nested_overlays_stack_and_close_one_at_a_time() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let inner = |open: bool| {
+        let mut content = vec![button(52, "Settings")];
+        if open {
+            content.push(modal(60, "Settings", vec![checkbox(61, "Analytics", false)]));
+        }
+        with_modal("L1", "Basket: 0 items", content)
+    };
+    act(&mut ps, &inner(false));
+    let second = act(&mut ps, &inner(true));
+    assert!(matches!(&second.outcome, Outcome::OverlayOpened { overlay, .. } if overlay == "dialog \"Settings\""));
+    assert_eq!(ps.overlays(), ["dialog \"Cookies\"", "dialog \"Settings\""]);
+    let closed = act(&mut ps, &inner(false));
+    assert!(matches!(&closed.outcome, Outcome::OverlayClosed { overlay, .. } if overlay == "dialog \"Settings\""));
+    assert_eq!(ps.overlays(), ["dialog \"Cookies\""]);
+}
+
+#[test]
+fn a_stale_agent_inside_an_overlay_is_told_once_and_the_page_behind_stays_frozen() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let wizard = |step: &str, basket: &str| with_modal("L1", basket, vec![p(51, step), button(52, "Next")]);
+    act(&mut ps, &wizard("Step 1 of 3", "Basket: 0 items"));
+    act(&mut ps, &wizard("Step 2 of 3", "Basket: 0 items"));
+    // An agent still on v2 acts: first it hears what v2 → v3 changed.
+    let Ok(Staleness::Behind(notice)) = ps.check_since(Some(2)) else { panic!("behind") };
+    assert_eq!(
+        render_notice(&notice),
+        "note: you acted on v2; before your action, v3 had changed:\n~ \"Step 1 of 3\" → \"Step 2 of 3\""
+    );
+    // Its action moves the wizard on and changes the page behind: only the wizard's change is new.
+    let r = act(&mut ps, &wizard("Step 3 of 3", "Basket: 3 items"));
+    assert_eq!(text(&ps, &r), "v4 · 1 change since v3\n~ \"Step 2 of 3\" → \"Step 3 of 3\"");
+    // Closing tells the change behind it once, against what the agent saw before the overlay.
+    let closed = act(&mut ps, &shop("L1", "Basket: 3 items", vec![]));
+    let t = text(&ps, &closed);
+    assert!(t.contains("~ \"Basket: 0 items\" → \"Basket: 3 items\"") && !t.contains("Step 2"), "{t}");
+    assert_eq!(ps.view().expect("a view"), &View::of(ps.snapshot().expect("a snapshot")));
+}
+
+#[test]
+fn an_overlay_replaced_by_another_of_the_same_name_is_a_new_overlay() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &with_modal("L1", "Basket: 0 items", vec![button(52, "Accept")]));
+    // Same name, another element.
+    let mut next = shop("L1", "Basket: 0 items", vec![]);
+    next.body.push(modal(70, "Cookies", vec![button(71, "Save choices")]));
+    let r = act(&mut ps, &next);
+    assert!(matches!(&r.outcome, Outcome::OverlayOpened { overlay, .. } if overlay == "dialog \"Cookies\""), "{r:?}");
+    let t = text(&ps, &r);
+    assert!(t.contains("gone: e6") && t.contains("Save choices"), "{t}");
+    assert!(ps.resolve("e6", &frames("L1")).is_err());
+}
+
+// Stale agents --------------------------------------------------------------------------------------
+
+#[test]
+fn an_agent_on_the_current_version_or_none_is_current_and_a_future_version_is_an_error() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    assert_eq!(ps.check_since(None), Ok(Staleness::Current));
+    assert_eq!(ps.check_since(Some(1)), Ok(Staleness::Current));
+    assert_eq!(ps.check_since(Some(7)).unwrap_err(), "v7 does not exist yet: the current version is v1");
+}
+
+#[test]
+fn a_stale_agent_with_history_is_told_what_changed_and_the_action_delta_does_not_repeat_it() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
+    let Ok(Staleness::Behind(notice)) = ps.check_since(Some(1)) else { panic!("behind") };
+    assert_eq!(
+        render_notice(&notice),
+        "note: you acted on v1; before your action, v2 had changed:\n~ \"Basket: 0 items\" → \"Basket: 1 items\""
+    );
+    // The action itself changes something else: only that is in its delta.
+    let r = act(&mut ps, &shop("L1", "Basket: 1 items", vec![button(31, "Checkout")]));
+    let t = text(&ps, &r);
+    assert!(t.contains("Checkout") && !t.contains("Basket: 0 items"), "{t}");
+}
+
+#[test]
+fn an_agent_older_than_the_history_is_too_stale() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    for n in 1..=(HISTORY as u32 + 2) {
+        act(&mut ps, &shop("L1", &format!("Basket: {n} items"), vec![]));
+    }
+    assert_eq!(ps.check_since(Some(1)), Ok(Staleness::TooStale(1)));
+    let snapshot = ps.compile(&capture(&shop("L1", "Basket: 9 items", vec![])));
+    let r = ps.full(snapshot, FullReason::TooStale { agent_version: 1 }, false);
+    assert!(text(&ps, &r).contains("full page: v1 is too old to update"));
+}
+
+#[test]
+fn history_keeps_the_last_versions_only() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    for n in 1..=6 {
+        act(&mut ps, &shop("L1", &format!("Basket: {n} items"), vec![]));
+    }
+    let current = ps.version();
+    for v in (current - HISTORY as u64)..current {
+        assert!(matches!(ps.check_since(Some(v)), Ok(Staleness::Behind(_))), "v{v} is kept");
+    }
+    assert!(matches!(ps.check_since(Some(current - HISTORY as u64 - 1)), Ok(Staleness::TooStale(_))));
+}
+
+// Frames -----------------------------------------------------------------------------------------------
+
+#[test]
+fn a_document_whose_frame_is_unknown_forces_the_full_page() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let mut c = capture(&shop("L1", "Basket: 1 items", vec![]));
+    c.main.frame_tree.frame_tree.frame.id = "SOMETHING-ELSE".into();
+    let snapshot = ps.compile(&c);
+    assert!(snapshot.unknown_frames);
+    let r = ps.after_action(snapshot);
+    assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Navigation | FullReason::UnknownFrames, .. }));
+}
+
+// Delta correctness: replay over random mutations -----------------------------------------------------
+
+/// A tiny deterministic generator (xorshift), so the test is reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+#[derive(Clone)]
+struct Item {
+    id: i64,
+    kind: u8,
+    label: String,
+    flag: bool,
+}
+
+fn render_items(loader: &str, items: &[Item], dialog: Option<&[Item]>) -> Page {
+    let node = |it: &Item| match it.kind {
+        0 => p(it.id, &it.label),
+        1 => button(it.id, &it.label),
+        2 => checkbox(it.id, &it.label, it.flag),
+        _ => link(it.id, &it.label),
+    };
+    let mut body = vec![
+        landmark(10, "navigation", "Main", vec![link(11, "Home"), link(12, "Shop")]),
+        landmark(19, "main", "", items.iter().map(node).collect()),
+    ];
+    if let Some(d) = dialog {
+        body.push(modal(900, "Dialog", d.iter().map(node).collect()));
+    }
+    page(loader, body)
+}
+
+#[test]
+fn every_delta_applied_to_the_agents_view_gives_the_new_view_over_a_thousand_random_steps() {
+    let mut rng = Rng(0x5eed_1234_abcd);
+    let mut items: Vec<Item> =
+        (0..40).map(|i| Item { id: 1000 + i, kind: (i % 4) as u8, label: format!("Item {i}"), flag: false }).collect();
+    let mut next_id = 2000;
+    let mut ps = PageState::new();
+    baseline(&mut ps, &render_items("L1", &items, None));
+    // What the agent knows: its view, and which element each ref it holds stands for.
+    let mut known: View = ps.view().unwrap().clone();
+    let mut holds: HashMap<u32, i64> = ps
+        .snapshot()
+        .unwrap()
+        .refs
+        .iter()
+        .zip(&ps.snapshot().unwrap().element_keys)
+        .map(|(r, k)| (*r, k.backend_node_id))
+        .collect();
+    let mut steps = 0;
+    let mut deltas = 0;
+    while steps < 1000 {
+        // Mutate: change a label, toggle a flag, remove, insert, move.
+        for _ in 0..=rng.below(2) {
+            match rng.below(5) {
+                0 if !items.is_empty() => {
+                    let i = rng.below(items.len() as u64) as usize;
+                    items[i].label = format!("Item {} v{steps}", items[i].id);
+                }
+                1 if !items.is_empty() => {
+                    let i = rng.below(items.len() as u64) as usize;
+                    items[i].flag = !items[i].flag;
+                }
+                2 if items.len() > 20 => {
+                    let i = rng.below(items.len() as u64) as usize;
+                    items.remove(i);
+                }
+                3 if items.len() < 60 => {
+                    next_id += 1;
+                    let at = rng.below(items.len() as u64 + 1) as usize;
+                    items.insert(
+                        at,
+                        Item { id: next_id, kind: rng.below(4) as u8, label: format!("New {next_id}"), flag: false },
+                    );
+                }
+                _ if items.len() > 1 => {
+                    let from = rng.below(items.len() as u64) as usize;
+                    let item = items.remove(from);
+                    let to = rng.below(items.len() as u64 + 1) as usize;
+                    items.insert(to, item);
+                }
+                _ => {}
+            }
+        }
+        let response = act(&mut ps, &render_items("L1", &items, None));
+        let snapshot = ps.snapshot().unwrap();
+        let fresh = View::of(snapshot);
+        match &response.outcome {
+            Outcome::Changed(delta) => {
+                deltas += 1;
+                assert_eq!(
+                    apply(&known, &delta.lines),
+                    fresh.lines,
+                    "step {steps}: delta replay differs from a fresh snapshot"
+                );
+                // No ref the agent still sees was dropped, and none now points at another element.
+                for (r, k) in snapshot.refs.iter().zip(&snapshot.element_keys) {
+                    if let Some(held) = holds.get(r) {
+                        assert_eq!(*held, k.backend_node_id, "step {steps}: e{r} now points at another element");
+                    }
+                }
+                let gone: std::collections::HashSet<u32> = delta.gone.iter().map(|(r, _)| *r).collect();
+                for r in known.refs() {
+                    let still = fresh.refs().contains(&r);
+                    assert!(still || gone.contains(&r), "step {steps}: e{r} vanished without being reported gone");
+                    assert!(!(still && gone.contains(&r)), "step {steps}: e{r} reported gone but still shown");
+                }
+            }
+            Outcome::NoChange => assert_eq!(known.lines, fresh.lines, "step {steps}: 'no change' but the view differs"),
+            Outcome::Full { .. } => {}
+            other => panic!("step {steps}: unexpected {other:?}"),
+        }
+        known = fresh;
+        holds = snapshot.refs.iter().zip(&snapshot.element_keys).map(|(r, k)| (*r, k.backend_node_id)).collect();
+        steps += 1;
+    }
+    assert!(deltas > 800, "most steps must be deltas, not full pages: {deltas}");
+}
