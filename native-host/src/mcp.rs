@@ -16,9 +16,10 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
-    ClickParams, NavigateParams, PressKeyParams, SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput,
-    TypeParams,
+    ClickParams, FindParams, NavigateParams, PressKeyParams, SnapshotFacts, SnapshotParams, TabsParams, ToolCall,
+    ToolOutput, TypeParams,
 };
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
@@ -104,6 +105,46 @@ impl SightlineMcp {
     #[tool(description = "Press a key or chord (Enter, ArrowDown, Control+a), optionally on an element.")]
     async fn browser_press_key(&self, Parameters(p): Parameters<PressKeyParams>) -> Result<CallToolResult, McpError> {
         Ok(self.forward(ToolCall::BrowserPressKey(p)).await)
+    }
+
+    #[tool(description = "Find elements by text, role or region, including regions shown as unchanged or trimmed.")]
+    async fn browser_find(&self, Parameters(p): Parameters<FindParams>) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserFind(p)).await)
+    }
+
+    #[tool(
+        description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
+                       failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
+    )]
+    async fn get_changes_since(&self, Parameters(p): Parameters<ChangesParams>) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::GetChangesSince(p)).await)
+    }
+
+    #[tool(description = "Create, list or delete named checkpoints to compare against with get_changes_since.")]
+    async fn browser_checkpoint(
+        &self,
+        Parameters(p): Parameters<CheckpointParams>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserCheckpoint(p)).await)
+    }
+
+    #[tool(description = "Console messages of your tabs, newest last, a page at a time (page 1 is the newest).")]
+    async fn browser_console_messages(
+        &self,
+        Parameters(p): Parameters<ConsoleMessagesParams>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserConsoleMessages(p)).await)
+    }
+
+    #[tool(
+        description = "Requests of your tabs (method, status, time, size), newest last, a page at a time (page 1 is \
+                       the newest)."
+    )]
+    async fn browser_network_requests(
+        &self,
+        Parameters(p): Parameters<NetworkRequestsParams>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserNetworkRequests(p)).await)
     }
 }
 

@@ -106,6 +106,7 @@ mod tests {
                     "ref": {"type": "string", "description": "Element ref from the snapshot, e.g. `e12`."},
                     "double": {"type": "boolean", "description": "Double click."},
                     "button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Mouse button (default left)."},
+                    "since_version": {"type": "integer", "description": "The version (`vN`) your refs come from; if the page changed since, you are told what."},
                     "tab": {"type": "integer", "description": "Tab id (default: current tab)."}
                 },
                 "required": ["ref"]

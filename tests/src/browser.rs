@@ -21,6 +21,10 @@ pub const BASE_FLAGS: &[&str] = &[
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
 ];
 
+/// Opens the browser's DevTools endpoint on a free port (see [`Chromium::devtools_endpoint`]), so a
+/// test can reach what the extension cannot, such as the extension's own service worker.
+pub const REMOTE_DEBUGGING: &str = "--remote-debugging-port=0";
+
 /// A running Chromium; killed when dropped.
 pub struct Chromium {
     child: Child,
@@ -55,6 +59,23 @@ impl Chromium {
         }
         let child = cmd.spawn()?;
         Ok(Chromium { child, profile: sandbox.profile() })
+    }
+
+    /// The `ws://` address of the browser's DevTools endpoint, for a browser started with
+    /// [`REMOTE_DEBUGGING`] among its arguments (waits at most 20 s for Chromium to open it).
+    pub fn devtools_endpoint(&self) -> anyhow::Result<String> {
+        let file = self.profile.join("DevToolsActivePort");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    return Ok(format!("ws://127.0.0.1:{port}{path}"));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        anyhow::bail!("Chromium opened no DevTools endpoint; was it started with {REMOTE_DEBUGGING}?")
     }
 
     /// The profile directory in use.

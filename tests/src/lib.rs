@@ -13,6 +13,8 @@ pub mod fidelity;
 pub mod paths;
 pub mod sandbox;
 pub mod server;
+pub mod service_worker;
+pub mod websocket;
 
 pub use browser::Chromium;
 pub use client::McpClient;

@@ -2,8 +2,11 @@
 //!
 //! Besides files it answers `/event` (pages report what really happened to them: a click, a
 //! submitted value) so tests can check a tool's effect independently of what the snapshot
-//! says, and `/status/<code>` (any status, for network tests).
+//! says, `/status/<code>` (any status, for network tests), and `/switch/<name>`, whose status a
+//! test sets with [`FixtureServer::set_status`] (200 until then), for an endpoint that starts
+//! failing.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,6 +16,7 @@ pub struct FixtureServer {
     server: Arc<tiny_http::Server>,
     port: u16,
     events: Arc<Mutex<Vec<String>>>,
+    switches: Arc<Mutex<HashMap<String, u16>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -23,13 +27,16 @@ impl FixtureServer {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").map_err(|e| anyhow::anyhow!("{e}"))?);
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or_default();
         let events = Arc::new(Mutex::new(Vec::new()));
-        let (srv, ev) = (server.clone(), events.clone());
+        let switches = Arc::new(Mutex::new(HashMap::new()));
+        let (srv, ev, sw) = (server.clone(), events.clone(), switches.clone());
         let thread = std::thread::spawn(move || {
             for request in srv.incoming_requests() {
-                respond(request, &root, &ev);
+                if let Some(request) = switched(request, &sw) {
+                    respond(request, &root, &ev);
+                }
             }
         });
-        Ok(FixtureServer { server, port, events, thread: Some(thread) })
+        Ok(FixtureServer { server, port, events, switches, thread: Some(thread) })
     }
 
     /// `http://127.0.0.1:<port>/<path>`.
@@ -40,6 +47,13 @@ impl FixtureServer {
     /// The port.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// Makes `/switch/<name>` answer with `status` from now on.
+    pub fn set_status(&self, name: &str, status: u16) {
+        if let Ok(mut s) = self.switches.lock() {
+            s.insert(name.to_owned(), status);
+        }
     }
 
     /// Every event pages reported so far.
@@ -108,6 +122,18 @@ fn respond(mut request: tiny_http::Request, root: &Path, events: &Mutex<Vec<Stri
             let _ = request.respond(tiny_http::Response::from_string("not found").with_status_code(404));
         }
     }
+}
+
+/// Answers `/switch/<name>` with the status set for it; hands back any other request.
+fn switched(request: tiny_http::Request, switches: &Mutex<HashMap<String, u16>>) -> Option<tiny_http::Request> {
+    let url = request.url().to_owned();
+    let path = url.split_once('?').map_or(url.as_str(), |(p, _)| p);
+    let Some(name) = path.strip_prefix("/switch/") else { return Some(request) };
+    let status = switches.lock().ok().and_then(|s| s.get(name).copied()).unwrap_or(200);
+    let body = format!("{{\"status\":{status}}}");
+    let response = tiny_http::Response::from_string(body).with_status_code(status);
+    let _ = request.respond(response);
+    None
 }
 
 fn content_type(path: &Path) -> String {

@@ -143,6 +143,15 @@ impl Subscription {
         Subscription { id, hub: hub.clone(), receiver }
     }
 
+    /// The events already received, without waiting.
+    pub fn drain(&mut self) -> Vec<CdpEvent> {
+        let mut out = Vec::new();
+        while let Ok(event) = self.receiver.try_recv() {
+            out.push(event);
+        }
+        out
+    }
+
     /// The next event satisfying `wanted`, waiting at most `timeout_ms`.
     pub async fn next_where(&mut self, timeout_ms: u32, mut wanted: impl FnMut(&CdpEvent) -> bool) -> Option<CdpEvent> {
         let receiver = &mut self.receiver;

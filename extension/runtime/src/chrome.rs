@@ -40,6 +40,11 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
     fn storage_session_set(items: &JsValue) -> Result<Promise, JsValue>;
 
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
+    fn storage_local_get(keys: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
+    fn storage_local_set(items: &JsValue) -> Result<Promise, JsValue>;
+
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     fn console_warn(message: &str);
 }
@@ -192,4 +197,21 @@ pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(
     let mut items = serde_json::Map::new();
     items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError(e.to_string()))?);
     settle(storage_session_set(&to_js(&items))).await.map(|_| ())
+}
+
+/// Reads one key of `chrome.storage.local` (kept across browser restarts).
+pub async fn local_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ChromeError> {
+    let all = settle(storage_local_get(&JsValue::from_str(key))).await?;
+    let value = js_sys::Reflect::get(&all, &JsValue::from_str(key)).map_err(ChromeError::from)?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    from_js(value).map(Some)
+}
+
+/// Writes one key of `chrome.storage.local`.
+pub async fn local_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
+    let mut items = serde_json::Map::new();
+    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError(e.to_string()))?);
+    settle(storage_local_set(&to_js(&items))).await.map(|_| ())
 }

@@ -10,8 +10,11 @@ mod cdp;
 mod chrome;
 mod input;
 mod navigation;
+mod page_hooks;
+mod recorder;
 mod state;
 mod tabs;
+mod timeline;
 mod timer;
 mod tools;
 
@@ -72,6 +75,7 @@ impl Runtime {
                 }
             };
             state.load_grants().await;
+            state.load_timeline().await;
             match message {
                 HostToExtension::Call { id, session, call } => {
                     let output = tools::run(&state, &session, call).await;
@@ -79,6 +83,7 @@ impl Runtime {
                 }
                 HostToExtension::SessionClosed { session } => {
                     state.sessions.borrow_mut().remove(&session);
+                    state.forget_timeline_session(&session);
                     Ok(JsValue::UNDEFINED)
                 }
             }
@@ -96,13 +101,14 @@ impl Runtime {
         let tracked = matches!(
             method.as_str(),
             "Page.frameNavigated" | "Page.frameDetached" | "Target.attachedToTarget" | "Target.detachedFromTarget"
-        );
+        ) || recorder::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;
         }
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
         let event = CdpEvent { tab_id, session_id, method, params };
         self.state.tabs.borrow_mut().observe(&event);
+        timeline::record(&self.state, &event);
         if event.method == "Target.attachedToTarget"
             && event.params["targetInfo"]["type"] == "iframe"
             && let Some(child) = event.params["sessionId"].as_str()
@@ -148,6 +154,8 @@ impl Runtime {
                 let _ = chrome::detach(tab_id).await;
             } else {
                 state.grant(tab_id, tabs::Grant::Shared).await;
+                // Start recording the shared tab's console, requests and the user's actions now.
+                let _ = state.ensure_attached(tab_id).await;
             }
             Ok(JsValue::UNDEFINED)
         })

@@ -21,6 +21,11 @@ const STABILIZE_CAP_MS: u32 = 2_000;
 /// After an action, how long to watch for a navigation it may have started.
 const NAVIGATION_GRACE_MS: u32 = 150;
 
+/// Longest wait for child frames an action set loading.
+const FRAME_LOAD_TIMEOUT_MS: u32 = 5_000;
+
+const FRAME_LOADING_EVENTS: &[&str] = &["Page.frameStartedLoading", "Page.frameStoppedLoading"];
+
 const NAVIGATION_EVENTS: &[&str] = &[
     "Page.lifecycleEvent",
     "Page.loadEventFired",
@@ -121,38 +126,93 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
 }
 
 /// Runs an input action, then waits for whatever it set off: a navigation (bounded wait for
-/// load) and DOM mutations (bounded stabilisation).
+/// load) and DOM mutations (bounded stabilisation). The watch for a navigation and the wait for
+/// a quiet DOM run side by side, so an action that does not navigate costs the longer of the
+/// two, not their sum.
 pub async fn act_and_settle<F>(state: &Rc<State>, tab_id: i32, action: F) -> Result<Settled, ToolError>
 where
     F: Future<Output = Result<(), ToolError>>,
 {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    let mut frames = Subscription::new(&state.hub, tab_id, FRAME_LOADING_EVENTS);
     let main = main_frame(state, tab_id);
     action.await?;
     let mut settled = Settled::default();
     // Give a click that follows a link a moment to start the navigation.
-    let started = events
-        .next_where(NAVIGATION_GRACE_MS, |e| {
-            matches!(
-                e.method.as_str(),
-                "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
-            ) && is_main_frame_event(e, &main)
-        })
-        .await;
-    if let Some(event) = started {
+    let watch = events.next_where(NAVIGATION_GRACE_MS, |e| {
+        matches!(
+            e.method.as_str(),
+            "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
+        ) && is_main_frame_event(e, &main)
+    });
+    let (started, quiet) = futures::join!(watch, stabilize(tab_id));
+    let wait = match started {
+        Some(event) => {
+            // The document the DOM wait watched is going away: wait for the new one.
+            settled.navigated = true;
+            let loader = if event.method == "Page.frameNavigated" {
+                event.params["frame"]["loaderId"].as_str().map(str::to_owned)
+            } else {
+                events
+                    .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
+                    .await
+                    .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
+            };
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+            stabilize_into(tab_id, &mut settled).await
+        }
+        None => note_stabilization(quiet, &mut settled),
+    };
+    if wait == Wait::Navigated {
+        // The page left while we waited for it to settle: wait for the new document instead.
         settled.navigated = true;
-        let loader = if event.method == "Page.frameNavigated" {
-            event.params["frame"]["loaderId"].as_str().map(str::to_owned)
-        } else {
-            events
-                .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
-                .await
-                .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
-        };
+        let loader = events
+            .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
+            .await
+            .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
         wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+        stabilize_into(tab_id, &mut settled).await;
     }
-    stabilize_into(tab_id, &mut settled).await;
+    if !settled.navigated {
+        wait_for_child_frames(&mut frames, &main, &mut settled).await;
+    }
     Ok(settled)
+}
+
+/// Waits (bounded) for the child frames that started loading since the action to stop, so a
+/// frame the action navigated is captured with its new document.
+async fn wait_for_child_frames(frames: &mut Subscription, main: &str, settled: &mut Settled) {
+    let mut loading: Vec<String> = Vec::new();
+    let track = |e: &CdpEvent, loading: &mut Vec<String>| {
+        let Some(frame) = e.params["frameId"].as_str().filter(|f| *f != main) else { return };
+        match e.method.as_str() {
+            "Page.frameStartedLoading" if !loading.iter().any(|f| f == frame) => loading.push(frame.to_owned()),
+            "Page.frameStoppedLoading" => loading.retain(|f| f != frame),
+            _ => {}
+        }
+    };
+    for event in frames.drain() {
+        track(&event, &mut loading);
+    }
+    let deadline = crate::timer::now_ms() + f64::from(FRAME_LOAD_TIMEOUT_MS);
+    while !loading.is_empty() {
+        let left = deadline - crate::timer::now_ms();
+        if left <= 0.0 {
+            break;
+        }
+        match frames.next_where(left as u32, |_| true).await {
+            Some(event) => track(&event, &mut loading),
+            None => break,
+        }
+    }
+    if !loading.is_empty() {
+        settled.notes.push(format!(
+            "{} frame{} still loading after {} s",
+            loading.len(),
+            if loading.len() == 1 { " was" } else { "s were" },
+            FRAME_LOAD_TIMEOUT_MS / 1000
+        ));
+    }
 }
 
 /// Whether an event concerns the tab's main frame (`main` is its id).
@@ -230,8 +290,9 @@ pub struct Stabilization {
 
 const STABILIZE_SCRIPT: &str = r#"new Promise((resolve) => {
   const quiet = QUIET, cap = CAP, start = performance.now();
-  const root = document.documentElement;
-  if (!root) { resolve({ stable: false, elapsed: 0, mutations: 0 }); return; }
+  // The document itself is observed, so a page without a body, or whose root element is
+  // replaced, is still watched.
+  const root = document;
   let mutations = 0, quietTimer = 0;
   const finish = (stable) => {
     clearTimeout(quietTimer); clearTimeout(hardTimer); observer.disconnect();
@@ -274,18 +335,39 @@ pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
     serde_json::from_value(value).map_err(|e| ToolError(format!("stabilisation returned an odd value: {e}")))
 }
 
-async fn stabilize_into(tab_id: i32, settled: &mut Settled) {
-    match stabilize(tab_id).await {
-        Ok(s) if s.stable => {}
-        Ok(s) => settled.notes.push(format!(
-            "the page was still changing after {:.1} s ({} mutations); this snapshot may be mid-update",
-            s.elapsed / 1000.0,
-            s.mutations
-        )),
+/// How a stabilisation wait ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Wait {
+    /// Quiet, or given up on (with a note).
+    Done,
+    /// The document went away mid-wait (noted).
+    Navigated,
+}
+
+async fn stabilize_into(tab_id: i32, settled: &mut Settled) -> Wait {
+    note_stabilization(stabilize(tab_id).await, settled)
+}
+
+/// Turns a stabilisation's outcome into the agent's notes.
+fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut Settled) -> Wait {
+    match outcome {
+        Ok(s) if s.stable => Wait::Done,
+        Ok(s) => {
+            settled.notes.push(format!(
+                "the page was still changing after {:.1} s ({} mutations); this snapshot may be mid-update",
+                s.elapsed / 1000.0,
+                s.mutations
+            ));
+            Wait::Done
+        }
         Err(ToolError(message)) if message.contains("context") || message.contains("navigat") => {
             settled.notes.push("the page navigated while waiting for it to settle".into());
+            Wait::Navigated
         }
-        Err(ToolError(message)) => settled.notes.push(format!("could not wait for the page to settle: {message}")),
+        Err(ToolError(message)) => {
+            settled.notes.push(format!("could not wait for the page to settle: {message}"));
+            Wait::Done
+        }
     }
 }
 

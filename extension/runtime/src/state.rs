@@ -5,29 +5,20 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use sightline_core::refs::RefTable;
+use sightline_core::page_state::PageState;
 
 use crate::cdp::EventHub;
 use crate::tabs::TabRegistry;
-
-/// What one MCP session has been shown of one tab.
-#[derive(Debug, Default)]
-pub struct PageView {
-    /// Refs handed to this session on this tab.
-    pub refs: RefTable,
-    /// Version of the last snapshot this session saw.
-    pub version: u64,
-    /// The last snapshot this session saw (later pages of it are rendered from here).
-    pub last: Option<sightline_core::snapshot::Snapshot>,
-}
+use crate::timeline::TimelineStore;
 
 /// One MCP session (one `sightline-host mcp` process).
 #[derive(Debug, Default)]
 pub struct Session {
     /// The tab tools act on when none is named.
     pub current_tab: Option<i32>,
-    /// Page views by tab.
-    pub pages: HashMap<i32, PageView>,
+    /// What this session has been shown of each tab: the one authority on refs, versions and
+    /// deltas for that (session, tab).
+    pub pages: HashMap<i32, PageState>,
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker.
@@ -43,6 +34,10 @@ pub struct State {
     /// MCP sessions by id.
     pub sessions: RefCell<HashMap<String, Session>>,
     tab_locks: RefCell<HashMap<i32, Rc<futures::lock::Mutex<()>>>>,
+    /// Console, network, WebSocket and action history of every tab, with checkpoints.
+    pub timeline: RefCell<TimelineStore>,
+    /// Held while the saved timeline is read.
+    pub timeline_load: futures::lock::Mutex<()>,
 }
 
 impl State {
@@ -55,6 +50,8 @@ impl State {
             tabs: RefCell::default(),
             sessions: RefCell::default(),
             tab_locks: RefCell::default(),
+            timeline: RefCell::default(),
+            timeline_load: futures::lock::Mutex::new(()),
         }
     }
 

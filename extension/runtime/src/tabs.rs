@@ -231,6 +231,9 @@ impl State {
             ("Page.enable", serde_json::json!({})),
             ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
             ("Runtime.enable", serde_json::json!({})),
+            // Console messages, requests and WebSockets for the timeline (no bodies are read).
+            ("Network.enable", serde_json::json!({})),
+            ("Log.enable", serde_json::json!({})),
             // Out-of-process iframes arrive as flat child sessions (Target.attachedToTarget).
             (
                 "Target.setAutoAttach",
@@ -247,6 +250,8 @@ impl State {
             session.loaders.insert(frame.id.clone(), frame.loader_id.clone());
         }
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
+        let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
+        crate::page_hooks::install(tab_id, shared).await;
         Ok(())
     }
 
@@ -256,6 +261,10 @@ impl State {
         let target = crate::chrome::DebuggeeTarget { tab_id, session_id: Some(child) };
         let timeout = cdp::COMMAND_TIMEOUT_MS;
         let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
+        // The iframe's console and requests belong to the tab's timeline too.
+        for domain in ["Runtime.enable", "Network.enable", "Log.enable"] {
+            let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
+        }
         if let Ok(tree) = cdp::send_to::<sightline_core::cdp::page::FrameTreeResult>(
             &target,
             "Page.getFrameTree",

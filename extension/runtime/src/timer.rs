@@ -18,6 +18,12 @@ pub fn now_ms() -> f64 {
     performance_now()
 }
 
+/// Wall-clock time in epoch milliseconds (`Date.now()`): timestamps that must mean the same
+/// after a worker restart, and that agents compare with ISO 8601 times.
+pub fn epoch_ms() -> u64 {
+    js_sys::Date::now().max(0.0) as u64
+}
+
 /// Resolves after `ms` milliseconds.
 pub async fn sleep(ms: u32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {

@@ -1,12 +1,19 @@
-//! The tools that change the page: navigate, click, type, press a key. Each waits for the
-//! page to settle and answers with the page as it now is.
+//! The tools that change the page: navigate, click, type, press a key. Each waits for the page
+//! to settle and answers with what changed, through the (session, tab) page state.
+//!
+//! An agent may say which version its refs come from (`since_version`). If the page changed
+//! since and that version is still in history, the action runs and the answer starts with what
+//! had changed before it; if the version is older than the history, the action is not run and
+//! the agent gets the current page. An action that fails changes nothing: no version, no refs.
 
 use std::rc::Rc;
 
 use sightline_core::keys;
+use sightline_core::page_state::{Delta, Staleness};
 use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, TypeParams};
 
-use super::{ToolError, ToolResult, resolve_ref, snapshot, target_tab};
+use super::snapshot::{Answer, answer};
+use super::{ToolError, ToolResult, resolve_ref, target_tab};
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::state::State;
@@ -26,7 +33,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams) 
             let _guard = lock.lock().await;
             state.ensure_attached(tab).await?;
             let settled = navigation::history(state, tab, step).await?;
-            snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
+            answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
         }
         (None, None) => unreachable!("checked above"),
     }
@@ -39,7 +46,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
     let settled = navigation::goto(state, tab, &url).await?;
-    snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
+    answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
 }
 
 /// Accepts absolute URLs and bare host names (`example.com` → `https://example.com`).
@@ -60,14 +67,45 @@ fn normalise_url(url: &str) -> Result<String, ToolError> {
     Ok(format!("https://{url}"))
 }
 
+/// Where an action stands before it runs.
+enum Before {
+    /// Run it; `notice` tells what changed since the agent's version.
+    Run(Option<Delta>),
+    /// Do not run it: the answer is the current page.
+    NotRun(u64),
+}
+
+fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
+    let staleness = state.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
+    match staleness.map_err(ToolError)? {
+        Staleness::Current => Ok(Before::Run(None)),
+        Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
+        Staleness::TooStale(version) => Ok(Before::NotRun(version)),
+    }
+}
+
+/// Runs an input action and answers with what it changed.
 async fn act(
     state: &Rc<State>,
     session: &str,
     tab: i32,
+    since: Option<u64>,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> ToolResult {
+    let notice = match before_action(state, session, tab, since)? {
+        Before::NotRun(version) => {
+            let mut out = answer(state, session, tab, Answer::NotRun(version), &[], None).await?;
+            out.text = format!(
+                "Not run: your refs come from v{version}, which is older than the history kept. Here is the page \
+                 now; act on these refs.\n{}",
+                out.text
+            );
+            return Ok(out);
+        }
+        Before::Run(notice) => notice,
+    };
     let settled: Settled = navigation::act_and_settle(state, tab, action).await?;
-    snapshot::capture(state, session, tab, &settled.notes, &Default::default()).await
+    answer(state, session, tab, Answer::AfterAction, &settled.notes, notice).await
 }
 
 /// `browser_click`.
@@ -78,9 +116,13 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams) -> Too
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
     let at = input::NodeTarget::of(state, tab, &node);
-    let (x, y) = input::element_centre(&at, &node, &params.element_ref).await?;
     let button = params.button.unwrap_or_default();
-    act(state, session, tab, input::click_at(tab, x, y, button, params.double)).await
+    let element_ref = params.element_ref.clone();
+    act(state, session, tab, params.since_version, async move {
+        let (x, y) = input::element_centre(&at, &node, &element_ref).await?;
+        input::click_at(tab, x, y, button, params.double).await
+    })
+    .await
 }
 
 /// `browser_type`.
@@ -92,7 +134,7 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> 
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
     let at = input::NodeTarget::of(state, tab, &node);
     let enter = keys::parse_chord("Enter").map_err(|e| ToolError(e.to_string()))?;
-    act(state, session, tab, async {
+    act(state, session, tab, params.since_version, async {
         input::replace_text(&at, &node, &params.element_ref, &params.text).await?;
         if params.submit {
             input::press(tab, &enter).await?;
@@ -116,7 +158,7 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams)
         }
         None => None,
     };
-    act(state, session, tab, async {
+    act(state, session, tab, params.since_version, async {
         if let Some((at, node, r)) = &node {
             input::focus(at, node, r).await?;
         }

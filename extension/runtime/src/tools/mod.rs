@@ -2,6 +2,9 @@
 //! needs to see next.
 
 mod actions;
+mod changes;
+mod find;
+mod logs;
 mod snapshot;
 mod tabs;
 
@@ -35,6 +38,9 @@ pub type ToolResult = Result<ToolOutput, ToolError>;
 /// Runs one tool call for an MCP session.
 pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput {
     let tool = call.name();
+    // An action is recorded on the timeline, and page input meanwhile is taken for the agent's.
+    let action = crate::recorder::agent_action(&call);
+    let acting = action.is_some().then(|| state.agent_acting());
     let result = match call {
         ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await,
         ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p).await,
@@ -42,6 +48,17 @@ pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput
         ToolCall::BrowserClick(p) => actions::click(state, session, p).await,
         ToolCall::BrowserType(p) => actions::type_text(state, session, p).await,
         ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p).await,
+        ToolCall::BrowserFind(p) => find::run(state, session, p).await,
+        ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await,
+        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await,
+        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p),
+        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, p),
+    };
+    drop(acting);
+    // Every successful action's response ends with the line on new errors and failed requests.
+    let result = match (result, action) {
+        (Ok(output), Some(action)) => Ok(changes::after_action(state, session, output, action).await),
+        (result, _) => result,
     };
     result.unwrap_or_else(|ToolError(message)| ToolOutput::error(format!("{tool}: {message}")))
 }
@@ -84,24 +101,12 @@ pub async fn target_tab(
     ))
 }
 
-/// The node behind `element_ref` in this session's view of the tab, if it still exists in
-/// the same document.
+/// The node behind `element_ref` in this session's view of the tab, if it still exists in the
+/// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let key = state.with_session(session, |s| {
-        s.pages
-            .get(&tab_id)
-            .map(|view| view.refs.resolve(element_ref).cloned())
-            .unwrap_or_else(|| Err(RefError::Unknown(element_ref.to_owned())))
-    })?;
-    let tabs = state.tabs.borrow();
-    let Some(tab) = tabs.sessions.get(&tab_id) else { return Ok(key) };
-    match tab.loaders.get(&key.frame_id) {
-        None => Err(ToolError(format!(
-            "{element_ref} belonged to a frame that is gone from the page; take a browser_snapshot for current refs"
-        ))),
-        Some(loader) if *loader != key.loader_id => Err(ToolError(format!(
-            "{element_ref} is from a page this tab has since navigated away from; take a browser_snapshot for current refs"
-        ))),
-        Some(_) => Ok(key),
-    }
+    let frames = state.tabs.borrow().sessions.get(&tab_id).map(|t| t.loaders.clone()).unwrap_or_default();
+    state.with_session(session, |s| match s.pages.get(&tab_id) {
+        Some(page) => page.resolve(element_ref, &frames).map_err(ToolError::from),
+        None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
+    })
 }

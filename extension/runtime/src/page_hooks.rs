@@ -1,0 +1,79 @@
+//! Two small scripts the runtime adds to controlled tabs, reporting through `Runtime.addBinding`
+//! what CDP alone does not say.
+//!
+//! * Every controlled tab: CDP's `Network.webSocketClosed` carries no close code, so a hook in
+//!   the page's own world wraps the `WebSocket` constructor (a `Proxy`: same prototype, same
+//!   statics, `instanceof` unchanged) and reports each socket's close code and reason. It takes
+//!   its binding off the page's global before any page script runs, so pages never see it.
+//!   Sockets opened before the hook (or in workers) close with their code unknown.
+//! * Tabs the user shared: a listener in its own isolated world, invisible to the page, reports
+//!   the user's clicks, typing, option choices and form submissions in the top frame. It reports
+//!   only what was acted on (role and a short label), never a typed value, and nothing at all
+//!   about password, payment or one-time-code fields, or forms holding one.
+//!
+//! Both are added with `runImmediately` so the current document gets them too, and both are
+//! idempotent: after a service-worker restart they are added again and the second copy does
+//! nothing. The runtime decides what to keep from their reports (`crate::timeline`).
+
+use serde_json::json;
+
+use crate::cdp;
+use crate::chrome;
+use crate::recorder::{SOCKET_BINDING, USER_BINDING};
+
+/// The isolated world the user-action listener runs in.
+const LISTENER_WORLD: &str = "sightline-listener";
+
+/// The WebSocket close-code hook (page world). `__BINDING__` is replaced by the binding name.
+const SOCKET_HOOK: &str = include_str!("hooks/socket_close.js");
+
+/// The user-action listener (isolated world). `__BINDING__` is replaced by the binding name.
+const USER_LISTENER: &str = include_str!("hooks/user_actions.js");
+
+/// Adds the hooks to a tab just attached to: the WebSocket hook always, the user-action
+/// listener when the user shared the tab. Best effort: a page that refuses them still works,
+/// it only reports less.
+pub async fn install(tab_id: i32, user_shared: bool) {
+    let mut steps = vec![
+        ("Runtime.addBinding", json!({"name": SOCKET_BINDING})),
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": SOCKET_HOOK.replace("__BINDING__", SOCKET_BINDING), "runImmediately": true}),
+        ),
+    ];
+    if user_shared {
+        steps.push(("Runtime.addBinding", json!({"name": USER_BINDING, "executionContextName": LISTENER_WORLD})));
+        steps.push((
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({
+                "source": USER_LISTENER.replace("__BINDING__", USER_BINDING),
+                "worldName": LISTENER_WORLD,
+                "runImmediately": true,
+            }),
+        ));
+    }
+    for (method, params) in steps {
+        if let Err(e) = cdp::send::<serde_json::Value>(tab_id, method, params).await {
+            chrome::warn(&format!("Sightline could not add its page hooks to tab {tab_id}: {e}"));
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hooks_name_only_their_own_binding() {
+        let hook = SOCKET_HOOK.replace("__BINDING__", SOCKET_BINDING);
+        assert!(hook.contains(&format!("delete globalThis.{SOCKET_BINDING}")));
+        assert!(!hook.contains("__BINDING__"));
+        let listener = USER_LISTENER.replace("__BINDING__", USER_BINDING);
+        assert!(listener.contains(&format!("globalThis.{USER_BINDING}")));
+        assert!(!listener.contains("__BINDING__"));
+        // The only value the listener ever reads is a button's caption.
+        assert_eq!(listener.matches(".value").count(), 1);
+        assert!(listener.contains("el.type === 'submit' || el.type === 'button' ? el.value"));
+    }
+}

@@ -1,0 +1,373 @@
+//! The browser's one timeline of console messages, requests, WebSocket events and actions, as
+//! the runtime keeps it: filled from debugger events, read by the change tools, and kept across
+//! restarts.
+//!
+//! * Recording: every debugger event goes through [`record`]; the [`Recorder`] turns it into
+//!   entries tagged with the tab id. The user's own actions are kept only from tabs the user
+//!   shared, and never while the agent is acting (its input looks like the user's to the page).
+//! * Worker restarts: the whole timeline is saved to `chrome.storage.session`, at most once per
+//!   [`SAVE_DELAY_MS`] while events arrive (never on every event), and right after a call that
+//!   moves a checkpoint. It is read back lazily on first use; events that arrive before that are
+//!   held (bounded) and recorded after what was saved.
+//! * Browser restarts: `chrome.storage.session` is gone then, so named checkpoints are also kept
+//!   in `chrome.storage.local` and brought back into the fresh timeline.
+//! * Noise rules: the engine's defaults, changed by [`NOISE_KEY`] in `chrome.storage.local`
+//!   (rules to add or replace by name, names to remove), read when the timeline is loaded and
+//!   before every change report.
+//!
+//! Nothing here interprets CDP (the recorder does) or builds reports (the engine does).
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseRule, NoiseRules, Timeline, TimelineState};
+
+use crate::cdp::CdpEvent;
+use crate::chrome;
+use crate::recorder::{self, Recorded, Recorder};
+use crate::state::State;
+use crate::tabs::Grant;
+use crate::timer;
+
+/// `chrome.storage.session` key of the whole timeline.
+const STATE_KEY: &str = "sightline.timeline";
+/// `chrome.storage.local` key of the named checkpoints.
+const NAMED_KEY: &str = "sightline.checkpoints";
+/// `chrome.storage.local` key of the noise-rule changes, e.g.
+/// `{"add": [{"name": "ads", "target": "request_url", "pattern": {"contains": "ads."}}], "remove": ["segment"]}`.
+pub const NOISE_KEY: &str = "sightline.noise";
+/// While events keep arriving, the timeline is saved at most this often.
+pub const SAVE_DELAY_MS: u32 = 1_000;
+/// How long a WebSocket close waits for the page to report its close code.
+const CLOSE_CODE_WAIT_MS: u32 = 1_000;
+/// After an agent action ends, page input is still taken for the agent's for this long (its
+/// events can arrive a little late).
+const AGENT_INPUT_GRACE_MS: u64 = 500;
+/// Events held while the saved timeline is being read.
+const MAX_EARLY: usize = 5_000;
+
+/// Changes to the engine's default noise rules.
+#[derive(Debug, Default, Deserialize)]
+struct NoiseConfig {
+    /// Rules to add, replacing any of the same name.
+    #[serde(default)]
+    add: Vec<NoiseRule>,
+    /// Names of rules to remove.
+    #[serde(default)]
+    remove: Vec<String>,
+}
+
+/// An entry on its way into the timeline, already judged worth keeping.
+#[derive(Debug, Clone)]
+enum Kept {
+    Entry(Recorded),
+    Action(ActionEntry),
+    PageUrl(String),
+}
+
+/// The timeline and what recording and saving it needs.
+#[derive(Debug, Default)]
+pub struct TimelineStore {
+    timeline: Timeline,
+    recorder: Recorder,
+    /// Whether the saved timeline was read (or found absent).
+    loaded: bool,
+    /// Entries that arrived before it was.
+    early: Vec<Kept>,
+    load_started: bool,
+    save_scheduled: bool,
+    flush_scheduled: bool,
+    /// Agent actions running now.
+    acting: u32,
+    /// Until when (epoch ms) page input counts as the agent's.
+    agent_input_until: u64,
+}
+
+impl TimelineStore {
+    fn apply(&mut self, kept: Kept) {
+        match kept {
+            Kept::Entry(Recorded::Console(entry)) => self.timeline.record_console(entry),
+            Kept::Entry(Recorded::Network(entry)) => self.timeline.record_network(entry),
+            Kept::Entry(Recorded::WebSocket(event)) => self.timeline.record_websocket(event),
+            Kept::Entry(Recorded::UserAction(action)) | Kept::Action(action) => self.timeline.record_action(action),
+            Kept::Entry(Recorded::Navigated { url, .. }) | Kept::PageUrl(url) => self.timeline.set_page_url(url),
+        }
+    }
+
+    fn keep(&mut self, kept: Kept) {
+        if self.loaded {
+            self.apply(kept);
+        } else if self.early.len() < MAX_EARLY {
+            self.early.push(kept);
+        }
+    }
+
+    fn agent_is_acting(&self, now_ms: u64) -> bool {
+        self.acting > 0 || now_ms < self.agent_input_until
+    }
+}
+
+/// Records one debugger event from any tab.
+pub fn record(state: &Rc<State>, event: &CdpEvent) {
+    if !recorder::records(&event.method) {
+        return;
+    }
+    let Ok(tab) = u32::try_from(event.tab_id) else { return };
+    let now = timer::epoch_ms();
+    let shared = state.tabs.borrow().grants.tabs.get(&event.tab_id) == Some(&Grant::Shared);
+    let (recorded, closes_waiting) = {
+        let mut store = state.timeline.borrow_mut();
+        let recorded = store.recorder.event(tab, event.session_id.as_deref(), &event.method, &event.params, now);
+        (recorded, store.recorder.closes_waiting())
+    };
+    if closes_waiting {
+        schedule_close_flush(state);
+    }
+    if recorded.is_empty() {
+        return;
+    }
+    {
+        let mut store = state.timeline.borrow_mut();
+        let agent = store.agent_is_acting(now);
+        for entry in recorded {
+            let kept = match entry {
+                // The page cannot tell the agent's input from the user's; while the agent acts,
+                // what the listener reports is the agent's own action, recorded by the tools.
+                Recorded::UserAction(_) if !shared || agent => continue,
+                Recorded::UserAction(action) => Kept::Action(action),
+                Recorded::Navigated { tab, url } if shared && !agent => {
+                    Kept::Action(recorder::user_navigation(tab, &url, now))
+                }
+                Recorded::Navigated { url, .. } => Kept::PageUrl(url),
+                other => Kept::Entry(other),
+            };
+            store.keep(kept);
+        }
+        if !store.loaded {
+            if store.load_started {
+                return;
+            }
+            store.load_started = true;
+            drop(store);
+            let state = state.clone();
+            wasm_bindgen_futures::spawn_local(async move { state.load_timeline().await });
+            return;
+        }
+    }
+    schedule_save(state);
+}
+
+/// Saves the timeline once [`SAVE_DELAY_MS`] have passed, unless a save is already due.
+pub fn schedule_save(state: &Rc<State>) {
+    {
+        let mut store = state.timeline.borrow_mut();
+        if store.save_scheduled {
+            return;
+        }
+        store.save_scheduled = true;
+    }
+    let state = state.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        timer::sleep(SAVE_DELAY_MS).await;
+        state.save_timeline().await;
+    });
+}
+
+/// Records, without a code, the WebSocket closes the page did not report a code for in time.
+fn schedule_close_flush(state: &Rc<State>) {
+    {
+        let mut store = state.timeline.borrow_mut();
+        if store.flush_scheduled {
+            return;
+        }
+        store.flush_scheduled = true;
+    }
+    let state = state.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        timer::sleep(CLOSE_CODE_WAIT_MS).await;
+        let waiting = {
+            let mut store = state.timeline.borrow_mut();
+            store.flush_scheduled = false;
+            let due = store.recorder.flush_closes(timer::epoch_ms(), u64::from(CLOSE_CODE_WAIT_MS));
+            for entry in due {
+                store.keep(Kept::Entry(entry));
+            }
+            store.recorder.closes_waiting()
+        };
+        if waiting {
+            schedule_close_flush(&state);
+        }
+        schedule_save(&state);
+    });
+}
+
+/// Marks the agent as acting until dropped (and for a short grace period after).
+pub struct AgentActing {
+    state: Rc<State>,
+}
+
+impl Drop for AgentActing {
+    fn drop(&mut self) {
+        if let Ok(mut store) = self.state.timeline.try_borrow_mut() {
+            store.acting = store.acting.saturating_sub(1);
+            store.agent_input_until = timer::epoch_ms() + AGENT_INPUT_GRACE_MS;
+        }
+    }
+}
+
+impl State {
+    /// Reads the saved timeline once per worker lifetime: the whole state after a worker
+    /// restart, or only the named checkpoints after a browser restart.
+    pub async fn load_timeline(self: &Rc<Self>) {
+        if self.timeline.borrow().loaded {
+            return;
+        }
+        let _reading = self.timeline_load.lock().await;
+        if self.timeline.borrow().loaded {
+            return;
+        }
+        let saved = match chrome::session_storage_get::<String>(STATE_KEY).await {
+            Ok(Some(json)) => match serde_json::from_str::<TimelineState>(&json)
+                .map_err(|e| e.to_string())
+                .and_then(|state| Timeline::restore(state).map_err(|e| e.to_string()))
+            {
+                Ok(timeline) => Some(timeline),
+                Err(e) => {
+                    chrome::warn(&format!("Sightline could not read its saved timeline ({e}); starting afresh"));
+                    None
+                }
+            },
+            Ok(None) => None,
+            Err(e) => {
+                chrome::warn(&format!("Sightline could not read its saved timeline: {e}"));
+                None
+            }
+        };
+        let timeline = match saved {
+            Some(timeline) => timeline,
+            None => {
+                let mut fresh = Timeline::new();
+                if let Ok(Some(named)) = chrome::local_storage_get::<NamedCheckpoints>(NAMED_KEY).await {
+                    fresh.restore_named(named);
+                }
+                fresh
+            }
+        };
+        let noise = read_noise_config().await;
+        let held = {
+            let mut store = self.timeline.borrow_mut();
+            if store.loaded {
+                return;
+            }
+            store.timeline = timeline;
+            apply_noise_config(&mut store.timeline, noise);
+            store.loaded = true;
+            let early = std::mem::take(&mut store.early);
+            let held = !early.is_empty();
+            for kept in early {
+                store.apply(kept);
+            }
+            held
+        };
+        if held {
+            schedule_save(self);
+        }
+    }
+
+    /// Applies the noise-rule changes in `chrome.storage.local` (they may have changed since the
+    /// timeline was loaded).
+    pub async fn refresh_noise_rules(&self) {
+        let noise = read_noise_config().await;
+        apply_noise_config(&mut self.timeline.borrow_mut().timeline, noise);
+    }
+
+    /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded
+    /// first (a report must not miss a close that already happened).
+    pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
+        let mut store = self.timeline.borrow_mut();
+        for entry in store.recorder.flush_closes(timer::epoch_ms(), 0) {
+            store.keep(Kept::Entry(entry));
+        }
+        f(&mut store.timeline)
+    }
+
+    /// Writes the whole timeline to `chrome.storage.session` now.
+    pub async fn save_timeline(&self) {
+        let json = {
+            let mut store = self.timeline.borrow_mut();
+            store.save_scheduled = false;
+            // Never overwrite what was saved with a timeline that has not read it yet.
+            if !store.loaded {
+                return;
+            }
+            serde_json::to_string(&store.timeline.serialize())
+        };
+        let result = match json {
+            Ok(json) => chrome::session_storage_set(STATE_KEY, &json).await.map_err(|e| e.0),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = result {
+            chrome::warn(&format!("Sightline could not save its timeline: {e}"));
+        }
+    }
+
+    /// Writes the named checkpoints to `chrome.storage.local`, where they outlive the browser.
+    pub async fn save_named_checkpoints(&self) {
+        let named = self.timeline.borrow().timeline.named_checkpoints();
+        if let Err(e) = chrome::local_storage_set(NAMED_KEY, &named).await {
+            chrome::warn(&format!("Sightline could not save its named checkpoints: {e}"));
+        }
+    }
+
+    /// Marks the agent as acting: page input reported meanwhile is the agent's, not the user's.
+    pub fn agent_acting(self: &Rc<Self>) -> AgentActing {
+        self.timeline.borrow_mut().acting += 1;
+        AgentActing { state: self.clone() }
+    }
+
+    /// Records an agent action on `tab`.
+    pub fn record_agent_action(&self, action: ActionEntry) {
+        self.timeline.borrow_mut().keep(Kept::Action(action));
+    }
+
+    /// Forgets what an MCP session that went away had seen.
+    pub fn forget_timeline_session(self: &Rc<Self>, session: &str) {
+        if self.with_timeline(|t| t.forget_session(session)) {
+            schedule_save(self);
+        }
+    }
+}
+
+/// Saves the timeline as soon as the worker is free, without making the caller wait.
+pub fn save_soon(state: &Rc<State>) {
+    let state = state.clone();
+    wasm_bindgen_futures::spawn_local(async move { state.save_timeline().await });
+}
+
+async fn read_noise_config() -> Option<NoiseConfig> {
+    match chrome::local_storage_get::<NoiseConfig>(NOISE_KEY).await {
+        Ok(config) => config,
+        Err(e) => {
+            chrome::warn(&format!("Sightline ignores `{NOISE_KEY}` in chrome.storage.local: {e}"));
+            None
+        }
+    }
+}
+
+/// Sets the timeline's noise rules to the engine's defaults changed by `config`.
+fn apply_noise_config(timeline: &mut Timeline, config: Option<NoiseConfig>) {
+    let config = config.unwrap_or_default();
+    let current: Vec<String> = timeline.noise_rules().rules().iter().map(|r| r.name.clone()).collect();
+    for name in current {
+        timeline.remove_noise_rule(&name);
+    }
+    for rule in NoiseRules::default().rules() {
+        timeline.add_noise_rule(rule.clone());
+    }
+    for name in &config.remove {
+        timeline.remove_noise_rule(name);
+    }
+    for rule in config.add {
+        timeline.add_noise_rule(rule);
+    }
+}

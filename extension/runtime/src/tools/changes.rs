@@ -1,0 +1,89 @@
+//! `get_changes_since` and `browser_checkpoint`, and what every agent action adds: the action
+//! itself on the timeline, and one line at the end of its response on new console errors and
+//! failed requests since the previous response.
+//!
+//! The engine (`sightline_core::changes`) builds every report and line; this module only runs
+//! it on the browser's timeline, measures it, and saves what a call changed.
+
+use std::rc::Rc;
+
+use sightline_core::changes::{ActionEntry, ActionKind, Actor, ChangesError};
+use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams, ToolOutput};
+
+use super::{ToolError, ToolResult};
+use crate::state::State;
+use crate::{chrome, timeline, timer};
+
+impl From<ChangesError> for ToolError {
+    fn from(e: ChangesError) -> Self {
+        ToolError(e.to_string())
+    }
+}
+
+/// `get_changes_since`: the report as JSON text; the structured result adds `wasm_ms`, the time
+/// the engine took to build it in the extension.
+pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesParams) -> ToolResult {
+    state.refresh_noise_rules().await;
+    let now = timer::epoch_ms();
+    let started = timer::now_ms();
+    let report = state.with_timeline(|t| t.changes_since(session, &params, now))?;
+    let wasm_ms = timer::now_ms() - started;
+    // The session's automatic checkpoint moved (unless a named one was asked for).
+    timeline::save_soon(state);
+    let text = serde_json::to_string(&report).map_err(|e| ToolError(format!("could not write the report: {e}")))?;
+    let mut structured = serde_json::to_value(&report).ok();
+    if let Some(serde_json::Value::Object(fields)) = &mut structured {
+        fields.insert("wasm_ms".into(), serde_json::json!((wasm_ms * 1000.0).round() / 1000.0));
+    }
+    Ok(ToolOutput { text, structured, ..ToolOutput::default() })
+}
+
+/// `browser_checkpoint`: create, list or delete named checkpoints. A change is saved before
+/// answering, for worker restarts and for browser restarts.
+pub async fn checkpoint(state: &Rc<State>, params: CheckpointParams) -> ToolResult {
+    let reply = state.with_timeline(|t| t.checkpoint(&params, timer::epoch_ms()))?;
+    if params.action != CheckpointAction::List {
+        state.save_named_checkpoints().await;
+        state.save_timeline().await;
+    }
+    let mut text = reply.message.clone();
+    if params.action == CheckpointAction::List {
+        for c in &reply.checkpoints {
+            let url = c.url.as_deref().map(|u| format!(" at {u}")).unwrap_or_default();
+            text.push_str(&format!("\n- {} (made {}{url})", c.name, c.created));
+        }
+    }
+    Ok(ToolOutput { text, structured: serde_json::to_value(&reply).ok(), ..ToolOutput::default() })
+}
+
+/// After an agent action succeeded: records it on the tab it acted on, and ends its response
+/// with one line on console errors and failed requests since the previous response.
+pub async fn after_action(
+    state: &Rc<State>,
+    session: &str,
+    mut output: ToolOutput,
+    (kind, description): (ActionKind, String),
+) -> ToolOutput {
+    let tab = state.with_session(session, |s| s.current_tab);
+    if let Some(tab) = tab
+        && let Ok(tab_number) = u32::try_from(tab)
+    {
+        let url = chrome::get_tab(tab).await.ok().and_then(|t| t.url);
+        state.record_agent_action(ActionEntry {
+            kind,
+            by: Actor::Agent,
+            description,
+            url,
+            time_ms: timer::epoch_ms(),
+            tab: tab_number,
+        });
+    }
+    if let Some(line) = state.with_timeline(|t| t.last_response_line(session)) {
+        if !output.text.is_empty() && !output.text.ends_with('\n') {
+            output.text.push('\n');
+        }
+        output.text.push_str(&line);
+    }
+    timeline::schedule_save(state);
+    output
+}
