@@ -64,18 +64,8 @@ impl Chromium {
     /// The `ws://` address of the browser's DevTools endpoint, for a browser started with
     /// [`REMOTE_DEBUGGING`] among its arguments (waits at most 20 s for Chromium to open it).
     pub fn devtools_endpoint(&self) -> anyhow::Result<String> {
-        let file = self.profile.join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while Instant::now() < deadline {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    return Ok(format!("ws://127.0.0.1:{port}{path}"));
-                }
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        anyhow::bail!("Chromium opened no DevTools endpoint; was it started with {REMOTE_DEBUGGING}?")
+        crate::cdp::wait_for_endpoint(&self.profile)
+            .map_err(|e| anyhow::anyhow!("{e}; was Chromium started with {REMOTE_DEBUGGING}?"))
     }
 
     /// The profile directory in use.

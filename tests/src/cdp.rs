@@ -159,7 +159,9 @@ impl Drop for CdpBrowser {
     }
 }
 
-fn wait_for_endpoint(profile: &Path) -> anyhow::Result<String> {
+/// The `ws://` address of the DevTools endpoint of a browser using `profile`, once it has
+/// written it (at most 20 s).
+pub(crate) fn wait_for_endpoint(profile: &Path) -> anyhow::Result<String> {
     let file = profile.join("DevToolsActivePort");
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {

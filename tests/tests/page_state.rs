@@ -338,6 +338,14 @@ async fn regions_unchanged_since_the_last_page_collapse_and_stay_reachable() {
     let full = c.ok("browser_snapshot", json!({"full": true})).await;
     assert!(full.contains(&format!("({basket})")) && !full.contains("unchanged=\"true\""), "{full}");
 
+    // Trimmed on request: the first and last lines of each region, a marker for the rest, and
+    // find still reaches what was left out.
+    let trimmed = c.ok("browser_snapshot", json!({"full": true, "trim": 6})).await;
+    assert!(trimmed.contains("<trimmed count=") && trimmed.len() < full.len() / 2, "{trimmed}");
+    assert!(!trimmed.contains("Shop all men"), "{trimmed}");
+    let found = c.ok("browser_find", json!({"text": "Shop all men"})).await;
+    assert!(found.contains("link \"Shop all men\"") || found.contains("[Shop all men](e"), "{found}");
+
     // A collapsed ref is as good as any other.
     let opened = c.ok("browser_click", json!({"ref": basket})).await;
     assert!(opened.contains("basket.html"), "{opened}");

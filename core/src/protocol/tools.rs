@@ -147,6 +147,10 @@ pub struct SnapshotParams {
     /// Only this region, e.g. `nav` or `main`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// At most this many lines of each region (its first and last), with a marker saying how
+    /// to read the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<u32>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,

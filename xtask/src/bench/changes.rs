@@ -1,7 +1,7 @@
 //! What it costs an agent to learn what went wrong on a page: after the shop's tracking page
 //! fails in scripted ways (a 404 and a 503 from its APIs, an unresolvable host, a warning, logged
 //! errors, an unhandled rejection), each peer's console list and network list are read, and
-//! Sightline's `get_changes_since` through [`extensions::sightline_changes`] once it exists.
+//! Sightline's `browser_checkpoint` before the page and `get_changes_since` after it.
 //!
 //! The readings happen only after the page reports that every scripted failure happened, so
 //! all servers are asked about the same facts.
@@ -47,6 +47,10 @@ pub struct ServerReading {
 pub async fn read(server: &Server, site: &FixtureServer, tokenizer: &Tokenizer) -> Option<ServerReading> {
     let kind = server.kind();
     let reading = async {
+        let marked = match kind {
+            ServerKind::Sightline => extensions::sightline_checkpoint(server, tokenizer).await?,
+            _ => Size::default(),
+        };
         let loaded = server.navigate(&site.url(TRACKING_PAGE)).await?;
         anyhow::ensure!(!loaded.reply.is_error, "loading the tracking page failed: {}", loaded.reply.text);
         anyhow::ensure!(
@@ -54,7 +58,7 @@ pub async fn read(server: &Server, site: &FixtureServer, tokenizer: &Tokenizer) 
             "the tracking page never reported `{DONE_EVENT}`"
         );
         let calls: Vec<(&'static str, serde_json::Value)> = match kind {
-            ServerKind::Sightline => return Ok(extensions::sightline_changes(server, tokenizer).await),
+            ServerKind::Sightline => return Ok(extensions::sightline_changes(server, tokenizer, marked).await),
             ServerKind::Playwright => {
                 vec![("browser_console_messages", json!({})), ("browser_network_requests", json!({}))]
             }

@@ -100,7 +100,7 @@ fn fidelity(case: &str) -> Vec<ExtraColumn> {
         return Vec::new();
     };
     let mut refs = sightline_core::refs::RefTable::default();
-    let snapshot = sightline_core::snapshot::compile(&capture, &mut |k, _| refs.assign(k));
+    let snapshot = sightline_core::snapshot::compile(&capture, &mut refs);
     let f = sightline_e2e::fidelity::measure(&capture, &recorded, &snapshot);
     vec![
         ExtraColumn { name: "interactive coverage".into(), value: ExtraValue::Ratio(f.interactive()) },
@@ -109,14 +109,50 @@ fn fidelity(case: &str) -> Vec<ExtraColumn> {
     ]
 }
 
+/// The checkpoint Sightline marks before loading the tracking page.
+pub const CHECKPOINT: &str = "before_tracking";
+
+/// Marks a named checkpoint on Sightline before the tracking page loads, as an agent that wants
+/// to know what a page broke does. Its reply is counted with the report.
+pub async fn sightline_checkpoint(server: &Server, tokenizer: &Tokenizer) -> anyhow::Result<Size> {
+    let args = serde_json::json!({"action": "create", "name": CHECKPOINT});
+    let timed = server.call("browser_checkpoint", args, std::time::Duration::from_secs(30)).await?;
+    anyhow::ensure!(!timed.reply.is_error, "browser_checkpoint failed: {}", timed.reply.text);
+    Ok(Size::of(tokenizer, &timed.reply.text))
+}
+
 /// What Sightline's `get_changes_since` costs after the tracking page's scripted errors.
 ///
 /// Called with Sightline showing the tracking page once its scripted errors have all happened
-/// (the same moment the peers' console and network lists are read). Return the reply's size and
-/// the tools called, or `None` while Sightline has no `get_changes_since`: the report then shows
-/// the peers alone.
-pub async fn sightline_changes(_server: &Server, _tokenizer: &Tokenizer) -> Option<ChangesReading> {
-    None
+/// (the same moment the peers' console and network lists are read), after
+/// [`sightline_checkpoint`] marked the moment before the page loaded: the window is the page's,
+/// like the peers' lists. `marked` is the checkpoint reply's size, counted in. The tool label
+/// carries the time the extension's engine took to build the report in wasm (`wasm_ms` of the
+/// structured result), which the report has no column for.
+pub async fn sightline_changes(server: &Server, tokenizer: &Tokenizer, marked: Size) -> Option<ChangesReading> {
+    const TOOL: &str = "get_changes_since";
+    let args = serde_json::json!({"checkpoint": CHECKPOINT});
+    let timed = match server.call(TOOL, args, std::time::Duration::from_secs(30)).await {
+        Ok(timed) => timed,
+        Err(e) => {
+            eprintln!("bench: Sightline {TOOL} failed: {e:#}");
+            return Some(ChangesReading { tools: vec![TOOL.to_owned()], size: Size::default(), ok: false });
+        }
+    };
+    // Saved beside the other replies the bench counted (best effort).
+    let dir = super::report_dir().join("replies").join(super::servers::ServerKind::Sightline.slug()).join("changes");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(format!("{TOOL}.txt")), &timed.reply.text);
+    }
+    let wasm_ms = timed.reply.structured.as_ref().and_then(|s| s["wasm_ms"].as_f64());
+    let tool = match wasm_ms {
+        Some(ms) => format!("{TOOL} since a checkpoint (report built in {ms:.2} ms in wasm)"),
+        None => format!("{TOOL} since a checkpoint"),
+    };
+    eprintln!("bench: Sightline {tool}: {} bytes", timed.reply.text.len());
+    let report = Size::of(tokenizer, &timed.reply.text);
+    let size = Size { tokens: marked.tokens + report.tokens, chars: marked.chars + report.chars };
+    Some(ChangesReading { tools: vec!["browser_checkpoint".to_owned(), tool], size, ok: !timed.reply.is_error })
 }
 
 /// What one server costs to tell an agent about the console errors and failed requests.

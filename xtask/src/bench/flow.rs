@@ -330,6 +330,48 @@ impl Runner<'_> {
     }
 }
 
+/// The same flow answered with the full page at every step: Sightline runs it on a fresh
+/// browser and, after each step, reads `browser_snapshot` with `full: true` (no region left
+/// out). The tokens of those full pages are what the flow would cost without deltas and region
+/// dedup.
+#[derive(Debug, Clone, Serialize)]
+pub struct FullPageRun {
+    /// Tokens of the full page after each step.
+    pub steps: Vec<usize>,
+    /// Whether the site reported the expected event.
+    pub completed: bool,
+}
+
+impl FullPageRun {
+    /// Tokens of every full page.
+    pub fn tokens(&self) -> usize {
+        self.steps.iter().sum()
+    }
+}
+
+/// Runs `flow` on Sightline reading the full page after every step (see [`FullPageRun`]).
+pub async fn run_full_pages(
+    server: &Server,
+    flow: &Flow,
+    site: &FixtureServer,
+    tokenizer: &Tokenizer,
+    replies: &Replies,
+) -> anyhow::Result<FullPageRun> {
+    let mut runner = Runner { server, tokenizer, replies, step_number: 0, seen: Vec::new() };
+    let mut steps = Vec::with_capacity(flow.steps.len());
+    for (i, step) in flow.steps.iter().enumerate() {
+        runner.step_number = i + 1;
+        let mut record =
+            StepRecord { label: step.action.label(), navigation: false, calls: Vec::new(), error: None, note: None };
+        runner.step(&step.action, site, &mut record).await?;
+        let full = server.call("browser_snapshot", serde_json::json!({"full": true}), Duration::from_secs(60)).await?;
+        replies.save(server.kind(), "flow-full-pages", &format!("{:02}-browser_snapshot", i + 1), &full.reply.text);
+        steps.push(Size::of(tokenizer, &full.reply.text).tokens);
+    }
+    let completed = wait_for_event(site, &flow.expect_event, Duration::from_secs(5)).await;
+    Ok(FullPageRun { steps, completed })
+}
+
 /// Waits (at most `limit`) for the site to report `wanted`.
 pub async fn wait_for_event(site: &FixtureServer, wanted: &str, limit: Duration) -> bool {
     let deadline = tokio::time::Instant::now() + limit;

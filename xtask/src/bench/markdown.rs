@@ -64,7 +64,8 @@ fn corpus(out: &mut String, r: &Report) {
     let _ = writeln!(
         out,
         "Each server loads the saved page with its navigation tool, then reads it with its snapshot tool \
-         (`browser_snapshot`, `browser_snapshot`, `take_snapshot`). Counted: the text of the snapshot reply; \
+         (`browser_snapshot` with `full: true`, so that no region is written as already seen, `browser_snapshot`, \
+         `take_snapshot`). Counted: the text of the snapshot reply; \
          a snapshot split into pages is read to its last page and counted whole (`N pages`).\n"
     );
     let _ = writeln!(
@@ -284,6 +285,31 @@ fn flow(out: &mut String, r: &Report) {
         if !ratios.is_empty() {
             let _ = writeln!(out, "\nSightline's flow tokens: {}.", ratios.join(", "));
         }
+    }
+    if let (Some(full), Some(sightline)) =
+        (&r.flow.sightline_full_pages, runs.iter().find(|run| run.server == ServerKind::Sightline))
+    {
+        let _ = writeln!(
+            out,
+            "\n### Sightline: deltas and region dedup against the full page at every step\n\nThe same flow on a fresh \
+             browser, reading `browser_snapshot` with `full: true` after every step (nothing collapsed), against what \
+             the flow above actually cost.\n"
+        );
+        let _ = writeln!(out, "| # | step | as answered | full page every step |\n|--:|---|--:|--:|");
+        for (i, step) in f.steps.iter().enumerate() {
+            let answered = sightline.steps.get(i).map(|s| thousands(s.tokens() as f64)).unwrap_or_else(|| "—".into());
+            let whole = full.steps.get(i).map(|t| thousands(*t as f64)).unwrap_or_else(|| "—".into());
+            let _ = writeln!(out, "| {} | {} | {answered} | {whole} |", i + 1, cell(&step.action.label()));
+        }
+        let ratio = if full.tokens() > 0 { sightline.tokens() as f64 / full.tokens() as f64 } else { f64::NAN };
+        let _ = writeln!(
+            out,
+            "| | **total** | **{}** | **{}** |\n\nSightline's flow costs **{ratio:.2}×** the tokens of the same flow answered \
+             with the full page at every step{}.",
+            thousands(sightline.tokens() as f64),
+            thousands(full.tokens() as f64),
+            if full.completed { "" } else { " (that run did not place the order)" }
+        );
     }
     let mut notes = Vec::new();
     for run in &runs {

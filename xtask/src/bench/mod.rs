@@ -78,6 +78,7 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     let mut servers = Vec::new();
     let mut tools = Vec::new();
     let mut runs = Vec::new();
+    let mut full_pages: Option<flow::FullPageRun> = None;
     let mut changes = changes::ChangesRun { page: changes::TRACKING_PAGE.to_owned(), readings: Vec::new() };
     for kind in ServerKind::ALL {
         let mut restarts = 0;
@@ -120,10 +121,25 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
             }
             Err(e) => runs.push(not_run(kind, &flow, &format!("{} did not start: {e:#}", kind.label()))),
         }
+        // Sightline once more, on a fresh browser: the same flow read as a full page after
+        // every step, to show what deltas and region dedup save.
+        if kind == ServerKind::Sightline {
+            let shop = FixtureServer::start(&shop_dir)?;
+            match Server::start(kind, &chromium).await {
+                Ok(server) => {
+                    match flow::run_full_pages(&server, &flow, &shop, &tokenizer, &replies).await {
+                        Ok(run) => full_pages = Some(run),
+                        Err(e) => eprintln!("bench: the full-page flow failed: {e:#}"),
+                    }
+                    server.close().await;
+                }
+                Err(e) => eprintln!("bench: Sightline did not start for the full-page flow: {e:#}"),
+            }
+        }
         servers.push(ServerInfo { server: kind, label: kind.label().to_owned(), version: version(kind), restarts });
     }
 
-    let flow = FlowSection { flow, runs };
+    let flow = FlowSection { flow, runs, sightline_full_pages: full_pages };
     let summaries = report::summarize_servers(&corpus, &flow);
     let ratios = report::ratios(&corpus);
     Ok(Report {

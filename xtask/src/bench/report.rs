@@ -89,6 +89,8 @@ pub struct FlowSection {
     pub flow: Flow,
     /// One run per server.
     pub runs: Vec<FlowRun>,
+    /// Sightline's flow answered with the full page at every step, for comparison.
+    pub sightline_full_pages: Option<super::flow::FullPageRun>,
 }
 
 /// The `tools/list` footprint of one server.

@@ -188,11 +188,15 @@ impl Server {
         }
     }
 
-    /// Reads the whole page with the server's snapshot tool, every page of it: Sightline splits
-    /// a long snapshot into pages, each but the last ending with an explicit continuation marker
-    /// that names the next `page=N` (the peers answer with everything at once).
+    /// Reads the whole page with the server's snapshot tool, every region and every page of it:
+    /// Sightline splits a long snapshot into pages, each but the last ending with an explicit
+    /// continuation marker that names the next `page=N` (the peers answer with everything at
+    /// once).
     pub async fn snapshot(&self) -> anyhow::Result<Timed> {
-        let mut whole = self.call(self.kind.snapshot_tool(), self.with_page(json!({})), SNAPSHOT_LIMIT).await?;
+        // Sightline would write regions the agent saw in the navigation's answer as unchanged;
+        // `full` asks for every region, the same content the peers return.
+        let args = if self.kind == ServerKind::Sightline { json!({"full": true}) } else { self.with_page(json!({})) };
+        let mut whole = self.call(self.kind.snapshot_tool(), args, SNAPSHOT_LIMIT).await?;
         if self.kind != ServerKind::Sightline {
             return Ok(whole);
         }

@@ -94,7 +94,8 @@ fn render_options(snapshot: &Snapshot, params: &SnapshotParams, page: usize) -> 
         None => None,
         Some(wanted) => Some(find_region(snapshot, wanted)?),
     };
-    Ok(RenderOptions { bbox: params.bbox, page, region, ..RenderOptions::default() })
+    let trim = params.trim.map(|n| n as usize);
+    Ok(RenderOptions { bbox: params.bbox, page, region, trim, ..RenderOptions::default() })
 }
 
 /// The region named `wanted`: an exact name, else the first whose name starts with it.
