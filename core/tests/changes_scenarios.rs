@@ -731,7 +731,7 @@ fn a_new_endpoint_that_fails_is_a_failure_without_a_previous_status() {
             count: 1
         }]
     );
-    assert_eq!(network.new_endpoints, vec![NewEndpoint { endpoint: "GET /api/new".into(), status: 0 }]);
+    assert!(network.new_endpoints.is_empty(), "said once, as a failure: {:?}", network.new_endpoints);
 }
 
 #[test]

@@ -328,7 +328,8 @@ fn network_changes(
                 degraded.push(SlowEndpoint { endpoint: endpoint.key.clone(), baseline_ms, slowest_ms });
             }
         }
-        if before.is_none() && severity == SeverityFilter::All {
+        // A new endpoint that fails is already a failure (without a previous status).
+        if before.is_none() && !failing_now && severity == SeverityFilter::All {
             new_endpoints.push(NewEndpoint { endpoint: endpoint.key, status: endpoint.latest_status });
         }
     }

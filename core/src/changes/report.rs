@@ -118,7 +118,8 @@ pub struct NetworkChanges {
     /// Endpoints responding more than 3× slower than their baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub degraded: Vec<SlowEndpoint>,
-    /// Endpoints never seen before the checkpoint.
+    /// Endpoints never seen before the checkpoint that answer (new ones that fail are among the
+    /// failures, without a previous status).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub new_endpoints: Vec<NewEndpoint>,
     /// New requests (noise excluded).
