@@ -334,12 +334,13 @@ fn password_and_payment_values_never_leave_the_engine() {
     let s = snapshot("forms");
     let text = body(&s);
     let facts = serde_json::to_string(&s.facts(1)).unwrap();
-    for secret in ["hunter2", "4111111111111111", "\"123\""] {
+    for secret in ["hunter2", "4111111111111111", "\"123\"", "482913"] {
         assert!(!text.contains(secret) && !facts.contains(secret), "{secret} leaked");
     }
     assert!(text.contains("e3 textbox \"Password\" = \"••••••\" type=\"password\""));
     assert!(text.contains("e22 textbox \"Card number\" = \"••••••\""));
     assert!(text.contains("e23 textbox \"Security code\" = \"••••••\""));
+    assert!(text.contains("textbox \"Sign-in code\" = \"••••••\""), "{text}");
 }
 
 // Structure ----------------------------------------------------------------------------------

@@ -123,14 +123,17 @@ fn implied_tag_differs(tag: &str, role: &str) -> bool {
     !implied.contains(&tag)
 }
 
-/// Whether the field holds a password or payment data.
+/// Whether the field holds a password, a one-time code or payment data.
 pub fn is_secret(tree: &PageTree, id: NodeId) -> bool {
     let node = &tree.nodes[id];
     if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
         return true;
     }
     let autocomplete = node.attr("autocomplete").unwrap_or("").to_ascii_lowercase();
-    if autocomplete.split_whitespace().any(|t| t.starts_with("cc-") || t == "current-password" || t == "new-password") {
+    if autocomplete
+        .split_whitespace()
+        .any(|t| t.starts_with("cc-") || matches!(t, "current-password" | "new-password" | "one-time-code"))
+    {
         return true;
     }
     let hints =
