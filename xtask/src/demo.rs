@@ -26,11 +26,15 @@ async fn session(built: &Built) -> anyhow::Result<()> {
     let page = step(c, "browser_navigate", json!({"url": rig.server.url("index.html")})).await?;
     let search = first_ref(&page, "textbox", "Search mugs")?;
     step(c, "browser_type", json!({"ref": search, "text": "blue", "submit": true})).await?;
-    let snap = step(c, "browser_snapshot", json!({})).await?;
-    let add = first_ref(&snap, "button", "Add to basket")?;
+    let found = step(c, "browser_find", json!({"role": "button", "text": "Add to basket"})).await?;
+    let add = ref_in_find(&found.text, "Add to basket")?;
     step(c, "browser_click", json!({"ref": add})).await?;
+    step(c, "get_changes_since", json!({})).await?;
     step(c, "browser_tabs", json!({})).await?;
-    println!("\nDone: an agent read the page, searched, and added a mug to the basket, all over MCP.");
+    println!(
+        "\nDone: an agent read the page, searched, found a button, added a mug to the basket and asked what \
+         changed, all over MCP."
+    );
     Ok(())
 }
 
@@ -50,4 +54,14 @@ fn first_ref(reply: &sightline_e2e::client::Reply, role: &str, name: &str) -> an
         .and_then(|els| els.iter().find(|e| e["role"] == role && e["name"] == name))
         .and_then(|e| e["ref"].as_str().map(str::to_owned))
         .ok_or_else(|| anyhow::anyhow!("no {role} {name:?} on the page"))
+}
+
+/// The ref on the first line of a `browser_find` answer that mentions `name`.
+fn ref_in_find(text: &str, name: &str) -> anyhow::Result<String> {
+    text.lines()
+        .filter(|l| l.contains(name))
+        .flat_map(|l| l.split([' ', '(', ')', '[', ']']))
+        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow::anyhow!("browser_find named no element {name:?}:\n{text}"))
 }
