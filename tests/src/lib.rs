@@ -32,10 +32,19 @@ pub struct Rig {
     pub browser: Option<Chromium>,
     /// The MCP client.
     pub client: McpClient,
+    /// This rig's place among the browsers running at once.
+    _slot: tokio::sync::SemaphorePermit<'static>,
 }
 
+/// How many rigs (each a Chromium) a test binary runs at once: tests run in parallel, and more
+/// browsers than this starting together on a small machine can take longer than any sensible
+/// wait for the extension to connect.
+const RIGS_AT_ONCE: usize = 3;
+
+static RIG_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RIGS_AT_ONCE);
+
 impl Rig {
-    /// Starts everything and waits (at most 30 s) for the browser to answer.
+    /// Starts everything and waits (at most 60 s) for the browser to answer.
     pub async fn start() -> anyhow::Result<Rig> {
         Self::start_with(&[]).await
     }
@@ -47,6 +56,7 @@ impl Rig {
 
     /// Like [`Rig::start_with`], serving the pages under `site`.
     pub async fn serving(site: std::path::PathBuf, browser_args: &[&str]) -> anyhow::Result<Rig> {
+        let slot = RIG_SLOTS.acquire().await?;
         let sandbox = Sandbox::new()?;
         sandbox.install_host()?;
         let server = FixtureServer::start(site)?;
@@ -54,10 +64,10 @@ impl Rig {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let browser = Chromium::launch_with(&sandbox, &args)?;
         let client = McpClient::connect(&sandbox).await?;
-        if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(30)).await {
+        if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(60)).await {
             anyhow::bail!("{e:#}\nbridge log:\n{}", sandbox.bridge_log_text());
         }
-        Ok(Rig { sandbox, server, browser: Some(browser), client })
+        Ok(Rig { sandbox, server, browser: Some(browser), client, _slot: slot })
     }
 }
 

@@ -136,7 +136,7 @@ impl Server {
     pub async fn close(self) {
         match self.backend {
             Backend::Sightline(rig) => {
-                let Rig { client, browser, sandbox, server } = *rig;
+                let Rig { client, browser, sandbox, server, .. } = *rig;
                 let _ = tokio::time::timeout(CLOSE_LIMIT, client.close()).await;
                 drop(browser);
                 drop(server);
