@@ -155,6 +155,8 @@ pub fn run_tests(built: &Built, extra: &[String]) -> anyhow::Result<()> {
 /// Formatting and lints for every crate, the wasm runtime included.
 pub fn lint() -> anyhow::Result<()> {
     let root = workspace_root();
+    // The runtime is linted for the target it ships on; a fresh machine may not have it yet.
+    ensure_wasm_target()?;
     run(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().current_dir(&root).args([
         "clippy",
