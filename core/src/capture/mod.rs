@@ -1,7 +1,10 @@
 //! What one capture of a page gathers, and the exact CDP requests that gather it.
 //!
-//! The extension runtime and `cargo xtask capture` both issue these requests, so captures
-//! recorded for tests and benchmarks are the same payloads the engine sees in the browser.
+//! [`plan::CapturePlan`] says which requests to send and in what order; the extension runtime
+//! and the test recorder (`cargo xtask capture`) both drive it, so captures recorded for tests
+//! and benchmarks are the same payloads the engine sees in the browser.
+
+pub mod plan;
 
 use serde::Deserialize;
 

@@ -1,0 +1,416 @@
+//! The capture plan: which CDP requests one capture of a page sends, in what order, and how
+//! their replies become a [`Capture`]. It performs no I/O: a driver asks it for the requests it
+//! may send now, sends them (concurrently or one by one), and hands each reply back.
+//!
+//! For the page and for every out-of-process iframe (each through its own flat session):
+//!
+//! 1. `Page.getFrameTree` and `DOMSnapshot.captureSnapshot` (with the computed styles the
+//!    pipeline reads, paint order and boxes); for the page also `Page.getLayoutMetrics`;
+//! 2. once a target's frame tree is known: `Accessibility.getFullAXTree` for each of its frames,
+//!    and for an iframe `DOM.getFrameOwner` on the page's session (where its `<iframe>` is).
+//!
+//! Only the page's frame tree and DOM snapshot are required: when one of them fails the capture
+//! fails. An iframe whose requests fail (it went away mid-capture) is left out, a frame whose
+//! accessibility tree is refused (another process answers for it) has none, and missing layout
+//! metrics read as defaults.
+//!
+//! Payloads stay in the driver's own form (`P`) until [`CaptureParts::decode`], so a driver can
+//! measure waiting on the browser apart from converting what it sent.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{Capture, FrameAxTree, TargetCapture, ax_tree_params, capture_snapshot_params};
+use crate::cdp::page::FrameTreeResult;
+
+/// Time limit of `DOMSnapshot.captureSnapshot`: a large page takes a while.
+pub const SNAPSHOT_TIMEOUT_MS: u32 = 30_000;
+/// Time limit of every other request.
+pub const REQUEST_TIMEOUT_MS: u32 = 15_000;
+
+/// A CDP reply as a driver holds it: a JSON value natively, a JS value in the extension.
+pub trait Payload {
+    /// Reads the payload as `T`.
+    fn decode<T: DeserializeOwned>(&self) -> Result<T, String>;
+}
+
+impl Payload for Value {
+    fn decode<T: DeserializeOwned>(&self) -> Result<T, String> {
+        T::deserialize(self).map_err(|e| e.to_string())
+    }
+}
+
+/// Identifies a request of one plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RequestId(usize);
+
+/// One CDP request to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Hand it back with the reply.
+    pub id: RequestId,
+    /// The flat session of an out-of-process iframe; `None` for the page's own session.
+    pub session: Option<String>,
+    /// CDP method.
+    pub method: &'static str,
+    /// Its parameters.
+    pub params: Value,
+    /// How long to wait for the reply.
+    pub timeout_ms: u32,
+    /// Whether the capture fails without this reply.
+    pub required: bool,
+}
+
+/// Why a capture could not be assembled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CaptureError {
+    /// A required reply is missing.
+    #[error("the capture has no {0}")]
+    Missing(&'static str),
+    /// A reply could not be read.
+    #[error("unreadable {what}: {message}")]
+    Unreadable {
+        /// Which reply.
+        what: &'static str,
+        /// Why.
+        message: String,
+    },
+}
+
+/// What a request is for: a target (by index, 0 for the page) and which of its payloads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Slot {
+    FrameTree(usize),
+    Snapshot(usize),
+    AxTree(usize, String),
+    Owner(usize),
+    Layout,
+}
+
+/// Everything gathered for one target, payloads still in the driver's form.
+#[derive(Debug, Clone)]
+pub struct TargetParts<P> {
+    /// The flat session (`None` for the page itself).
+    pub session: Option<String>,
+    /// `Page.getFrameTree`, as sent and as read.
+    pub frame_tree: Option<(P, FrameTreeResult)>,
+    /// `DOMSnapshot.captureSnapshot`.
+    pub snapshot: Option<P>,
+    /// `Accessibility.getFullAXTree` per frame id.
+    pub ax_trees: Vec<(String, P)>,
+    /// For an iframe: the backend node id of its `<iframe>` element in the page.
+    pub owner_backend_node_id: Option<i64>,
+    failed: bool,
+}
+
+impl<P> TargetParts<P> {
+    fn new(session: Option<String>) -> Self {
+        TargetParts {
+            session,
+            frame_tree: None,
+            snapshot: None,
+            ax_trees: Vec::new(),
+            owner_backend_node_id: None,
+            failed: false,
+        }
+    }
+}
+
+/// What a finished plan gathered.
+#[derive(Debug, Clone)]
+pub struct CaptureParts<P> {
+    /// The page's own target.
+    pub main: TargetParts<P>,
+    /// Out-of-process iframes that answered, in the order they were given.
+    pub children: Vec<TargetParts<P>>,
+    /// `Page.getLayoutMetrics`.
+    pub layout: Option<P>,
+}
+
+/// One capture in progress.
+#[derive(Debug)]
+pub struct CapturePlan<P> {
+    targets: Vec<TargetParts<P>>,
+    layout: Option<P>,
+    slots: Vec<Slot>,
+    outstanding: usize,
+    queued: Vec<Request>,
+    unreadable: Option<CaptureError>,
+}
+
+impl<P: Payload> CapturePlan<P> {
+    /// A capture of the page and of the out-of-process iframes served by `child_sessions`.
+    pub fn new(child_sessions: impl IntoIterator<Item = String>) -> Self {
+        let mut plan = CapturePlan {
+            targets: vec![TargetParts::new(None)],
+            layout: None,
+            slots: Vec::new(),
+            outstanding: 0,
+            queued: Vec::new(),
+            unreadable: None,
+        };
+        plan.targets.extend(child_sessions.into_iter().map(|s| TargetParts::new(Some(s))));
+        plan.queue(Slot::Layout, None, "Page.getLayoutMetrics", json!({}), REQUEST_TIMEOUT_MS);
+        for t in 0..plan.targets.len() {
+            let session = plan.targets[t].session.clone();
+            plan.queue(Slot::FrameTree(t), session.clone(), "Page.getFrameTree", json!({}), REQUEST_TIMEOUT_MS);
+            let snapshot = capture_snapshot_params();
+            plan.queue(Slot::Snapshot(t), session, "DOMSnapshot.captureSnapshot", snapshot, SNAPSHOT_TIMEOUT_MS);
+        }
+        plan
+    }
+
+    fn queue(&mut self, slot: Slot, session: Option<String>, method: &'static str, params: Value, timeout_ms: u32) {
+        let required = matches!(slot, Slot::FrameTree(0) | Slot::Snapshot(0));
+        let id = RequestId(self.slots.len());
+        self.slots.push(slot);
+        self.outstanding += 1;
+        self.queued.push(Request { id, session, method, params, timeout_ms, required });
+    }
+
+    /// The requests that may be sent now (each is handed out once).
+    pub fn requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.queued)
+    }
+
+    /// Whether every request handed out has had its reply.
+    pub fn is_done(&self) -> bool {
+        self.outstanding == 0
+    }
+
+    /// The reply to request `id`; `None` when it failed or timed out.
+    pub fn reply(&mut self, id: RequestId, reply: Option<P>) {
+        let Some(slot) = self.slots.get(id.0).cloned() else { return };
+        self.outstanding = self.outstanding.saturating_sub(1);
+        match (slot, reply) {
+            (Slot::Layout, reply) => self.layout = reply,
+            (Slot::FrameTree(t), Some(raw)) => match raw.decode::<FrameTreeResult>() {
+                Ok(tree) => {
+                    let session = self.targets[t].session.clone();
+                    for frame in tree.frame_tree.frames() {
+                        let params = ax_tree_params(&frame.id);
+                        self.queue(
+                            Slot::AxTree(t, frame.id.clone()),
+                            session.clone(),
+                            "Accessibility.getFullAXTree",
+                            params,
+                            REQUEST_TIMEOUT_MS,
+                        );
+                    }
+                    if t > 0 {
+                        let params = json!({"frameId": tree.frame_tree.frame.id});
+                        self.queue(Slot::Owner(t), None, "DOM.getFrameOwner", params, REQUEST_TIMEOUT_MS);
+                    }
+                    self.targets[t].frame_tree = Some((raw, tree));
+                }
+                Err(message) if t == 0 => {
+                    self.unreadable = Some(CaptureError::Unreadable { what: "frame tree", message });
+                }
+                Err(_) => self.targets[t].failed = true,
+            },
+            (Slot::Snapshot(t), Some(raw)) => self.targets[t].snapshot = Some(raw),
+            (Slot::FrameTree(t) | Slot::Snapshot(t), None) => self.targets[t].failed = true,
+            (Slot::AxTree(t, frame), Some(raw)) => self.targets[t].ax_trees.push((frame, raw)),
+            (Slot::AxTree(..), None) => {}
+            (Slot::Owner(t), reply) => {
+                #[derive(serde::Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Owner {
+                    backend_node_id: i64,
+                }
+                let owner = reply.and_then(|r| r.decode::<Owner>().ok());
+                self.targets[t].owner_backend_node_id = owner.map(|o| o.backend_node_id);
+            }
+        }
+    }
+
+    /// What the capture gathered, once every reply is in.
+    pub fn finish(mut self) -> Result<CaptureParts<P>, CaptureError> {
+        if let Some(error) = self.unreadable.take() {
+            return Err(error);
+        }
+        let mut targets = self.targets.into_iter();
+        let main = targets.next().ok_or(CaptureError::Missing("page target"))?;
+        if main.frame_tree.is_none() {
+            return Err(CaptureError::Missing("frame tree of the page"));
+        }
+        if main.snapshot.is_none() {
+            return Err(CaptureError::Missing("DOM snapshot of the page"));
+        }
+        let children = targets.filter(|t| !t.failed && t.frame_tree.is_some() && t.snapshot.is_some()).collect();
+        Ok(CaptureParts { main, children, layout: self.layout })
+    }
+}
+
+impl<P: Payload> TargetParts<P> {
+    /// The target's payloads read as the engine's types; fails when its DOM snapshot is
+    /// unreadable. Accessibility trees that cannot be read are left out.
+    fn decode(&self) -> Result<TargetCapture, CaptureError> {
+        let (_, frame_tree) = self.frame_tree.as_ref().ok_or(CaptureError::Missing("frame tree"))?;
+        let snapshot = self.snapshot.as_ref().ok_or(CaptureError::Missing("DOM snapshot"))?;
+        Ok(TargetCapture {
+            frame_tree: frame_tree.clone(),
+            snapshot: snapshot
+                .decode()
+                .map_err(|message| CaptureError::Unreadable { what: "DOM snapshot", message })?,
+            ax_trees: self
+                .ax_trees
+                .iter()
+                .filter_map(|(frame_id, tree)| {
+                    Some(FrameAxTree { frame_id: frame_id.clone(), tree: tree.decode().ok()? })
+                })
+                .collect(),
+            owner_backend_node_id: self.owner_backend_node_id,
+            owner_frame_id: None,
+        })
+    }
+}
+
+impl<P: Payload> CaptureParts<P> {
+    /// The capture in the engine's types. The page's DOM snapshot must be readable; an iframe
+    /// whose is not is left out.
+    pub fn decode(&self) -> Result<Capture, CaptureError> {
+        Ok(Capture {
+            main: self.main.decode()?,
+            children: self.children.iter().filter_map(|c| c.decode().ok()).collect(),
+            layout: self.layout.as_ref().and_then(|l| l.decode().ok()).unwrap_or_default(),
+        })
+    }
+}
+
+impl CaptureParts<Value> {
+    /// The capture as one JSON document in the shape [`Capture`] reads: what recorded capture
+    /// files hold.
+    pub fn to_json(&self) -> Value {
+        let target = |t: &TargetParts<Value>| {
+            let mut out = json!({
+                "frameTree": t.frame_tree.as_ref().map(|(raw, _)| raw.clone()),
+                "snapshot": t.snapshot,
+                "axTrees": t.ax_trees.iter().map(|(frame, tree)| json!({"frameId": frame, "tree": tree})).collect::<Vec<_>>(),
+            });
+            if let Some(owner) = t.owner_backend_node_id {
+                out["ownerBackendNodeId"] = owner.into();
+            }
+            out
+        };
+        json!({
+            "main": target(&self.main),
+            "children": self.children.iter().map(target).collect::<Vec<_>>(),
+            "layout": self.layout,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_tree(id: &str, children: &[&str]) -> Value {
+        json!({"frameTree": {"frame": {"id": id, "loaderId": format!("L-{id}")},
+            "childFrames": children.iter().map(|c| json!({"frame": {"id": c, "parentId": id}})).collect::<Vec<_>>()}})
+    }
+
+    fn snapshot() -> Value {
+        json!({"documents": [], "strings": []})
+    }
+
+    /// Answers every request the way `answer` says, one round at a time; returns the methods
+    /// sent per round.
+    fn drive(plan: &mut CapturePlan<Value>, answer: impl Fn(&Request) -> Option<Value>) -> Vec<Vec<String>> {
+        let mut rounds = Vec::new();
+        loop {
+            let requests = plan.requests();
+            if requests.is_empty() {
+                break;
+            }
+            rounds.push(
+                requests
+                    .iter()
+                    .map(|r| {
+                        format!("{}{}", r.session.as_deref().map(|s| format!("{s}:")).unwrap_or_default(), r.method)
+                    })
+                    .collect(),
+            );
+            for request in requests {
+                let reply = answer(&request);
+                plan.reply(request.id, reply);
+            }
+        }
+        rounds
+    }
+
+    fn browser(request: &Request) -> Option<Value> {
+        match (request.session.as_deref(), request.method) {
+            (None, "Page.getFrameTree") => Some(frame_tree("MAIN", &["SAME"])),
+            (Some("S1"), "Page.getFrameTree") => Some(frame_tree("OOP", &[])),
+            (_, "DOMSnapshot.captureSnapshot") => Some(snapshot()),
+            (_, "Accessibility.getFullAXTree") => Some(json!({"nodes": []})),
+            (None, "DOM.getFrameOwner") => Some(json!({"backendNodeId": 42, "frameId": "MAIN"})),
+            (None, "Page.getLayoutMetrics") => Some(json!({})),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_page_and_each_iframe_are_captured_frame_tree_first() {
+        let mut plan = CapturePlan::new(["S1".to_owned()]);
+        let rounds = drive(&mut plan, browser);
+        assert_eq!(
+            rounds,
+            [
+                vec![
+                    "Page.getLayoutMetrics",
+                    "Page.getFrameTree",
+                    "DOMSnapshot.captureSnapshot",
+                    "S1:Page.getFrameTree",
+                    "S1:DOMSnapshot.captureSnapshot"
+                ],
+                vec![
+                    "Accessibility.getFullAXTree",
+                    "Accessibility.getFullAXTree",
+                    "S1:Accessibility.getFullAXTree",
+                    "DOM.getFrameOwner"
+                ],
+            ]
+        );
+        assert!(plan.is_done());
+        let parts = plan.finish().unwrap();
+        let frames: Vec<&str> = parts.main.ax_trees.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(frames, ["MAIN", "SAME"]);
+        assert_eq!(parts.children.len(), 1);
+        assert_eq!(parts.children[0].owner_backend_node_id, Some(42));
+        let capture = parts.decode().unwrap();
+        assert_eq!(capture.children[0].owner_backend_node_id, Some(42));
+        assert_eq!(capture.main.ax_trees.len(), 2);
+        let file: Capture = serde_json::from_value(parts.to_json()).unwrap();
+        assert_eq!(file.children[0].frame_tree.frame_tree.frame.id, "OOP");
+    }
+
+    #[test]
+    fn only_the_pages_frame_tree_and_dom_snapshot_are_required() {
+        let mut plan: CapturePlan<Value> = CapturePlan::new(["S1".to_owned()]);
+        let requests = plan.requests();
+        let required: Vec<&str> = requests.iter().filter(|r| r.required).map(|r| r.method).collect();
+        assert_eq!(required, ["Page.getFrameTree", "DOMSnapshot.captureSnapshot"]);
+    }
+
+    #[test]
+    fn an_iframe_that_went_away_and_a_refused_tree_are_left_out() {
+        let mut plan = CapturePlan::new(["S1".to_owned()]);
+        drive(&mut plan, |r| match (r.session.as_deref(), r.method) {
+            (Some("S1"), _) => None,
+            (None, "Accessibility.getFullAXTree") if r.params["frameId"] == "SAME" => None,
+            _ => browser(r),
+        });
+        let parts = plan.finish().unwrap();
+        assert!(parts.children.is_empty());
+        assert_eq!(parts.main.ax_trees.len(), 1);
+    }
+
+    #[test]
+    fn a_page_without_its_dom_snapshot_is_no_capture() {
+        let mut plan = CapturePlan::new(Vec::new());
+        drive(&mut plan, |r| if r.method == "DOMSnapshot.captureSnapshot" { None } else { browser(r) });
+        assert_eq!(plan.finish().unwrap_err(), CaptureError::Missing("DOM snapshot of the page"));
+    }
+}
