@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_main};
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefTable;
+use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::compile;
 use sightline_core::snapshot::render::{RenderOptions, render};
 
@@ -39,7 +39,7 @@ fn pipeline(c: &mut Criterion) {
         });
         group.bench_function(format!("compile+render/{name}"), |b| {
             b.iter(|| {
-                let mut refs = RefTable::default();
+                let mut refs = RefRegistry::default();
                 let snapshot = compile(&capture, &mut refs);
                 render(&snapshot, 1, &RenderOptions::default()).text.len()
             })

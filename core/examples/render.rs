@@ -3,7 +3,7 @@
 //! `cargo run -p sightline-core --example render -- target/captures/shop.json [--bbox]`
 
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefTable;
+use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::{compile, render};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -11,7 +11,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bbox = args.iter().any(|a| a == "--bbox");
     for path in args.iter().filter(|a| !a.starts_with("--")) {
         let capture: Capture = serde_json::from_slice(&std::fs::read(path)?)?;
-        let mut refs = RefTable::default();
+        let mut refs = RefRegistry::default();
         let started = std::time::Instant::now();
         let snapshot = compile(&capture, &mut refs);
         let elapsed = started.elapsed();

@@ -1,11 +1,16 @@
-//! Short element refs (`e12`) for scoped node identities.
+//! Short, stable element refs (`e12`): which element every ref stands for, on one tab, for one
+//! MCP session.
 //!
-//! CDP's `backendNodeId` is only unique within one document of one frame, so an element's
-//! identity is (frame id, loader id, backend node id). Agents see a short ref instead; the
-//! table keeps one ref per identity for the life of the table and never hands a ref to a
-//! different element.
+//! CDP's `backendNodeId` is only unique within one document of one frame, so a node's identity
+//! is (frame id, loader id, backend node id). A ref is bound to a node and to the element's
+//! identity (frame, region, role, name, position among equals). While the node lives, the ref
+//! follows the node, whatever its text becomes. When the node goes (a navigation, a
+//! re-render) an element with the same identity in the new document takes the ref over: the
+//! nav bar's "Home" keeps `e3` from page to page, which is what lets an unchanged region be
+//! recognised. A ref whose element is gone is rejected with the reason and is never given to an
+//! element of another identity.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The identity of a DOM node in one document of one frame.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,18 +39,6 @@ pub struct ElementIdentity {
     pub ordinal: u32,
 }
 
-/// Gives the elements of a snapshot their ref numbers (P3.1).
-pub trait RefAssigner {
-    /// Ref numbers for `elements` (their node keys and identities), in order.
-    fn assign_refs(&mut self, elements: &[(NodeKey, ElementIdentity)]) -> Vec<u32>;
-}
-
-impl RefAssigner for RefTable {
-    fn assign_refs(&mut self, elements: &[(NodeKey, ElementIdentity)]) -> Vec<u32> {
-        elements.iter().map(|(key, _)| self.assign(key)).collect()
-    }
-}
-
 /// Why a ref cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefError {
@@ -65,31 +58,143 @@ pub enum RefError {
     },
 }
 
-/// Assigns and resolves refs.
-#[derive(Debug, Clone, Default)]
-pub struct RefTable {
-    by_key: HashMap<NodeKey, u32>,
-    by_ref: HashMap<u32, NodeKey>,
-    next: u32,
+/// Why a ref no longer resolves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoneReason {
+    /// Its document was replaced by a navigation.
+    NavigatedAway,
+    /// Its element was removed from the page.
+    Removed,
+    /// Its frame was detached.
+    FrameDetached,
 }
 
-impl RefTable {
-    /// The ref number of `key`, assigning the next one on first sight.
-    pub fn assign(&mut self, key: &NodeKey) -> u32 {
-        if let Some(&n) = self.by_key.get(key) {
-            return n;
+#[derive(Debug, Clone, PartialEq)]
+enum Binding {
+    Live(NodeKey),
+    Gone { key: NodeKey, reason: GoneReason, version: u64 },
+}
+
+/// The refs of one (session, tab).
+#[derive(Debug, Clone, Default)]
+pub struct RefRegistry {
+    next: u32,
+    by_key: HashMap<NodeKey, u32>,
+    bindings: HashMap<u32, Binding>,
+    by_identity: HashMap<ElementIdentity, u32>,
+    identity_of: HashMap<u32, ElementIdentity>,
+}
+
+impl RefRegistry {
+    /// Ref numbers for `elements` (their node keys and identities), in order: the same node
+    /// keeps its ref, a new node with the identity of an element that is gone takes its ref
+    /// over, anything else gets a new one.
+    pub fn assign_refs(&mut self, elements: &[(NodeKey, ElementIdentity)]) -> Vec<u32> {
+        let present: HashSet<&NodeKey> = elements.iter().map(|(k, _)| k).collect();
+        let mut taken: HashSet<u32> = HashSet::new();
+        let mut out: Vec<Option<u32>> = vec![None; elements.len()];
+        // 1. The same node keeps its ref.
+        for (slot, (key, _)) in out.iter_mut().zip(elements) {
+            if let Some(&r) = self.by_key.get(key)
+                && taken.insert(r)
+            {
+                *slot = Some(r);
+            }
         }
-        self.next += 1;
-        let n = self.next;
-        self.by_key.insert(key.clone(), n);
-        self.by_ref.insert(n, key.clone());
-        n
+        // 2. A new node with the identity of an element that is gone takes its ref over.
+        for (slot, (_, identity)) in out.iter_mut().zip(elements) {
+            if slot.is_some() {
+                continue;
+            }
+            if let Some(&r) = self.by_identity.get(identity)
+                && !taken.contains(&r)
+                && self.node_of(r).is_none_or(|old| !present.contains(old))
+            {
+                taken.insert(r);
+                *slot = Some(r);
+            }
+        }
+        // 3. Everything else gets a new ref.
+        let refs: Vec<u32> = out
+            .into_iter()
+            .map(|slot| {
+                slot.unwrap_or_else(|| {
+                    self.next += 1;
+                    self.next
+                })
+            })
+            .collect();
+        for ((key, identity), &r) in elements.iter().zip(&refs) {
+            if let Some(Binding::Live(old) | Binding::Gone { key: old, .. }) = self.bindings.get(&r)
+                && old != key
+            {
+                self.by_key.remove(&old.clone());
+            }
+            self.bindings.insert(r, Binding::Live(key.clone()));
+            self.by_key.insert(key.clone(), r);
+            self.by_identity.insert(identity.clone(), r);
+            self.identity_of.insert(r, identity.clone());
+        }
+        refs
+    }
+}
+
+impl RefRegistry {
+    fn node_of(&self, r: u32) -> Option<&NodeKey> {
+        match self.bindings.get(&r)? {
+            Binding::Live(key) | Binding::Gone { key, .. } => Some(key),
+        }
     }
 
-    /// The identity behind a ref such as `e12`.
-    pub fn resolve(&self, element_ref: &str) -> Result<&NodeKey, RefError> {
+    /// Marks ref `r` as gone, for `reason`, as of `version`.
+    pub fn mark_gone(&mut self, r: u32, reason: GoneReason, version: u64) {
+        if let Some(Binding::Live(key)) = self.bindings.get(&r) {
+            let key = key.clone();
+            self.bindings.insert(r, Binding::Gone { key, reason, version });
+        }
+    }
+
+    /// Why `r` would be gone if its element is missing now: its frame's document changed, its
+    /// frame is gone, or it was removed. `frames` maps frame ids to their current loader ids.
+    pub fn reason_for(&self, r: u32, frames: &HashMap<String, String>) -> GoneReason {
+        match self.node_of(r) {
+            Some(key) => match frames.get(&key.frame_id) {
+                None => GoneReason::FrameDetached,
+                Some(loader) if *loader != key.loader_id => GoneReason::NavigatedAway,
+                Some(_) => GoneReason::Removed,
+            },
+            None => GoneReason::Removed,
+        }
+    }
+
+    /// The live node behind a ref such as `e12`. `frames` maps each frame of the tab to the
+    /// loader id of its current document (what the browser says now).
+    pub fn resolve(&self, element_ref: &str, frames: &HashMap<String, String>) -> Result<NodeKey, RefError> {
         let n = parse_ref(element_ref)?;
-        self.by_ref.get(&n).ok_or_else(|| RefError::Unknown(element_ref.to_owned()))
+        let gone = |why: String| RefError::Gone { element_ref: format_ref(n), why };
+        match self.bindings.get(&n) {
+            None => Err(RefError::Unknown(element_ref.trim().to_owned())),
+            Some(Binding::Gone { reason, version, .. }) => Err(gone(describe(*reason, Some(*version)))),
+            Some(Binding::Live(key)) => match frames.get(&key.frame_id) {
+                None => Err(gone(describe(GoneReason::FrameDetached, None))),
+                Some(loader) if *loader != key.loader_id => Err(gone(describe(GoneReason::NavigatedAway, None))),
+                Some(_) => Ok(key.clone()),
+            },
+        }
+    }
+
+    /// The identity a ref was last given to.
+    pub fn identity(&self, r: u32) -> Option<&ElementIdentity> {
+        self.identity_of.get(&r)
+    }
+}
+
+fn describe(reason: GoneReason, version: Option<u64>) -> String {
+    let at = version.map(|v| format!(" at v{v}")).unwrap_or_else(|| " since your last snapshot".into());
+    match reason {
+        GoneReason::NavigatedAway => format!("the page navigated away{at}"),
+        GoneReason::Removed => format!("it was removed from the page{at}"),
+        GoneReason::FrameDetached => format!("its frame was detached{at}"),
     }
 }
 
@@ -112,33 +217,73 @@ pub fn format_ref(n: u32) -> String {
 mod tests {
     use super::*;
 
-    fn key(id: i64) -> NodeKey {
-        NodeKey { frame_id: "F".into(), loader_id: "L1".into(), backend_node_id: id }
+    fn key(loader: &str, id: i64) -> NodeKey {
+        NodeKey { frame_id: "F".into(), loader_id: loader.into(), backend_node_id: id }
+    }
+
+    fn identity(name: &str, ordinal: u32) -> ElementIdentity {
+        ElementIdentity { main_frame: true, region: "nav".into(), role: "link".into(), name: name.into(), ordinal }
+    }
+
+    fn frames(loader: &str) -> HashMap<String, String> {
+        HashMap::from([("F".to_owned(), loader.to_owned())])
     }
 
     #[test]
-    fn the_same_identity_keeps_its_ref() {
-        let mut t = RefTable::default();
-        let a = t.assign(&key(10));
-        let b = t.assign(&key(11));
-        assert_eq!((a, b), (1, 2));
-        assert_eq!(t.assign(&key(10)), 1);
-        assert_eq!(t.resolve("e2").unwrap(), &key(11));
+    fn the_same_node_keeps_its_ref_whatever_its_name_becomes() {
+        let mut r = RefRegistry::default();
+        assert_eq!(r.assign_refs(&[(key("L1", 5), identity("Add", 0))]), vec![1]);
+        assert_eq!(r.assign_refs(&[(key("L1", 5), identity("Added", 0))]), vec![1]);
     }
 
     #[test]
-    fn a_new_document_gets_new_refs_for_the_same_backend_id() {
-        let mut t = RefTable::default();
-        let old = t.assign(&key(10));
-        let new = t.assign(&NodeKey { loader_id: "L2".into(), ..key(10) });
-        assert_ne!(old, new);
+    fn after_a_navigation_an_element_with_the_same_identity_keeps_its_ref() {
+        let mut r = RefRegistry::default();
+        r.assign_refs(&[(key("L1", 5), identity("Home", 0)), (key("L1", 6), identity("Shop", 0))]);
+        let next = r.assign_refs(&[(key("L2", 90), identity("Shop", 0)), (key("L2", 91), identity("Cart", 0))]);
+        assert_eq!(next, vec![2, 3], "Shop keeps e2, Cart is new");
+        assert_eq!(r.resolve("e2", &frames("L2")).unwrap(), key("L2", 90));
+    }
+
+    #[test]
+    fn a_ref_is_never_given_to_an_element_of_another_identity() {
+        let mut r = RefRegistry::default();
+        r.assign_refs(&[(key("L1", 5), identity("Home", 0))]);
+        r.mark_gone(1, GoneReason::Removed, 4);
+        let next = r.assign_refs(&[(key("L1", 7), identity("Other", 0))]);
+        assert_eq!(next, vec![2]);
+        let err = r.resolve("e1", &frames("L1")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "e1 is gone: it was removed from the page at v4. Use the refs of your latest snapshot, or take a browser_snapshot"
+        );
+    }
+
+    #[test]
+    fn a_live_node_keeps_its_ref_against_a_newcomer_with_its_identity() {
+        let mut r = RefRegistry::default();
+        r.assign_refs(&[(key("L1", 5), identity("Item", 0))]);
+        // The old node is still there and a second, identical-looking one appears.
+        let next = r.assign_refs(&[(key("L1", 5), identity("Item", 0)), (key("L1", 6), identity("Item", 0))]);
+        assert_eq!(next, vec![1, 2]);
+    }
+
+    #[test]
+    fn refs_of_a_replaced_document_or_a_detached_frame_are_refused_with_the_reason() {
+        let mut r = RefRegistry::default();
+        r.assign_refs(&[(key("L1", 5), identity("Home", 0))]);
+        let navigated = r.resolve("e1", &frames("L2")).unwrap_err().to_string();
+        assert!(navigated.contains("navigated away"), "{navigated}");
+        let detached = r.resolve("e1", &HashMap::new()).unwrap_err().to_string();
+        assert!(detached.contains("frame was detached"), "{detached}");
+        assert_eq!(r.reason_for(1, &frames("L2")), GoneReason::NavigatedAway);
     }
 
     #[test]
     fn malformed_and_unknown_refs_are_explained() {
-        let t = RefTable::default();
-        assert_eq!(t.resolve("button").unwrap_err(), RefError::Malformed("button".into()));
-        assert_eq!(t.resolve("e9").unwrap_err(), RefError::Unknown("e9".into()));
+        let r = RefRegistry::default();
+        assert_eq!(r.resolve("button", &frames("L1")).unwrap_err(), RefError::Malformed("button".into()));
+        assert_eq!(r.resolve("e9", &frames("L1")).unwrap_err(), RefError::Unknown("e9".into()));
         assert_eq!(parse_ref("[ref=e5]").unwrap(), 5);
     }
 }

@@ -5,9 +5,11 @@ mod support;
 
 use std::collections::HashMap;
 
-use sightline_core::page_state::response::{render_notice, render_response};
+use sightline_core::page_state::delta::render_notice;
+use sightline_core::page_state::find::{FindQuery, find};
+use sightline_core::page_state::response::render_response;
 use sightline_core::page_state::view::{View, apply};
-use sightline_core::page_state::{FullReason, HISTORY, Outcome, PageState, Response, Staleness};
+use sightline_core::page_state::{FullReason, HISTORY, Outcome, PageError, PageState, Response, Staleness};
 use sightline_core::snapshot::render::RenderOptions;
 use support::*;
 
@@ -235,7 +237,7 @@ fn the_agent_can_ask_for_every_region_or_one_region() {
     let snapshot = ps.compile(&capture(&shop("L2", "Basket: 0 items", vec![])));
     let r = ps.baseline(snapshot, true);
     assert!(!text(&ps, &r).contains("unchanged"), "requested: nothing collapsed");
-    let nav = ps.snapshot().unwrap().region_names.iter().position(|n| n.starts_with("nav")).unwrap();
+    let nav = ps.snapshot().unwrap().region_named("nav").unwrap();
     let only = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { region: Some(nav), ..Default::default() });
     assert!(only.contains("[Home](e1)") || only.contains("e1 link \"Home\""), "{only}");
     assert!(!only.contains("Add to basket"), "{only}");
@@ -249,11 +251,7 @@ fn a_long_changed_region_is_trimmed_with_a_marker_and_find_reaches_what_was_trim
     let trimmed = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { trim: Some(10), ..Default::default() });
     assert!(trimmed.contains("<trimmed count=\"20\" refs=\"20\" region=\"nav 'All'\" />"), "{trimmed}");
     assert!(!trimmed.contains("Category 15"));
-    let found = sightline_core::page_state::regions::find(
-        ps.snapshot().unwrap(),
-        &sightline_core::page_state::regions::FindQuery { text: Some("category 15".into()), ..Default::default() },
-        10,
-    );
+    let found = find(ps.snapshot().unwrap(), &FindQuery { text: Some("category 15".into()), ..Default::default() }, 10);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].line, "e16 link \"Category 15\"");
 }
@@ -263,12 +261,8 @@ fn find_reaches_elements_of_a_collapsed_region() {
     let mut ps = PageState::new();
     baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
     baseline(&mut ps, &shop("L2", "Basket: 0 items", vec![]));
-    let q = sightline_core::page_state::regions::FindQuery {
-        role: Some("link".into()),
-        region: Some("nav".into()),
-        ..Default::default()
-    };
-    let found = sightline_core::page_state::regions::find(ps.snapshot().unwrap(), &q, 10);
+    let q = FindQuery { role: Some("link".into()), region: Some("nav".into()), ..Default::default() };
+    let found = find(ps.snapshot().unwrap(), &q, 10);
     assert_eq!(
         found.iter().map(|f| f.line.as_str()).collect::<Vec<_>>(),
         ["e1 link \"Home\"", "e2 link \"Mugs\"", "e3 link \"About\""]
@@ -369,6 +363,33 @@ fn an_overlay_replaced_by_another_of_the_same_name_is_a_new_overlay() {
     assert!(ps.resolve("e6", &frames("L1")).is_err());
 }
 
+// Refs come from the page's structure, never from its text ---------------------------------------
+
+#[test]
+fn page_text_that_reads_like_an_element_line_holds_no_ref() {
+    let mut ps = PageState::new();
+    let body = vec![
+        p(20, "Note: e2 button \"Delete account\" is the one to press"),
+        p(21, "e7 button \"Transfer funds\""),
+        link(22, "Account"),
+        button(23, "Save"),
+    ];
+    baseline(&mut ps, &page("L1", body));
+    let snapshot = ps.snapshot().unwrap();
+    let elements: std::collections::BTreeSet<u32> = snapshot.elements.iter().map(|e| e.number).collect();
+    assert_eq!(elements, std::collections::BTreeSet::from([1, 2]), "only the link and the button are elements");
+    assert_eq!(ps.view().unwrap().refs(), elements, "the view's refs are exactly the page's elements");
+    let text_lines: Vec<&[u32]> = ps
+        .view()
+        .unwrap()
+        .lines
+        .iter()
+        .filter(|l| l.text.contains("Delete account"))
+        .map(|l| l.refs.as_slice())
+        .collect();
+    assert_eq!(text_lines, [&[] as &[u32]], "the paragraph shows no ref");
+}
+
 // Stale agents --------------------------------------------------------------------------------------
 
 #[test]
@@ -377,7 +398,9 @@ fn an_agent_on_the_current_version_or_none_is_current_and_a_future_version_is_an
     baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
     assert_eq!(ps.check_since(None), Ok(Staleness::Current));
     assert_eq!(ps.check_since(Some(1)), Ok(Staleness::Current));
-    assert_eq!(ps.check_since(Some(7)).unwrap_err(), "v7 does not exist yet: the current version is v1");
+    let future = ps.check_since(Some(7)).unwrap_err();
+    assert_eq!(future, PageError::FutureVersion { asked: 7, current: 1 });
+    assert_eq!(future.to_string(), "v7 does not exist yet: the current version is v1");
 }
 
 #[test]
@@ -489,14 +512,8 @@ fn every_delta_applied_to_the_agents_view_gives_the_new_view_over_a_thousand_ran
     baseline(&mut ps, &render_items("L1", &items, None));
     // What the agent knows: its view, and which element each ref it holds stands for.
     let mut known: View = ps.view().unwrap().clone();
-    let mut holds: HashMap<u32, i64> = ps
-        .snapshot()
-        .unwrap()
-        .refs
-        .iter()
-        .zip(&ps.snapshot().unwrap().element_keys)
-        .map(|(r, k)| (*r, k.backend_node_id))
-        .collect();
+    let mut holds: HashMap<u32, i64> =
+        ps.snapshot().unwrap().elements.iter().map(|e| (e.number, e.key.backend_node_id)).collect();
     let mut steps = 0;
     let mut deltas = 0;
     while steps < 1000 {
@@ -544,9 +561,13 @@ fn every_delta_applied_to_the_agents_view_gives_the_new_view_over_a_thousand_ran
                     "step {steps}: delta replay differs from a fresh snapshot"
                 );
                 // No ref the agent still sees was dropped, and none now points at another element.
-                for (r, k) in snapshot.refs.iter().zip(&snapshot.element_keys) {
-                    if let Some(held) = holds.get(r) {
-                        assert_eq!(*held, k.backend_node_id, "step {steps}: e{r} now points at another element");
+                for e in &snapshot.elements {
+                    if let Some(held) = holds.get(&e.number) {
+                        assert_eq!(
+                            *held, e.key.backend_node_id,
+                            "step {steps}: e{} now points at another element",
+                            e.number
+                        );
                     }
                 }
                 let gone: std::collections::HashSet<u32> = delta.gone.iter().map(|(r, _)| *r).collect();
@@ -561,7 +582,7 @@ fn every_delta_applied_to_the_agents_view_gives_the_new_view_over_a_thousand_ran
             other => panic!("step {steps}: unexpected {other:?}"),
         }
         known = fresh;
-        holds = snapshot.refs.iter().zip(&snapshot.element_keys).map(|(r, k)| (*r, k.backend_node_id)).collect();
+        holds = snapshot.elements.iter().map(|e| (e.number, e.key.backend_node_id)).collect();
         steps += 1;
     }
     assert!(deltas > 800, "most steps must be deltas, not full pages: {deltas}");

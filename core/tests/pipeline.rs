@@ -2,9 +2,9 @@
 //! `tests/fixtures/pipeline/` (recorded from Chromium with `cargo xtask capture`).
 
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefTable;
+use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::render::{RenderOptions, render};
-use sightline_core::snapshot::{Snapshot, compile};
+use sightline_core::snapshot::{ElementId, Snapshot, compile};
 
 fn capture(name: &str) -> Capture {
     let path = format!("{}/tests/captures/{name}.json", env!("CARGO_MANIFEST_DIR"));
@@ -13,7 +13,7 @@ fn capture(name: &str) -> Capture {
 }
 
 fn snapshot(name: &str) -> Snapshot {
-    let mut refs = RefTable::default();
+    let mut refs = RefRegistry::default();
     compile(&capture(name), &mut refs)
 }
 
@@ -35,35 +35,35 @@ fn mentions(lines: &[String], text: &str) -> bool {
     lines.iter().any(|l| l.contains(text))
 }
 
-// F1 visibility ---------------------------------------------------------------------------
+// Visibility ---------------------------------------------------------------------------
 
 #[test]
-fn f1_display_none_content_is_dropped() {
+fn visibility_display_none_content_is_dropped() {
     let l = lines("visibility");
     assert!(!mentions(&l, "Display none text") && !mentions(&l, "Display none button"), "{l:#?}");
     assert!(has_line(&l, "Shown paragraph."));
 }
 
 #[test]
-fn f1_visibility_hidden_hides_the_element_but_not_a_visible_child() {
+fn visibility_visibility_hidden_hides_the_element_but_not_a_visible_child() {
     let l = lines("visibility");
     assert!(!mentions(&l, "Hidden visibility text"));
     assert!(has_line(&l, "Visible child of a hidden parent."));
 }
 
 #[test]
-fn f1_opacity_zero_hides_the_whole_subtree() {
+fn visibility_opacity_zero_hides_the_whole_subtree() {
     let l = lines("visibility");
     assert!(!mentions(&l, "Transparent text") && !mentions(&l, "Transparent button"));
 }
 
 #[test]
-fn f1_zero_size_elements_get_no_ref() {
+fn visibility_zero_size_elements_get_no_ref() {
     assert!(!mentions(&lines("visibility"), "Zero size button"));
 }
 
 #[test]
-fn f1_aria_hidden_content_keeps_its_painted_text_but_loses_refs_and_images() {
+fn visibility_aria_hidden_content_keeps_its_painted_text_but_loses_refs_and_images() {
     let l = lines("visibility");
     assert!(has_line(&l, "Decorative words still painted."));
     assert!(has_line(&l, "Link hidden from assistive technology"), "plain text, no link markup: {l:#?}");
@@ -71,39 +71,39 @@ fn f1_aria_hidden_content_keeps_its_painted_text_but_loses_refs_and_images() {
 }
 
 #[test]
-fn f1_hidden_attribute_and_hidden_inputs_are_dropped() {
+fn visibility_hidden_attribute_and_hidden_inputs_are_dropped() {
     let l = lines("visibility");
     assert!(!mentions(&l, "Hidden attribute text"));
     assert!(!mentions(&l, "secret-token"));
 }
 
 #[test]
-fn f1_a_dialog_on_screen_survives_aria_hidden() {
+fn visibility_a_dialog_on_screen_survives_aria_hidden() {
     let l = lines("visibility");
     let dialog = l.iter().position(|x| x == "<region name=\"dialog\">").expect("dialog region");
     assert_eq!(l[dialog + 1], "A dialog on screen despite aria-hidden.");
     assert_eq!(l[dialog + 2], "e1 button: Dialog button");
 }
 
-// F2 tiny text ----------------------------------------------------------------------------
+// Lone separators ----------------------------------------------------------------------------
 
 #[test]
-fn f2_lone_separators_are_dropped_but_still_separate_words() {
+fn separators_lone_separators_are_dropped_but_still_separate_words() {
     let l = lines("text");
     assert!(has_line(&l, "[About](e3) [Blog](e4) [Careers](e5)"), "{l:#?}");
 }
 
 #[test]
-fn f2_digits_and_sentence_punctuation_stay() {
+fn separators_digits_and_sentence_punctuation_stay() {
     let l = lines("text");
     assert!(has_line(&l, "Cart 3"));
     assert!(has_line(&l, "Read [our guide](e1) before [ordering](e2)."));
 }
 
-// F3 noise --------------------------------------------------------------------------------
+// Noise tags --------------------------------------------------------------------------------
 
 #[test]
-fn f3_scripts_styles_noscript_and_templates_are_dropped() {
+fn noise_tags_scripts_styles_noscript_and_templates_are_dropped() {
     let l = lines("text");
     for noise in ["document.write", "margin", "Enable JavaScript", "Template text"] {
         assert!(!mentions(&l, noise), "{noise}: {l:#?}");
@@ -111,10 +111,10 @@ fn f3_scripts_styles_noscript_and_templates_are_dropped() {
     assert!(snapshot("text").stats.dropped_noise > 0);
 }
 
-// F4 container refinement ------------------------------------------------------------------
+// Container refinement ------------------------------------------------------------------
 
 #[test]
-fn f4_a_container_with_nothing_to_act_on_is_hoisted() {
+fn containers_a_container_with_nothing_to_act_on_is_hoisted() {
     let s = snapshot("containers");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
     assert!(has_line(&l, "No controls here"));
@@ -123,17 +123,17 @@ fn f4_a_container_with_nothing_to_act_on_is_hoisted() {
 }
 
 #[test]
-fn f4_a_named_group_of_controls_keeps_its_heading() {
+fn containers_a_named_group_of_controls_keeps_its_heading() {
     let l = lines("containers");
     let group = l.iter().position(|x| x == "group \"Colour\":").expect("group line");
     assert_eq!(l[group + 1], "  e4 radio \"Black\" checked");
     assert_eq!(l[group + 2], "  e5 radio \"White\"");
 }
 
-// F5 paint-order occlusion -----------------------------------------------------------------
+// Paint-order occlusion -----------------------------------------------------------------
 
 #[test]
-fn f5_content_under_an_opaque_modal_is_occluded() {
+fn occlusion_content_under_an_opaque_modal_is_occluded() {
     let s = snapshot("modal");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
     assert!(!mentions(&l, "Covered paragraph") && !mentions(&l, "Covered button"), "{l:#?}");
@@ -141,7 +141,7 @@ fn f5_content_under_an_opaque_modal_is_occluded() {
 }
 
 #[test]
-fn f5_a_translucent_backdrop_and_partial_cover_hide_nothing() {
+fn occlusion_a_translucent_backdrop_and_partial_cover_hide_nothing() {
     let l = lines("modal");
     assert!(has_line(&l, "Dimmed but visible paragraph."));
     assert!(mentions(&l, "button \"Dimmed button\""));
@@ -149,24 +149,24 @@ fn f5_a_translucent_backdrop_and_partial_cover_hide_nothing() {
     assert!(has_line(&l, "e3 button \"Accept\""), "{l:#?}");
 }
 
-// S2.1 text collapsing --------------------------------------------------------------------
+// Text collapsing --------------------------------------------------------------------
 
 #[test]
-fn s2_1_a_sentence_split_over_inline_elements_is_one_line() {
+fn text_collapsing_a_sentence_split_over_inline_elements_is_one_line() {
     assert!(has_line(&lines("text"), "Hello bold and italic words in one sentence."));
 }
 
 #[test]
-fn s2_1_preformatted_text_keeps_its_lines() {
+fn text_collapsing_preformatted_text_keeps_its_lines() {
     let l = lines("text");
     let first = l.iter().position(|x| x == "line one").expect("pre");
     assert_eq!(l[first + 1], "    indented line two");
 }
 
-// S2.2 wrapper hoisting with name promotion ------------------------------------------------
+// Wrapper hoisting with name promotion ------------------------------------------------
 
 #[test]
-fn s2_2_a_named_wrapper_names_its_single_unnamed_control() {
+fn name_promotion_a_named_wrapper_names_its_single_unnamed_control() {
     let s = snapshot("containers");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
     assert!(has_line(&l, "e6 button \"Close the banner\""), "{l:#?}");
@@ -174,10 +174,10 @@ fn s2_2_a_named_wrapper_names_its_single_unnamed_control() {
     assert_eq!(s.stats.promoted_names, 1);
 }
 
-// S2.3 attribute deduplication -------------------------------------------------------------
+// Deduplication -------------------------------------------------------------
 
 #[test]
-fn s2_3_values_equal_to_the_name_are_not_repeated() {
+fn dedup_values_equal_to_the_name_are_not_repeated() {
     let l = lines("forms");
     assert!(has_line(&l, "e4 searchbox \"Search\""), "placeholder equal to the name: {l:#?}");
     assert!(has_line(&l, "e24 textbox \"Nickname\""));
@@ -189,7 +189,7 @@ fn s2_3_values_equal_to_the_name_are_not_repeated() {
 }
 
 #[test]
-fn s2_3_a_label_is_not_repeated_as_text() {
+fn dedup_a_label_is_not_repeated_as_text() {
     let l = lines("containers");
     assert!(!has_line(&l, "Black") && !has_line(&l, "White"));
     let f = lines("forms");
@@ -197,17 +197,17 @@ fn s2_3_a_label_is_not_repeated_as_text() {
 }
 
 #[test]
-fn s2_3_the_tag_is_kept_only_when_the_role_does_not_imply_it() {
+fn dedup_the_tag_is_kept_only_when_the_role_does_not_imply_it() {
     let s = snapshot("nested");
     let by_name = |name: &str| s.elements.iter().find(|e| e.facts.name == name).map(|e| e.facts.tag.clone());
     assert_eq!(by_name("Save draft"), Some(None), "a <button> button");
     assert_eq!(by_name("Div button inner link"), Some(Some("div".into())), "a <div role=button>");
 }
 
-// S2.4 propagating bounds ------------------------------------------------------------------
+// Propagating bounds ------------------------------------------------------------------
 
 #[test]
-fn s2_4_clickables_inside_a_button_or_link_are_the_same_target() {
+fn propagating_bounds_clickables_inside_a_button_or_link_are_the_same_target() {
     let s = snapshot("nested");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
     assert!(has_line(&l, "e1 button \"Save draft\""), "{l:#?}");
@@ -217,7 +217,7 @@ fn s2_4_clickables_inside_a_button_or_link_are_the_same_target() {
 }
 
 #[test]
-fn s2_4_exceptions_keep_their_own_ref() {
+fn propagating_bounds_exceptions_keep_their_own_ref() {
     let l = lines("nested");
     assert!(has_line(&l, "e4 clickable: with handler"), "onclick: {l:#?}");
     assert!(has_line(&l, "e6 checkbox \"Select row\""), "form field");
@@ -231,23 +231,26 @@ fn listener_only_elements_are_clickable_when_they_hold_no_other_target() {
     assert!(has_line(&l, "e12 clickable id=\"listener\": Listener only element"), "{l:#?}");
 }
 
-// P3.1 short stable refs -------------------------------------------------------------------
+// Short stable refs -------------------------------------------------------------------
 
 #[test]
-fn p3_1_refs_are_short_sequential_and_stable_across_snapshots() {
+fn short_refs_refs_are_short_sequential_and_stable_across_snapshots() {
     let c = capture("forms");
-    let mut refs = RefTable::default();
+    let mut refs = RefRegistry::default();
     let first = compile(&c, &mut refs);
     let second = compile(&c, &mut refs);
-    assert_eq!(first.refs, (1..=first.refs.len() as u32).collect::<Vec<_>>());
-    assert_eq!(first.refs, second.refs, "the same element keeps its ref");
-    assert_eq!(refs.resolve("e1").unwrap(), &first.element_keys[0]);
+    let numbers = |s: &Snapshot| s.elements.iter().map(|e| e.number).collect::<Vec<_>>();
+    assert_eq!(numbers(&first), (1..=first.elements.len() as u32).collect::<Vec<_>>());
+    assert_eq!(numbers(&first), numbers(&second), "the same element keeps its ref");
+    let key = &first.elements[0].key;
+    let frames = std::collections::HashMap::from([(key.frame_id.clone(), key.loader_id.clone())]);
+    assert_eq!(&refs.resolve("e1", &frames).unwrap(), key);
 }
 
-// P3.2 attribute pruning and P3.3 short names ------------------------------------------------
+// Attribute pruning and short names ------------------------------------------------
 
 #[test]
-fn p3_2_only_attributes_that_help_an_agent_survive() {
+fn attribute_pruning_only_attributes_that_help_an_agent_survive() {
     let text = body(&snapshot("forms")) + &body(&snapshot("nested"));
     for noise in ["class=", "style=", "onclick", "data-", "name=\""] {
         assert!(!text.contains(noise), "{noise} leaked into:\n{text}");
@@ -255,7 +258,7 @@ fn p3_2_only_attributes_that_help_an_agent_survive() {
 }
 
 #[test]
-fn p3_3_attribute_names_are_short() {
+fn short_names_attribute_names_are_short() {
     let l = lines("forms");
     assert!(has_line(&l, "e2 textbox \"Email\" type=\"email\" hint=\"you@example.com\""), "{l:#?}");
     assert!(has_line(&l, "e6 textbox \"Website\" type=\"url\" testid=\"website-field\""));
@@ -263,10 +266,10 @@ fn p3_3_attribute_names_are_short() {
     assert!(!mentions(&l, "placeholder=") && !mentions(&l, "data-testid"));
 }
 
-// P3.4 bounding boxes on request -----------------------------------------------------------
+// Boxes on request -----------------------------------------------------------
 
 #[test]
-fn p3_4_boxes_appear_only_on_request() {
+fn boxes_boxes_appear_only_on_request() {
     let s = snapshot("frames");
     let plain = render(&s, 1, &RenderOptions::default()).text;
     assert!(!plain.contains(" @"), "{plain}");
@@ -278,19 +281,19 @@ fn p3_4_boxes_appear_only_on_request() {
 }
 
 #[test]
-fn p3_4_a_box_equal_to_the_enclosing_elements_box_is_left_out() {
+fn boxes_a_box_equal_to_the_enclosing_elements_box_is_left_out() {
     let mut s = snapshot("nested");
-    let (outer, inner) = (0, 1);
-    s.enclosing[inner] = Some(outer);
-    s.boxes[inner] = s.boxes[outer];
+    let (outer, inner) = (ElementId(0), ElementId(1));
+    s.elements[inner.0].enclosing = Some(outer);
+    s.elements[inner.0].bbox = s.elements[outer.0].bbox;
     assert_eq!(s.bbox_shown(inner), None);
     assert!(s.bbox_shown(outer).is_some());
 }
 
-// P3.5 state bucketing ---------------------------------------------------------------------
+// State buckets ---------------------------------------------------------------------
 
 #[test]
-fn p3_5_states_are_bucketed_and_that_is_smaller() {
+fn state_buckets_states_are_bucketed_and_that_is_smaller() {
     let s = snapshot("forms");
     let facts = s.facts(1);
     assert_eq!(facts.states["checked"], vec!["e16".to_owned()]);
@@ -307,10 +310,10 @@ fn p3_5_states_are_bucketed_and_that_is_smaller() {
     assert!(bucketed < serde_json::to_string(&per_element).unwrap().len());
 }
 
-// E0 compound components -------------------------------------------------------------------
+// Compound controls -------------------------------------------------------------------
 
 #[test]
-fn e0_compound_controls_describe_their_parts() {
+fn compound_compound_controls_describe_their_parts() {
     let l = lines("forms");
     for expected in [
         "e7 spinbutton \"Quantity\" = \"2\" (1–10)",
@@ -402,10 +405,10 @@ fn same_origin_and_cross_site_frames_are_read_in_place_with_their_own_identity()
             "e3 textbox \"Cross input\"",
         ]
     );
-    let frames: std::collections::BTreeSet<&str> = s.element_keys.iter().map(|k| k.frame_id.as_str()).collect();
+    let frames: std::collections::BTreeSet<&str> = s.elements.iter().map(|e| e.key.frame_id.as_str()).collect();
     assert_eq!(frames.len(), 2, "the same-origin and the cross-site frame");
-    assert!(s.element_keys.iter().all(|k| !k.loader_id.is_empty()), "every ref is scoped to a document");
-    let cross = s.boxes[1].unwrap();
+    assert!(s.elements.iter().all(|e| !e.key.loader_id.is_empty()), "every ref is scoped to a document");
+    let cross = s.elements[1].bbox.unwrap();
     assert!(cross[0] > 400, "out-of-process frame content is placed in page coordinates: {cross:?}");
 }
 

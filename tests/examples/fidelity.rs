@@ -3,7 +3,7 @@
 //! `cargo run -p sightline-e2e --example fidelity -- target/captures/corpus`
 
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefTable;
+use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::compile;
 use sightline_e2e::fidelity::{RecordedPage, measure};
 
@@ -17,7 +17,7 @@ fn main() -> anyhow::Result<()> {
         let bytes = std::fs::read(path)?;
         let capture: Capture = serde_json::from_slice(&bytes)?;
         let recorded: RecordedPage = serde_json::from_slice(&bytes)?;
-        let mut refs = RefTable::default();
+        let mut refs = RefRegistry::default();
         let started = std::time::Instant::now();
         let snapshot = compile(&capture, &mut refs);
         let ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -3,7 +3,7 @@
 //! * Interactive coverage: the share of ground-truth interactive elements (see
 //!   `ground_truth.js`) that the snapshot gives a ref — directly, or through an enclosing
 //!   element with a ref whose box contains the element (≥ 99 %), the one click target a user
-//!   sees (S2.4 propagating bounds).
+//!   sees (propagating bounds).
 //! * Text coverage: the share of the words of `document.body.innerText` (counted with
 //!   multiplicity, case-insensitive; each CJK character is a word) that occur in the snapshot's
 //!   text, read without its link markup. `innerText` joins adjacent inline boxes without a space
@@ -11,7 +11,7 @@
 //!   word of four or more characters with no exact match still counts when it occurs in the
 //!   snapshot's text with whitespace and markup removed. Words that are lost have neither.
 //! * `innerText` also lists every option of a closed `<select>`, which the snapshot summarises
-//!   (E0) past a few options; [`Fidelity::text_without_closed_select_options`] reports the
+//!   (compound controls) past a few options; [`Fidelity::text_without_closed_select_options`] reports the
 //!   coverage of the text shown on the page, beside the raw figure.
 
 use std::collections::{HashMap, HashSet};

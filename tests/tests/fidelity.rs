@@ -8,7 +8,7 @@
 //! * the same capture always renders to the same bytes.
 
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefTable;
+use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::compile;
 use sightline_core::snapshot::render::{RenderOptions, render};
 use sightline_e2e::fidelity::{RecordedPage, measure};
@@ -37,7 +37,7 @@ fn corpus_pages_keep_every_control_and_their_text() {
         let bytes = std::fs::read(path).unwrap();
         let capture: Capture = serde_json::from_slice(&bytes).unwrap();
         let recorded: RecordedPage = serde_json::from_slice(&bytes).unwrap();
-        let mut refs = RefTable::default();
+        let mut refs = RefRegistry::default();
         let snapshot = compile(&capture, &mut refs);
         let f = measure(&capture, &recorded, &snapshot);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();

@@ -17,19 +17,28 @@
 //!   a document's frame is unknown, or on request. Baselines collapse regions that have not
 //!   changed since the previous baseline.
 
+pub mod delta;
+pub mod error;
+pub mod find;
+pub mod overlay;
 pub mod regions;
-pub mod registry;
 pub mod response;
 pub mod view;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use crate::capture::Capture;
-use crate::refs::{NodeKey, RefError};
-use crate::snapshot::{Snapshot, compile};
+use crate::protocol::{SnapshotParams, ToolOutput};
+use crate::refs::{GoneReason, NodeKey, RefError, RefRegistry};
+use crate::snapshot::render::RenderOptions;
+use crate::snapshot::{RegionId, Snapshot, compile};
+pub use delta::Delta;
+pub use error::PageError;
+use find::FindQuery;
+use overlay::{OpenOverlay, compose, overlays_in};
 use regions::RegionSignature;
-use registry::{GoneReason, RefRegistry};
-use view::{LineDiff, View, ViewLine, diff};
+use response::Structured;
+use view::{View, diff};
 
 /// How many past versions of the agent's view are kept for agents that act on an older one.
 pub const HISTORY: usize = 3;
@@ -80,19 +89,6 @@ impl std::fmt::Display for FullReason {
     }
 }
 
-/// What changed between two versions of the agent's view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Delta {
-    /// The version the agent had.
-    pub from: u64,
-    /// The version it has now.
-    pub to: u64,
-    /// Refs the agent held that no longer resolve, and why.
-    pub gone: Vec<(u32, GoneReason)>,
-    /// The exact line changes.
-    pub lines: LineDiff,
-}
-
 /// What a response says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -101,7 +97,7 @@ pub enum Outcome {
         /// Why.
         reason: FullReason,
         /// Regions of the snapshot that are unchanged since the previous baseline.
-        collapsed: BTreeSet<usize>,
+        collapsed: BTreeSet<RegionId>,
     },
     /// Nothing the agent sees changed.
     NoChange,
@@ -130,6 +126,18 @@ pub struct Response {
     pub version: u64,
     /// What it says.
     pub outcome: Outcome,
+}
+
+/// How the page answers after something happened to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// A baseline after `browser_navigate` (regions unchanged since the last baseline collapse).
+    Baseline,
+    /// After an action: a delta, no change, an overlay, or the full page with its reason.
+    AfterAction,
+    /// The action was not run because the agent's version (this one) is older than the
+    /// history: the full page.
+    NotRun(u64),
 }
 
 /// Where an agent that names the version it acts on stands.
@@ -209,13 +217,13 @@ impl PageState {
     }
 
     /// Where an agent acting on `since` stands. An unknown future version is an error.
-    pub fn check_since(&self, since: Option<u64>) -> Result<Staleness, String> {
+    pub fn check_since(&self, since: Option<u64>) -> Result<Staleness, PageError> {
         let Some(since) = since else { return Ok(Staleness::Current) };
         if since == self.version {
             return Ok(Staleness::Current);
         }
         if since > self.version {
-            return Err(format!("v{since} does not exist yet: the current version is v{}", self.version));
+            return Err(PageError::FutureVersion { asked: since, current: self.version });
         }
         let (Some(old), Some(now)) =
             (self.history.iter().find(|(v, _)| *v == since).map(|(_, view)| view), &self.shown)
@@ -312,6 +320,53 @@ impl PageState {
         response
     }
 
+    /// `browser_snapshot`: the page as it is now (every region written out when the agent asks
+    /// for everything or for one region), with the snapshot's facts.
+    pub fn answer_snapshot(&mut self, snapshot: Snapshot, params: &SnapshotParams) -> Result<ToolOutput, PageError> {
+        let options = response::render_options(&snapshot, params, 1)?;
+        let response = self.baseline(snapshot, params.full || params.region.is_some());
+        let snapshot = self.last.as_ref().expect("a snapshot was just recorded");
+        Ok(response::answer(snapshot, &response, &options, &[], None, Structured::Snapshot))
+    }
+
+    /// `browser_snapshot` with `page` > 1: a later page of the snapshot the agent is reading
+    /// (not a new capture).
+    pub fn continue_snapshot(&self, params: &SnapshotParams) -> Result<ToolOutput, PageError> {
+        let (Some(snapshot), Some(response)) = (&self.last, &self.last_full) else {
+            return Err(PageError::NothingToContinue);
+        };
+        let page = params.page.unwrap_or(1).max(1) as usize;
+        let options = response::render_options(snapshot, params, page)?;
+        Ok(response::answer(snapshot, response, &options, &[], None, Structured::Snapshot))
+    }
+
+    /// The answer to a navigation or an action, prefixed by `notes` (waits that hit their
+    /// limit) and `notice` (what changed before the action of an agent acting on an older
+    /// version).
+    pub fn answer(&mut self, snapshot: Snapshot, how: Answer, notes: &[String], notice: Option<&Delta>) -> ToolOutput {
+        let response = match how {
+            Answer::Baseline => self.baseline(snapshot, false),
+            Answer::AfterAction => self.after_action(snapshot),
+            Answer::NotRun(agent_version) => self.full(snapshot, FullReason::TooStale { agent_version }, false),
+        };
+        let snapshot = self.last.as_ref().expect("a snapshot was just recorded");
+        let mut out =
+            response::answer(snapshot, &response, &RenderOptions::default(), notes, notice, Structured::Outcome);
+        if let Answer::NotRun(version) = how {
+            out.text = format!(
+                "Not run: your refs come from v{version}, which is older than the history kept. Here is the page \
+                 now; act on these refs.\n{}",
+                out.text
+            );
+        }
+        out
+    }
+
+    /// `browser_find` on the page the agent last saw; `None` when it has seen nothing yet.
+    pub fn find(&self, query: &FindQuery) -> Option<ToolOutput> {
+        self.last.as_ref().map(|snapshot| find::answer(snapshot, self.version, query))
+    }
+
     /// Moves to a new version if the page's content changed since the current one.
     fn advance(&mut self, page: &View) -> u64 {
         let hash = page.hash();
@@ -326,7 +381,7 @@ impl PageState {
     /// them with their reasons.
     fn retire(&mut self, previous: &View, now: &View, snapshot: &Snapshot, version: u64) -> Vec<(u32, GoneReason)> {
         let mut frames: HashMap<String, String> =
-            snapshot.element_keys.iter().map(|k| (k.frame_id.clone(), k.loader_id.clone())).collect();
+            snapshot.elements.iter().map(|e| (e.key.frame_id.clone(), e.key.loader_id.clone())).collect();
         frames.insert(snapshot.main_frame.clone(), snapshot.main_loader.clone());
         let now_refs = now.refs();
         let mut gone = Vec::new();
@@ -351,67 +406,4 @@ impl PageState {
         self.shown_version = self.version;
         self.last = Some(snapshot);
     }
-}
-
-/// An open overlay: its region name, and the identity of its element (frame, document, node),
-/// which tells apart two overlays of the same name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenOverlay {
-    /// Region name, e.g. `dialog "Settings"`.
-    pub name: String,
-    /// The overlay element.
-    pub key: NodeKey,
-}
-
-/// The open overlays of a snapshot, in document order (an outer overlay before the ones inside
-/// it).
-pub fn overlays_in(snapshot: &Snapshot) -> Vec<OpenOverlay> {
-    snapshot
-        .regions
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.overlay.is_some())
-        .map(|(i, _)| OpenOverlay { name: snapshot.region_names[i].clone(), key: snapshot.region_keys[i].clone() })
-        .collect()
-}
-
-/// The agent's view of a page whose base part is `base` (frozen while overlays are open) and
-/// whose overlays are as in `page`: `base`'s lines, with each run of overlay lines placed after
-/// the base line that precedes it in `page`.
-pub fn compose(base: &View, page: &View) -> View {
-    let mut lines: Vec<ViewLine> = base.lines.clone();
-    let mut elements = base.elements.clone();
-    let base_ids: HashMap<&str, usize> = base.lines.iter().enumerate().map(|(i, l)| (l.id.as_str(), i)).collect();
-    // Insert overlay runs from the last to the first so earlier insert positions stay valid.
-    let mut runs: Vec<(Option<usize>, Vec<ViewLine>)> = Vec::new();
-    let mut anchor: Option<usize> = None;
-    let mut in_overlay = false;
-    for line in &page.lines {
-        if line.overlay.is_none() {
-            in_overlay = false;
-            if let Some(&i) = base_ids.get(line.id.as_str()) {
-                anchor = Some(i);
-            }
-            continue;
-        }
-        match runs.last_mut() {
-            Some((_, run)) if in_overlay => run.push(line.clone()),
-            _ => runs.push((anchor, vec![line.clone()])),
-        }
-        in_overlay = true;
-    }
-    for (anchor, run) in runs.into_iter().rev() {
-        let at = anchor.map(|a| a + 1).unwrap_or(0);
-        for line in run.into_iter().rev() {
-            lines.insert(at, line);
-        }
-    }
-    let overlay_refs: BTreeSet<u32> =
-        lines.iter().filter(|l| l.overlay.is_some()).flat_map(|l| view::refs_in(&l.text)).collect();
-    for r in overlay_refs {
-        if let Some(f) = page.elements.get(&r) {
-            elements.insert(r, f.clone());
-        }
-    }
-    View { lines, elements }
 }

@@ -1,38 +1,16 @@
-//! How a response reads, for the agent (text) and for machines (structured facts).
-//!
-//! ```text
-//! v8 · 4 changes since v7
-//! gone: e40 e41
-//! ~ e12 radio "Black" checked → unchecked
-//! ~ e16 button "Add to bag" disabled → enabled
-//! ~ "Basket: 0 items" → "Basket: 1 items"
-//! + after e16: Added to your basket.
-//! ```
-//!
-//! Refs that died come first: the agent must stop using them. Element lines that changed show
-//! only what changed; added lines say where they are; removed text lines are named briefly.
+//! What the page state answers, for the agent (text) and for machines (`structuredContent`):
+//! the full page with its reason, "no change", a delta, an overlay opened or closed, each
+//! prefixed by what the agent should know first (waits that hit their limit, what changed
+//! before the action of an agent that acted on an older version).
 
 use serde::Serialize;
 
-use super::registry::GoneReason;
-use super::view::{ChangedLine, LineDiff, refs_in};
-use super::{Delta, FullReason, Outcome, Response};
+use super::delta::{Delta, count, delta_lines, render_notice};
+use super::view::LineDiff;
+use super::{FullReason, Outcome, PageError, Response};
+use crate::protocol::{SnapshotParams, ToolOutput};
 use crate::snapshot::Snapshot;
 use crate::snapshot::render::{RenderOptions, render};
-
-/// Flags with a word for their absence.
-const OPPOSITES: &[(&str, &str)] = &[
-    ("checked", "unchecked"),
-    ("disabled", "enabled"),
-    ("expanded", "collapsed"),
-    ("collapsed", "expanded"),
-    ("selected", "unselected"),
-    ("pressed", "not pressed"),
-    ("required", "optional"),
-    ("invalid", "valid"),
-    ("readonly", "editable"),
-    ("mixed", "unchecked"),
-];
 
 /// Renders a response for the agent. `snapshot` is the page the response was computed from.
 pub fn render_response(snapshot: &Snapshot, response: &Response, options: &RenderOptions) -> String {
@@ -79,173 +57,6 @@ pub fn render_response(snapshot: &Snapshot, response: &Response, options: &Rende
             out.join("\n")
         }
     }
-}
-
-/// A notice for an agent that acted on an older version: what changed before its action.
-pub fn render_notice(delta: &Delta) -> String {
-    let mut out = vec![format!("note: you acted on v{}; before your action, v{} had changed:", delta.from, delta.to)];
-    out.extend(delta_lines(delta));
-    out.join("\n")
-}
-
-fn count(delta: &Delta) -> String {
-    let n = delta.lines.size();
-    if n == 1 { "1 change".into() } else { format!("{n} changes") }
-}
-
-/// The lines of a delta, gone refs first.
-pub fn delta_lines(delta: &Delta) -> Vec<String> {
-    let mut out = Vec::new();
-    if !delta.gone.is_empty() {
-        let refs: Vec<String> = delta.gone.iter().map(|(r, _)| format!("e{r}")).collect();
-        let why =
-            if delta.gone.iter().all(|(_, g)| *g == GoneReason::FrameDetached) { " (frame detached)" } else { "" };
-        out.push(format!("gone: {}{why}", refs.join(" ")));
-    }
-    for c in &delta.lines.changed {
-        out.push(changed_line(c));
-    }
-    let LineDiff { added, removed, .. } = &delta.lines;
-    let added_ids: std::collections::HashSet<&str> = added.iter().map(|a| a.line.id.as_str()).collect();
-    for (i, add) in added.iter().enumerate() {
-        let starts_group = i == 0 || add.after.as_deref() != Some(added[i - 1].line.id.as_str());
-        let text = add.line.text.trim_start();
-        let place = match (&add.after, starts_group) {
-            (_, false) => String::new(),
-            (None, true) => "at the top: ".into(),
-            (Some(after), true) if added_ids.contains(after.as_str()) => String::new(),
-            (Some(after), true) => match after_label(delta, after) {
-                Some(label) => format!("after {label}: "),
-                None => String::new(),
-            },
-        };
-        out.push(format!("+ {place}{text}"));
-    }
-    let gone: std::collections::HashSet<u32> = delta.gone.iter().map(|(r, _)| *r).collect();
-    for line in removed {
-        // Removed element lines are already said by "gone"; moved lines come back as added.
-        if added_ids.contains(line.id.as_str())
-            || refs_in(&line.text).iter().any(|r| gone.contains(r)) && is_element_line(&line.text)
-        {
-            continue;
-        }
-        out.push(format!("- {}", short(line.text.trim())));
-    }
-    out
-}
-
-fn is_element_line(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with('e') && t[1..].chars().next().is_some_and(|c| c.is_ascii_digit())
-}
-
-/// A short name for the line with id `id` in the new view: its ref, or its first words.
-fn after_label(delta: &Delta, id: &str) -> Option<String> {
-    if id.starts_with('e') && id[1..].chars().all(|c| c.is_ascii_digit()) {
-        return Some(id.to_owned());
-    }
-    // A text line the agent already has: not in this delta, so name it by id only if it is
-    // among the changed lines; otherwise say nothing rather than guess.
-    delta.lines.changed.iter().find(|c| c.id == id).map(|c| format!("\"{}\"", short(&c.after)))
-}
-
-fn short(text: &str) -> String {
-    const MAX: usize = 60;
-    if text.chars().count() <= MAX {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(MAX).collect();
-    format!("{cut}…")
-}
-
-/// `~ e12 radio "Black" checked → unchecked`, or `~ "old" → "new"` for text.
-fn changed_line(c: &ChangedLine) -> String {
-    let (before, after) = (c.before.trim(), c.after.trim());
-    if is_element_line(before) && is_element_line(after) {
-        let (b, a) = (tokens(before), tokens(after));
-        let common = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
-        let prefix = b[..common].join(" ");
-        let (rest_b, rest_a) = (&b[common..], &a[common..]);
-        let is_flag = |t: &String| OPPOSITES.iter().any(|(f, _)| f == t);
-        if rest_b.iter().all(is_flag) && rest_a.iter().all(is_flag) {
-            let removed: Vec<String> = rest_b
-                .iter()
-                .filter(|t| !rest_a.contains(t))
-                .map(|t| OPPOSITES.iter().find(|(f, _)| f == t).map(|(_, o)| (*o).to_owned()).unwrap_or_default())
-                .collect();
-            let added: Vec<&String> = rest_a.iter().filter(|t| !rest_b.contains(t)).collect();
-            let mut after_words: Vec<String> = removed;
-            after_words.extend(added.into_iter().cloned());
-            let before_words: Vec<&String> = rest_b.iter().filter(|t| !rest_a.contains(t)).collect();
-            let before_text = before_words.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
-            return if before_text.is_empty() {
-                format!("~ {prefix} → {}", after_words.join(" "))
-            } else {
-                format!("~ {prefix} {before_text} → {}", after_words.join(" "))
-            };
-        }
-        let show = |rest: &[String]| if rest.is_empty() { "(nothing)".to_owned() } else { rest.join(" ") };
-        return format!("~ {prefix} {} → {}", show(rest_b), show(rest_a));
-    }
-    format!("~ \"{}\" → \"{}\"", short_change(before, after).0, short_change(before, after).1)
-}
-
-/// The parts of two long texts that differ, with a little context.
-fn short_change(before: &str, after: &str) -> (String, String) {
-    if before.chars().count() + after.chars().count() <= 120 {
-        return (before.to_owned(), after.to_owned());
-    }
-    let b: Vec<char> = before.chars().collect();
-    let a: Vec<char> = after.chars().collect();
-    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let suffix = b[prefix..].iter().rev().zip(a[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
-    let context = 20;
-    let cut = |s: &[char]| {
-        let start = prefix.saturating_sub(context);
-        let end = (s.len() - suffix + context).min(s.len());
-        let mut out = String::new();
-        if start > 0 {
-            out.push('…');
-        }
-        out.extend(&s[start..end]);
-        if end < s.len() {
-            out.push('…');
-        }
-        out
-    };
-    (cut(&b), cut(&a))
-}
-
-/// Splits an element line into tokens, keeping quoted strings whole.
-fn tokens(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    let mut escaped = false;
-    for c in line.chars() {
-        match c {
-            '\\' if quoted && !escaped => {
-                escaped = true;
-                current.push(c);
-                continue;
-            }
-            '"' if !escaped => {
-                quoted = !quoted;
-                current.push(c);
-            }
-            ' ' if !quoted => {
-                if !current.is_empty() {
-                    out.push(std::mem::take(&mut current));
-                }
-            }
-            _ => current.push(c),
-        }
-        escaped = false;
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out
 }
 
 /// The machine-readable form of a response (MCP `structuredContent` of action tools).
@@ -296,7 +107,7 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
         Outcome::Full { reason, collapsed } => {
             facts.kind = "full";
             facts.reason = Some(reason.to_string());
-            facts.unchanged_regions = collapsed.iter().map(|&r| snapshot.region_names[r].clone()).collect();
+            facts.unchanged_regions = collapsed.iter().map(|&r| snapshot.region(r).name.clone()).collect();
         }
         Outcome::NoChange => {}
         Outcome::Changed(delta) => {
@@ -317,42 +128,63 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
     facts
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Which structured facts an answer carries besides its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// The snapshot's facts (what `browser_snapshot` declares in its output schema), whatever
+    /// the outcome.
+    Snapshot,
+    /// The snapshot's facts for a full page, the change's facts otherwise (action tools).
+    Outcome,
+}
 
-    fn change(before: &str, after: &str) -> String {
-        changed_line(&ChangedLine { id: "x".into(), before: before.into(), after: after.into() })
+/// The whole answer: `notes` (each on a `! ` line), the `notice` for an agent that acted on an
+/// older version, then the response; with its structured facts.
+pub fn answer(
+    snapshot: &Snapshot,
+    response: &Response,
+    options: &RenderOptions,
+    notes: &[String],
+    notice: Option<&Delta>,
+    structured: Structured,
+) -> ToolOutput {
+    let mut text = String::new();
+    for note in notes {
+        text.push_str("! ");
+        text.push_str(note);
+        text.push('\n');
     }
+    if let Some(delta) = notice {
+        text.push_str(&render_notice(delta));
+        text.push('\n');
+    }
+    text.push_str(&render_response(snapshot, response, options));
+    let structured = match (&response.outcome, structured) {
+        (Outcome::Full { reason, collapsed }, _) => {
+            let mut page = snapshot.facts(response.version);
+            page.reason = Some(reason.to_string());
+            page.unchanged_regions = collapsed.iter().map(|&r| snapshot.region(r).name.clone()).collect();
+            serde_json::to_value(page).ok()
+        }
+        (_, Structured::Snapshot) => serde_json::to_value(snapshot.facts(response.version)).ok(),
+        (_, Structured::Outcome) => serde_json::to_value(facts(snapshot, response)).ok(),
+    };
+    ToolOutput { text, structured, ..ToolOutput::default() }
+}
 
-    #[test]
-    fn state_changes_read_as_words() {
-        assert_eq!(
-            change("e12 radio \"Black\" checked", "e12 radio \"Black\""),
-            "~ e12 radio \"Black\" checked → unchecked"
-        );
-        assert_eq!(change("e13 radio \"White\"", "e13 radio \"White\" checked"), "~ e13 radio \"White\" → checked");
-        assert_eq!(
-            change("e16 button \"Add to Bag\" disabled", "e16 button \"Add to Bag\""),
-            "~ e16 button \"Add to Bag\" disabled → enabled"
-        );
-    }
-
-    #[test]
-    fn value_and_name_changes_show_before_and_after() {
-        assert_eq!(
-            change("e4 textbox \"Search\" = \"red\"", "e4 textbox \"Search\" = \"red shoes\""),
-            "~ e4 textbox \"Search\" = \"red\" → \"red shoes\""
-        );
-        assert_eq!(change("e7 button \"Add\"", "e7 button \"Added\""), "~ e7 button \"Add\" → \"Added\"");
-    }
-
-    #[test]
-    fn text_changes_are_quoted_and_long_ones_shortened_around_the_change() {
-        assert_eq!(change("Basket: 0 items", "Basket: 1 items"), "~ \"Basket: 0 items\" → \"Basket: 1 items\"");
-        let long_before = format!("{} 0 items in the basket {}", "a".repeat(80), "b".repeat(80));
-        let long_after = format!("{} 1 items in the basket {}", "a".repeat(80), "b".repeat(80));
-        let line = change(&long_before, &long_after);
-        assert!(line.len() < 120 && line.contains("0 items") && line.contains("1 items"), "{line}");
-    }
+/// How to render page `page` of a snapshot for `params` (`region`, `bbox`, `trim`).
+pub fn render_options(snapshot: &Snapshot, params: &SnapshotParams, page: usize) -> Result<RenderOptions, PageError> {
+    let region = match &params.region {
+        None => None,
+        Some(wanted) => Some(snapshot.region_named(wanted).ok_or_else(|| PageError::NoSuchRegion {
+            wanted: wanted.clone(),
+            available: if snapshot.regions.is_empty() {
+                "none on this page".to_owned()
+            } else {
+                snapshot.regions.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", ")
+            },
+        })?),
+    };
+    let trim = params.trim.map(|n| n as usize);
+    Ok(RenderOptions { bbox: params.bbox, page, region, trim, ..RenderOptions::default() })
 }

@@ -1,32 +1,108 @@
 //! What an agent has been shown of a page, line by line, and the exact difference between two
 //! such views.
 //!
-//! Every line has an id that stays the same while the line's node stays in the document: an
+//! Every line has a key that stays the same while the line's node stays in the document: an
 //! element line is its ref (`e12`), any other line is its anchor node and its position among
-//! that node's lines. A [`LineDiff`] turns one view into another exactly ([`apply`]): lines
-//! removed, lines whose text changed, and lines added after a given line. That is what deltas
-//! are built from, and what the replay checks verify.
+//! that node's lines. Each line also carries the refs it shows, taken from the snapshot's
+//! outline, so nothing ever reads refs back out of a line's text (a page whose text says
+//! ` e12 ` holds no ref e12). A [`LineDiff`] turns one view into another exactly ([`apply`]):
+//! lines removed, lines whose text changed, and lines added after a given line. That is what
+//! deltas are built from, and what the replay checks verify.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::refs::{format_ref, parse_ref};
 use crate::snapshot::Snapshot;
 use crate::snapshot::element::ElementFacts;
 use crate::snapshot::outline::LineContent;
-use crate::snapshot::render::body_lines;
+use crate::snapshot::render::{body_lines, element_parts};
+
+/// The stable key of a line: `e12` for an element line, the anchor node and ordinal otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LineKey {
+    /// The line of element `e<N>`.
+    Element(u32),
+    /// A line of text (or a row, a heading…) anchored at a node.
+    Node {
+        /// CDP frame id.
+        frame: String,
+        /// Loader id of the frame's document.
+        loader: String,
+        /// Backend node id.
+        node: i64,
+        /// Position among that node's lines.
+        ordinal: u32,
+    },
+}
+
+impl LineKey {
+    /// The ref number when this is an element's line.
+    pub fn element(&self) -> Option<u32> {
+        match self {
+            LineKey::Element(r) => Some(*r),
+            LineKey::Node { .. } => None,
+        }
+    }
+}
+
+impl std::fmt::Display for LineKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineKey::Element(r) => f.write_str(&format_ref(*r)),
+            LineKey::Node { frame, loader, node, ordinal } => write!(f, "{frame}/{loader}/{node}#{ordinal}"),
+        }
+    }
+}
+
+impl std::str::FromStr for LineKey {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Ok(r) = parse_ref(s) {
+            return Ok(LineKey::Element(r));
+        }
+        let bad = || format!("`{s}` is not a line key");
+        let (rest, ordinal) = s.rsplit_once('#').ok_or_else(bad)?;
+        let (rest, node) = rest.rsplit_once('/').ok_or_else(bad)?;
+        let (frame, loader) = rest.rsplit_once('/').ok_or_else(bad)?;
+        Ok(LineKey::Node {
+            frame: frame.to_owned(),
+            loader: loader.to_owned(),
+            node: node.parse().map_err(|_| bad())?,
+            ordinal: ordinal.parse().map_err(|_| bad())?,
+        })
+    }
+}
+
+impl Serialize for LineKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for LineKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
 
 /// One line an agent has been shown.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewLine {
-    /// Stable id (`e12`, or the anchor node and ordinal).
-    pub id: String,
+    /// Stable key (`e12`, or the anchor node and ordinal).
+    pub id: LineKey,
     /// The line as rendered.
     pub text: String,
     /// The stable name of the line's innermost region (empty outside regions).
     pub region: String,
     /// The outermost overlay region containing the line, if any.
     pub overlay: Option<String>,
+    /// Ref numbers the line shows, from the outline.
+    #[serde(skip)]
+    pub refs: Vec<u32>,
 }
 
 /// A whole view: lines in order, and the facts of every element shown.
@@ -42,35 +118,30 @@ impl View {
     /// The view a full rendering of `snapshot` gives.
     pub fn of(snapshot: &Snapshot) -> View {
         let rendered = body_lines(snapshot, false);
-        let overlay_of = |region: Option<usize>| {
-            let mut outermost = None;
-            let mut r = region;
-            while let Some(i) = r {
-                if snapshot.regions[i].overlay.is_some() {
-                    outermost = Some(snapshot.region_names[i].clone());
-                }
-                r = snapshot.regions[i].parent;
-            }
-            outermost
-        };
         let lines = snapshot
             .lines
             .iter()
             .zip(rendered)
-            .enumerate()
-            .map(|(i, (line, (region, text)))| {
+            .map(|(line, body)| {
                 let id = match line.content {
-                    LineContent::Element(e) => snapshot.element_ref(e),
-                    _ => {
-                        let (key, ordinal) = &snapshot.line_keys[i];
-                        format!("{}/{}/{}#{}", key.frame_id, key.loader_id, key.backend_node_id, ordinal)
-                    }
+                    LineContent::Element(e) => LineKey::Element(snapshot.element(e).number),
+                    _ => LineKey::Node {
+                        frame: line.key.frame_id.clone(),
+                        loader: line.key.loader_id.clone(),
+                        node: line.key.backend_node_id,
+                        ordinal: line.ordinal,
+                    },
                 };
-                let region_name = region.map(|r| snapshot.region_names[r].clone()).unwrap_or_default();
-                ViewLine { id, text, region: region_name, overlay: overlay_of(region) }
+                ViewLine {
+                    id,
+                    text: body.text,
+                    region: line.region.map(|r| snapshot.region(r).name.clone()).unwrap_or_default(),
+                    overlay: snapshot.overlay_of(line.region).map(|r| snapshot.region(r).name.clone()),
+                    refs: body.refs,
+                }
             })
             .collect();
-        let elements = snapshot.refs.iter().zip(&snapshot.elements).map(|(r, e)| (*r, e.facts.clone())).collect();
+        let elements = snapshot.elements.iter().map(|e| (e.number, e.facts.clone())).collect();
         View { lines, elements }
     }
 
@@ -86,21 +157,21 @@ impl View {
 
     fn filtered(&self, keep: impl Fn(&ViewLine) -> bool) -> View {
         let lines: Vec<ViewLine> = self.lines.iter().filter(|l| keep(l)).cloned().collect();
-        let refs: std::collections::BTreeSet<u32> = lines.iter().flat_map(|l| refs_in(&l.text)).collect();
+        let refs: BTreeSet<u32> = lines.iter().flat_map(|l| l.refs.iter().copied()).collect();
         let elements = self.elements.iter().filter(|(r, _)| refs.contains(r)).map(|(r, f)| (*r, f.clone())).collect();
         View { lines, elements }
     }
 
     /// Every ref the view shows.
-    pub fn refs(&self) -> std::collections::BTreeSet<u32> {
-        self.lines.iter().flat_map(|l| refs_in(&l.text)).collect()
+    pub fn refs(&self) -> BTreeSet<u32> {
+        self.lines.iter().flat_map(|l| l.refs.iter().copied()).collect()
     }
 
-    /// A content hash of the view (ids and texts), for "did anything change".
+    /// A content hash of the view (keys and texts), for "did anything change".
     pub fn hash(&self) -> [u8; 32] {
         let mut hasher = blake3::Hasher::new();
         for line in &self.lines {
-            hasher.update(line.id.as_bytes());
+            hasher.update(line.id.to_string().as_bytes());
             hasher.update(&[0]);
             hasher.update(line.text.as_bytes());
             hasher.update(&[1]);
@@ -109,36 +180,11 @@ impl View {
     }
 }
 
-/// The ref numbers mentioned in a rendered line (`e12 …`, `[…](e12)`, `ref="e12"`).
-pub fn refs_in(text: &str) -> Vec<u32> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let boundary = i == 0 || matches!(bytes[i - 1], b' ' | b'(' | b'"');
-        if bytes[i] == b'e' && boundary {
-            let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
-            let end = i + 1 + digits;
-            let closed = end == bytes.len() || matches!(bytes[end], b' ' | b')' | b'"' | b':');
-            if digits > 0
-                && closed
-                && let Ok(n) = text[i + 1..end].parse()
-            {
-                out.push(n);
-            }
-            i = end.max(i + 1);
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
 /// A line added by a diff, and the line it follows (`None`: first).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AddedLine {
-    /// Id of the line it comes after in the new view.
-    pub after: Option<String>,
+    /// Key of the line it comes after in the new view.
+    pub after: Option<LineKey>,
     /// The line.
     pub line: ViewLine,
 }
@@ -146,12 +192,28 @@ pub struct AddedLine {
 /// A line whose text changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangedLine {
-    /// Its id.
-    pub id: String,
+    /// Its key.
+    pub id: LineKey,
     /// Text before.
     pub before: String,
     /// Text after.
     pub after: String,
+    /// Ref numbers the line shows after the change.
+    #[serde(skip)]
+    pub refs: Vec<u32>,
+    /// For an element's line: the parts of its line before and after (ref, role, name, `=`,
+    /// value, parts, states, attributes), so the change can be said part by part.
+    #[serde(skip)]
+    pub element: Option<ElementChange>,
+}
+
+/// The parts of an element's line before and after a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElementChange {
+    /// Parts before.
+    pub before: Vec<String>,
+    /// Parts after.
+    pub after: Vec<String>,
 }
 
 /// The exact difference between two views.
@@ -177,28 +239,38 @@ impl LineDiff {
     }
 }
 
-/// The diff that turns `old` into `new`. Lines that keep their id and relative order stay (the
+/// The diff that turns `old` into `new`. Lines that keep their key and relative order stay (the
 /// longest such sequence); the others are removed and added again at their new place.
 pub fn diff(old: &View, new: &View) -> LineDiff {
-    let old_pos: HashMap<&str, usize> = old.lines.iter().enumerate().map(|(i, l)| (l.id.as_str(), i)).collect();
+    let old_pos: HashMap<&LineKey, usize> = old.lines.iter().enumerate().map(|(i, l)| (&l.id, i)).collect();
     // New lines that existed before, as positions in the old view; the longest increasing run
     // of those positions is what stays in place.
     let candidates: Vec<(usize, usize)> =
-        new.lines.iter().enumerate().filter_map(|(j, l)| old_pos.get(l.id.as_str()).map(|&i| (j, i))).collect();
-    let kept_new: std::collections::HashSet<usize> = longest_increasing(&candidates).into_iter().collect();
-    let kept_ids: std::collections::HashSet<&str> = kept_new.iter().map(|&j| new.lines[j].id.as_str()).collect();
+        new.lines.iter().enumerate().filter_map(|(j, l)| old_pos.get(&l.id).map(|&i| (j, i))).collect();
+    let kept_new: HashSet<usize> = longest_increasing(&candidates).into_iter().collect();
+    let kept_ids: HashSet<&LineKey> = kept_new.iter().map(|&j| &new.lines[j].id).collect();
 
-    let removed = old.lines.iter().filter(|l| !kept_ids.contains(l.id.as_str())).cloned().collect();
+    let removed = old.lines.iter().filter(|l| !kept_ids.contains(&l.id)).cloned().collect();
     let mut changed = Vec::new();
     let mut added = Vec::new();
     for (j, line) in new.lines.iter().enumerate() {
         if kept_new.contains(&j) {
-            let before = &old.lines[old_pos[line.id.as_str()]];
+            let before = &old.lines[old_pos[&line.id]];
             if before.text != line.text || before.region != line.region || before.overlay != line.overlay {
+                let element = line.id.element().and_then(|r| {
+                    let (b, a) = (old.elements.get(&r)?, new.elements.get(&r)?);
+                    let element_ref = format_ref(r);
+                    Some(ElementChange {
+                        before: element_parts(b, &element_ref, None),
+                        after: element_parts(a, &element_ref, None),
+                    })
+                });
                 changed.push(ChangedLine {
                     id: line.id.clone(),
                     before: before.text.clone(),
                     after: line.text.clone(),
+                    refs: line.refs.clone(),
+                    element,
                 });
             }
         } else {
@@ -236,14 +308,14 @@ fn longest_increasing(pairs: &[(usize, usize)]) -> Vec<usize> {
 
 /// Applies a diff to a view. `apply(old, &diff(old, new))` has the lines of `new`.
 pub fn apply(old: &View, diff: &LineDiff) -> Vec<ViewLine> {
-    let removed: std::collections::HashSet<&str> = diff.removed.iter().map(|l| l.id.as_str()).collect();
-    let changed: HashMap<&str, &ChangedLine> = diff.changed.iter().map(|c| (c.id.as_str(), c)).collect();
+    let removed: HashSet<&LineKey> = diff.removed.iter().map(|l| &l.id).collect();
+    let changed: HashMap<&LineKey, &ChangedLine> = diff.changed.iter().map(|c| (&c.id, c)).collect();
     let mut lines: Vec<ViewLine> = old
         .lines
         .iter()
-        .filter(|l| !removed.contains(l.id.as_str()))
-        .map(|l| match changed.get(l.id.as_str()) {
-            Some(c) => ViewLine { text: c.after.clone(), ..l.clone() },
+        .filter(|l| !removed.contains(&l.id))
+        .map(|l| match changed.get(&l.id) {
+            Some(c) => ViewLine { text: c.after.clone(), refs: c.refs.clone(), ..l.clone() },
             None => l.clone(),
         })
         .collect();
@@ -261,15 +333,20 @@ pub fn apply(old: &View, diff: &LineDiff) -> Vec<ViewLine> {
 mod tests {
     use super::*;
 
+    fn key(id: &str) -> LineKey {
+        LineKey::Node { frame: "F".into(), loader: "L".into(), node: id.as_bytes()[0] as i64, ordinal: 0 }
+    }
+
     fn view(lines: &[(&str, &str)]) -> View {
         View {
             lines: lines
                 .iter()
                 .map(|(id, text)| ViewLine {
-                    id: (*id).into(),
+                    id: key(id),
                     text: (*text).into(),
                     region: String::new(),
                     overlay: None,
+                    refs: Vec::new(),
                 })
                 .collect(),
             elements: BTreeMap::new(),
@@ -277,11 +354,12 @@ mod tests {
     }
 
     #[test]
-    fn refs_are_found_wherever_a_line_shows_them() {
-        assert_eq!(refs_in("e12 button \"Buy\""), vec![12]);
-        assert_eq!(refs_in("Read [our guide](e3) and [more](e40)."), vec![3, 40]);
-        assert_eq!(refs_in("<region name=\"nav\" ref=\"e7\">"), vec![7]);
-        assert!(refs_in("the e-mail field, see e10x").is_empty());
+    fn line_keys_read_back_from_their_text_form() {
+        for k in [LineKey::Element(12), key("a")] {
+            assert_eq!(k.to_string().parse::<LineKey>().unwrap(), k);
+        }
+        assert_eq!(key("a").to_string(), "F/L/97#0");
+        assert!("nonsense".parse::<LineKey>().is_err());
     }
 
     #[test]
@@ -290,9 +368,12 @@ mod tests {
         let new = view(&[("b", "B2"), ("x", "X"), ("d", "D"), ("c", "C"), ("y", "Y")]);
         let d = diff(&old, &new);
         assert_eq!(apply(&old, &d), new.lines);
-        let removed: Vec<&str> = d.removed.iter().map(|l| l.id.as_str()).collect();
-        assert!(removed.len() == 2 && removed[0] == "a", "a is gone and one of c, d moved: {removed:?}");
-        assert_eq!(d.changed, vec![ChangedLine { id: "b".into(), before: "B".into(), after: "B2".into() }]);
+        let removed: Vec<&LineKey> = d.removed.iter().map(|l| &l.id).collect();
+        assert!(removed.len() == 2 && *removed[0] == key("a"), "a is gone and one of c, d moved: {removed:?}");
+        assert_eq!(
+            d.changed,
+            vec![ChangedLine { id: key("b"), before: "B".into(), after: "B2".into(), refs: Vec::new(), element: None }]
+        );
     }
 
     #[test]

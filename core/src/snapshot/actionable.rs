@@ -5,7 +5,7 @@
 //! when it has an `onclick` attribute or a non-negative `tabindex`, or when Chrome reports a
 //! click listener on it and it shows a pointer cursor while holding no other candidate.
 //!
-//! S2.4, propagating bounds: inside a link, a button, or an element with role button, link or
+//! Propagating bounds: inside a link, a button, or an element with role button, link or
 //! combobox, a nested candidate whose box lies (≥ 99 %) within the outer one is the same click
 //! target and gets no ref of its own — unless it is a form field or label, another propagating
 //! element, has an `onclick` attribute, its own `aria-label`, or an interactive role.
@@ -121,7 +121,7 @@ fn propagates(tree: &PageTree, id: NodeId) -> bool {
     matches!(node.tag.as_str(), "a" | "button") || matches!(node.ax.role().as_str(), "button" | "link" | "combobox")
 }
 
-/// S2.4: removes nested candidates that are the same click target as an enclosing
+/// Propagating bounds: removes nested candidates that are the same click target as an enclosing
 /// propagating element. Returns how many were removed.
 pub fn propagate_bounds(tree: &PageTree, signal: &Signal, actionable: &mut [bool]) -> usize {
     let mut removed = 0;
@@ -150,7 +150,7 @@ pub fn propagate_bounds(tree: &PageTree, signal: &Signal, actionable: &mut [bool
     removed
 }
 
-/// The exception rules of S2.4.
+/// The exceptions to propagating bounds.
 fn keeps_own_ref(tree: &PageTree, id: NodeId) -> bool {
     let node = &tree.nodes[id];
     matches!(node.tag.as_str(), "input" | "select" | "textarea" | "label")

@@ -1,15 +1,15 @@
 //! The facts of one actionable element, as an agent reads them.
 //!
 //! * Role, accessible name, value and short state flags (`checked`, `disabled`, `expanded`…).
-//! * P3.2 attribute pruning — only attributes that help an agent survive (`placeholder`,
+//! * Attribute pruning — only attributes that help an agent survive (`placeholder`,
 //!   `type`, `title`, `id`, `data-testid`, the description); classes, styles, `data-*` and
 //!   handlers never do.
-//! * P3.3 short names — `placeholder` is written `hint`, `data-testid` `testid`,
+//! * Short names — `placeholder` is written `hint`, `data-testid` `testid`,
 //!   `aria-describedby` text `desc`.
-//! * S2.3 attribute deduplication — the tag is kept only when the role does not imply it, an
+//! * Attribute deduplication — the tag is kept only when the role does not imply it, an
 //!   attribute equal to the name (or to an attribute already kept) is dropped, and an element's
 //!   own text is repeated only where the name does not already say it.
-//! * E0 compound components — selects (option count, first options, a format hint), ranges,
+//! * Compound controls — selects (option count, first options, a format hint), ranges,
 //!   numbers, date and time formats, file inputs.
 //! * Password and payment field values are replaced by a fixed mask; they never leave the
 //!   browser.
@@ -40,7 +40,7 @@ pub struct ElementFacts {
     pub attrs: Vec<(&'static str, String)>,
     /// The tag, only when the role does not imply it.
     pub tag: Option<String>,
-    /// E0: a compact description of the component's parts.
+    /// Compound controls: a compact description of the control's parts.
     pub compound: Option<String>,
     /// Visible text inside the element that its name does not already carry.
     pub text: Option<String>,
@@ -58,7 +58,7 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str) -> ElementFacts {
     if value.as_deref() == Some("") {
         value = None;
     }
-    // S2.3: a button whose value is its name (`<input type=submit value=Send>`).
+    // Deduplication: a button whose value is its name (`<input type=submit value=Send>`).
     if value.as_deref() == Some(name.as_str()) && !matches!(role.as_str(), "textbox" | "searchbox" | "combobox") {
         value = None;
     }
@@ -108,7 +108,7 @@ fn shown_role(tag: &str, input_type: &str, ax_role: &str) -> String {
     }
 }
 
-/// S2.3: whether the tag says something the role does not.
+/// Deduplication: whether the tag says something the role does not.
 fn implied_tag_differs(tag: &str, role: &str) -> bool {
     let implied: &[&str] = match role {
         "button" => &["button", "input"],
@@ -226,8 +226,8 @@ fn states(tree: &PageTree, id: NodeId) -> Vec<&'static str> {
     out
 }
 
-/// P3.2 and P3.3: the attributes worth an agent's tokens, under short names, without
-/// repeating the name or each other (S2.3).
+/// Attribute pruning and short names: the attributes worth an agent's tokens, under short
+/// names, without repeating the name or each other.
 fn pruned_attrs(tree: &PageTree, id: NodeId, name: &str, role: &str, input_type: &str) -> Vec<(&'static str, String)> {
     let node = &tree.nodes[id];
     let mut out: Vec<(&'static str, String)> = Vec::new();
@@ -299,7 +299,7 @@ pub fn options(tree: &PageTree, select: NodeId) -> Vec<SelectOption> {
     out
 }
 
-/// E0: what the agent needs to know about the parts of a compound control.
+/// Compound controls: what the agent needs to know about the parts of a control.
 fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option<String> {
     let node = &tree.nodes[id];
     if node.tag == "select" {
@@ -347,7 +347,7 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
     }
 }
 
-/// E0: a hint about what the values of a long select look like.
+/// Compound controls: a hint about what the values of a long select look like.
 pub fn format_hint(options: &[SelectOption]) -> Option<&'static str> {
     let values: Vec<&str> = options.iter().filter(|o| !o.value.is_empty()).take(8).map(|o| o.value.as_str()).collect();
     if values.len() < 2 {

@@ -1,16 +1,24 @@
 //! The snapshot pipeline: from a CDP capture to the compact, lossless page an agent reads.
 //!
 //! ```text
-//! Capture ─► tree (join DOM, layout, styles, accessibility across frames)
-//!         ─► signal (F1 visibility, F2 tiny text, F3 noise)  ─► occlusion (F5)
-//!         ─► actionable (candidates, S2.4 propagating bounds)
-//!         ─► outline (S2.1 text collapsing, S2.2 hoisting, S2.3 label dedup, F4 containers)
-//!         ─► element facts (P3.2 pruning, P3.3 short names, S2.3 dedup, E0 compounds, redaction)
-//!         ─► refs (P3.1) ─► render (P3.4 boxes, paging) / facts (P3.5 state buckets)
+//! Capture ─► tree        join DOM, layout, styles and accessibility across frames
+//!         ─► signal      visibility, lone separators, noise tags
+//!         ─► occlusion   what something painted on top covers entirely
+//!         ─► actionable  what gets a ref; propagating bounds (one click target, one ref)
+//!         ─► outline     text collapsing, wrapper hoisting, name promotion, label dedup,
+//!                        container refinement, regions and overlays
+//!         ─► element     role, name, value, states; attribute pruning and short names;
+//!                        compound controls; secret values masked
+//!         ─► refs        short stable refs
+//!         ─► render      text, boxes on request, lossless paging; facts with state buckets
 //! ```
 //!
 //! The pipeline is deterministic: the same capture and the same ref assignments give the same
 //! bytes. Nothing visible is summarised or dropped; a response over the ceiling is paged.
+//!
+//! A compiled [`Snapshot`] holds three tables of records, each indexed by its own id type:
+//! elements ([`ElementId`]), regions ([`RegionId`]) and lines. Lines say which elements they
+//! show, so nothing downstream ever reads refs back out of rendered text.
 
 pub mod actionable;
 pub mod element;
@@ -21,16 +29,75 @@ pub mod signal;
 pub mod text;
 pub mod tree;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::capture::Capture;
 use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotStats};
-use std::collections::HashMap;
-
-use crate::refs::{ElementIdentity, NodeKey, RefAssigner};
-use outline::{Line, OutlineElement, Region};
+use crate::refs::{ElementIdentity, NodeKey, RefRegistry, format_ref};
+use element::ElementFacts;
+use outline::{LineContent, Overlay};
 use signal::DropReason;
 use tree::PageTree;
+
+/// Index of an element in [`Snapshot::elements`] (and in the outline it was built from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ElementId(pub usize);
+
+/// Index of a region in [`Snapshot::regions`] (and in the outline it was built from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegionId(pub usize);
+
+/// An element an agent can act on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementRecord {
+    /// Its node (frame, document, backend node).
+    pub key: NodeKey,
+    /// Its ref number (`e12` → 12).
+    pub number: u32,
+    /// What the agent is told about it.
+    pub facts: ElementFacts,
+    /// The innermost region it is shown in.
+    pub region: Option<RegionId>,
+    /// Its border box in page coordinates.
+    pub bbox: Option<[i64; 4]>,
+    /// The nearest enclosing actionable element.
+    pub enclosing: Option<ElementId>,
+}
+
+/// A landmark region or an overlay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionRecord {
+    /// Short kind: `header`, `nav`, `main`, `footer`, `aside`, `search`, `form`, `section`,
+    /// `dialog`.
+    pub kind: &'static str,
+    /// Accessible name, if any.
+    pub label: String,
+    /// Stable name across documents (`nav "Primary"`, `main`, `nav #2`).
+    pub name: String,
+    /// The enclosing region.
+    pub parent: Option<RegionId>,
+    /// The region's own element, when it can be acted on (a focusable landmark).
+    pub element: Option<ElementId>,
+    /// Set when the region is an overlay (a modal, a dialog, a dropdown).
+    pub overlay: Option<Overlay>,
+    /// The node that makes the region.
+    pub key: NodeKey,
+}
+
+/// One line of the page, in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineRecord {
+    /// The node the line stands for.
+    pub key: NodeKey,
+    /// Lines of the same node are numbered from 0.
+    pub ordinal: u32,
+    /// The innermost region.
+    pub region: Option<RegionId>,
+    /// Nesting depth (lists, groups, controls inside controls).
+    pub indent: u8,
+    /// What the line says.
+    pub content: LineContent,
+}
 
 /// A compiled snapshot. Owns everything it needs; the capture can be dropped.
 #[derive(Debug, Clone, Default)]
@@ -39,28 +106,12 @@ pub struct Snapshot {
     pub url: String,
     /// Page title.
     pub title: String,
-    /// Regions.
-    pub regions: Vec<Region>,
-    /// Identity of each region's element.
-    pub region_keys: Vec<NodeKey>,
-    /// Stable name of each region across documents (`nav "Primary"`, `main`, `nav #2`).
-    pub region_names: Vec<String>,
-    /// The innermost region of each element.
-    pub element_regions: Vec<Option<usize>>,
-    /// Lines in reading order.
-    pub lines: Vec<Line>,
-    /// Identity of each line: its anchor node and its ordinal among that anchor's lines.
-    pub line_keys: Vec<(NodeKey, u32)>,
     /// Actionable elements in reading order.
-    pub elements: Vec<OutlineElement>,
-    /// Identity of each element.
-    pub element_keys: Vec<NodeKey>,
-    /// Ref number of each element (`e12` → 12).
-    pub refs: Vec<u32>,
-    /// Border box of each element, in page coordinates.
-    pub boxes: Vec<Option<[i64; 4]>>,
-    /// Index of the nearest enclosing actionable element.
-    pub enclosing: Vec<Option<usize>>,
+    pub elements: Vec<ElementRecord>,
+    /// Regions, outermost first.
+    pub regions: Vec<RegionRecord>,
+    /// Lines in reading order.
+    pub lines: Vec<LineRecord>,
     /// Some document's frame was unknown, so its refs could not be scoped.
     pub unknown_frames: bool,
     /// The main frame's id.
@@ -72,34 +123,94 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The ref of element `i`, e.g. `e12`.
-    pub fn element_ref(&self, i: usize) -> String {
-        format!("e{}", self.refs[i])
+    /// Element `id`.
+    pub fn element(&self, id: ElementId) -> &ElementRecord {
+        &self.elements[id.0]
     }
 
-    /// P3.4: the box of element `i`, unless it repeats its enclosing element's box.
-    pub fn bbox_shown(&self, i: usize) -> Option<[i64; 4]> {
-        let own = self.boxes[i]?;
-        match self.enclosing[i].and_then(|p| self.boxes[p]) {
+    /// Region `id`.
+    pub fn region(&self, id: RegionId) -> &RegionRecord {
+        &self.regions[id.0]
+    }
+
+    /// Every element id, in reading order.
+    pub fn element_ids(&self) -> impl Iterator<Item = ElementId> + use<> {
+        (0..self.elements.len()).map(ElementId)
+    }
+
+    /// Every region id, outermost first.
+    pub fn region_ids(&self) -> impl Iterator<Item = RegionId> + use<> {
+        (0..self.regions.len()).map(RegionId)
+    }
+
+    /// The ref of element `id`, e.g. `e12`.
+    pub fn element_ref(&self, id: ElementId) -> String {
+        format_ref(self.element(id).number)
+    }
+
+    /// Boxes on request: the box of element `id`, unless it repeats its enclosing element's box.
+    pub fn bbox_shown(&self, id: ElementId) -> Option<[i64; 4]> {
+        let own = self.element(id).bbox?;
+        match self.element(id).enclosing.and_then(|p| self.element(p).bbox) {
             Some(parent) if parent == own => None,
             _ => Some(own),
         }
     }
 
-    /// P3.5: the structured facts, with states bucketed by state rather than repeated per
-    /// element.
+    /// Whether region `r` is `ancestor` or inside it.
+    pub fn within(&self, r: Option<RegionId>, ancestor: RegionId) -> bool {
+        let mut at = r;
+        while let Some(i) = at {
+            if i == ancestor {
+                return true;
+            }
+            at = self.region(i).parent;
+        }
+        false
+    }
+
+    /// The chain of regions from the outermost to `region`.
+    pub fn region_path(&self, region: Option<RegionId>) -> Vec<RegionId> {
+        let mut path = Vec::new();
+        let mut r = region;
+        while let Some(i) = r {
+            path.push(i);
+            r = self.region(i).parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The outermost overlay region holding `region`, if any.
+    pub fn overlay_of(&self, region: Option<RegionId>) -> Option<RegionId> {
+        self.region_path(region).into_iter().find(|&r| self.region(r).overlay.is_some())
+    }
+
+    /// Ref numbers of the elements inside region `r` (and the regions inside it), in order.
+    pub fn refs_in_region(&self, r: RegionId) -> Vec<u32> {
+        self.elements.iter().filter(|e| self.within(e.region, r)).map(|e| e.number).collect()
+    }
+
+    /// The region named `wanted`: an exact name, else the first whose name starts with it.
+    pub fn region_named(&self, wanted: &str) -> Option<RegionId> {
+        let position = |f: &dyn Fn(&RegionRecord) -> bool| self.regions.iter().position(f).map(RegionId);
+        position(&|r| r.name == wanted).or_else(|| position(&|r| r.name.starts_with(wanted)))
+    }
+
+    /// State buckets: the structured facts, with states listed once per state rather than
+    /// repeated per element.
     pub fn facts(&self, version: u64) -> SnapshotFacts {
         let mut states: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let elements = self
             .elements
             .iter()
-            .enumerate()
-            .map(|(i, e)| {
+            .map(|e| {
+                let element_ref = format_ref(e.number);
                 for s in &e.facts.states {
-                    states.entry((*s).to_owned()).or_default().push(self.element_ref(i));
+                    states.entry((*s).to_owned()).or_default().push(element_ref.clone());
                 }
                 ElementOutput {
-                    element_ref: self.element_ref(i),
+                    element_ref,
                     role: e.facts.role.clone(),
                     name: e.facts.name.clone(),
                     value: e.facts.value.clone(),
@@ -120,9 +231,9 @@ impl Snapshot {
     }
 }
 
-/// Compiles a capture. `refs` gives each element its ref number (P3.1), seeing each element's
-/// node and identity.
-pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
+/// Compiles a capture; `refs` gives each element its ref number, seeing each element's node and
+/// identity.
+pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
     let tree = PageTree::build(capture);
     let mut actionable = actionable::candidates(&tree);
     let mut signal = signal::filter(&tree, &actionable);
@@ -141,10 +252,10 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
             backend_node_id: tree.nodes[id].backend_id,
         }
     };
-    let element_keys: Vec<NodeKey> = outline.elements.iter().map(|e| key(e.node)).collect();
     let region_names = region_names(&outline.regions);
-    let main_frame_id = capture.main.frame_tree.frame_tree.frame.id.as_str();
     let element_regions = element_regions(&outline);
+    let element_keys: Vec<NodeKey> = outline.elements.iter().map(|e| key(e.node)).collect();
+    let main_frame_id = capture.main.frame_tree.frame_tree.frame.id.as_str();
     let mut seen: HashMap<(String, String, String), u32> = HashMap::new();
     let identities: Vec<(NodeKey, ElementIdentity)> = outline
         .elements
@@ -152,7 +263,7 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
         .zip(&element_keys)
         .zip(&element_regions)
         .map(|((e, key), region)| {
-            let region = region.map(|r| region_names[r].clone()).unwrap_or_default();
+            let region = region.map(|r| region_names[r.0].clone()).unwrap_or_default();
             let counter = seen.entry((region.clone(), e.facts.role.clone(), e.facts.name.clone())).or_insert(0);
             let identity = ElementIdentity {
                 main_frame: key.frame_id == main_frame_id,
@@ -165,20 +276,9 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
             (key.clone(), identity)
         })
         .collect();
-    let refs = refs.assign_refs(&identities);
-    let boxes: Vec<Option<[i64; 4]>> = outline
-        .elements
-        .iter()
-        .map(|e| {
-            tree.nodes[e.node]
-                .bounds()
-                .map(|b| [b.x.round() as i64, b.y.round() as i64, b.w.round() as i64, b.h.round() as i64])
-        })
-        .collect();
-    let index_of: std::collections::HashMap<tree::NodeId, usize> =
-        outline.elements.iter().enumerate().map(|(i, e)| (e.node, i)).collect();
-    let enclosing =
-        outline.elements.iter().map(|e| tree.ancestors(e.node).find_map(|a| index_of.get(&a).copied())).collect();
+    let numbers = refs.assign_refs(&identities);
+    let index_of: HashMap<tree::NodeId, ElementId> =
+        outline.elements.iter().enumerate().map(|(i, e)| (e.node, ElementId(i))).collect();
 
     let mut stats = SnapshotStats { nodes_in: tree.nodes.len(), nested_clickables: nested, ..SnapshotStats::default() };
     for reason in signal.dropped.iter().flatten() {
@@ -195,6 +295,49 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
     stats.lines_out = outline.lines.len();
     stats.elements_out = outline.elements.len();
 
+    let elements = outline
+        .elements
+        .into_iter()
+        .zip(element_keys)
+        .zip(numbers)
+        .zip(element_regions)
+        .map(|(((e, key), number), region)| ElementRecord {
+            bbox: tree.nodes[e.node]
+                .bounds()
+                .map(|b| [b.x.round() as i64, b.y.round() as i64, b.w.round() as i64, b.h.round() as i64]),
+            enclosing: tree.ancestors(e.node).find_map(|a| index_of.get(&a).copied()),
+            key,
+            number,
+            facts: e.facts,
+            region,
+        })
+        .collect();
+    let regions = outline
+        .regions
+        .into_iter()
+        .zip(region_names)
+        .map(|(r, name)| RegionRecord {
+            kind: r.kind,
+            label: r.label,
+            name,
+            parent: r.parent,
+            element: r.element,
+            overlay: r.overlay,
+            key: key(r.anchor),
+        })
+        .collect();
+    let lines = outline
+        .lines
+        .into_iter()
+        .map(|l| LineRecord {
+            key: key(l.anchor),
+            ordinal: l.ordinal,
+            region: l.region,
+            indent: l.indent,
+            content: l.content,
+        })
+        .collect();
+
     let main_frame = &capture.main.frame_tree.frame_tree.frame;
     let title = capture
         .main
@@ -206,17 +349,9 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
     let mut snapshot = Snapshot {
         url: main_frame.url.clone(),
         title: text::normalise(&title),
-        region_keys: outline.regions.iter().map(|r| key(r.anchor)).collect(),
-        region_names,
-        element_regions,
-        regions: outline.regions,
-        line_keys: outline.lines.iter().map(|l| (key(l.anchor), l.ordinal)).collect(),
-        lines: outline.lines,
-        elements: outline.elements,
-        element_keys,
-        refs,
-        boxes,
-        enclosing,
+        elements,
+        regions,
+        lines,
         unknown_frames: tree.unknown_frames > 0,
         main_frame: main_frame.id.clone(),
         main_loader: main_frame.loader_id.clone(),
@@ -231,7 +366,7 @@ pub fn compile(capture: &Capture, refs: &mut dyn RefAssigner) -> Snapshot {
 
 /// Names for regions that stay the same from one document to the next: the region's kind and
 /// label, numbered when several share them.
-fn region_names(regions: &[Region]) -> Vec<String> {
+fn region_names(regions: &[outline::Region]) -> Vec<String> {
     let mut count: HashMap<(&str, &str), u32> = HashMap::new();
     regions
         .iter()
@@ -246,16 +381,16 @@ fn region_names(regions: &[Region]) -> Vec<String> {
 
 /// The innermost region of each element: the region of the line that shows it (an inline link
 /// is in its paragraph's region), or the region it is itself (a focusable landmark).
-fn element_regions(outline: &outline::Outline) -> Vec<Option<usize>> {
+fn element_regions(outline: &outline::Outline) -> Vec<Option<RegionId>> {
     let mut regions = vec![None; outline.elements.len()];
     for line in &outline.lines {
-        for i in line.elements() {
+        for ElementId(i) in line.content.elements() {
             regions[i] = regions[i].or(line.region);
         }
     }
     for (r, region) in outline.regions.iter().enumerate() {
-        if let Some(e) = region.element {
-            regions[e] = Some(r);
+        if let Some(ElementId(e)) = region.element {
+            regions[e] = Some(RegionId(r));
         }
     }
     regions

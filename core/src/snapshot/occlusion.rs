@@ -1,4 +1,4 @@
-//! F5, paint-order occlusion: a node whose box is entirely covered by opaque boxes painted on
+//! Paint-order occlusion: a node whose box is entirely covered by opaque boxes painted on
 //! top of it (a modal, a cookie banner, a loading overlay) is not visible to the user.
 //!
 //! Nodes are visited from the last painted to the first. Each opaque box (opacity ≥ 0.8 all

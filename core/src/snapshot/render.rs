@@ -16,16 +16,19 @@
 //!
 //! A ref appears only on what an agent can act on; links sit inside their sentence. Regions
 //! are marked only at landmarks, indentation only where hierarchy carries meaning (lists,
-//! groups, controls inside controls). P3.4: element boxes are added on request (`@x,y,w,h`,
-//! CSS pixels, page coordinates), except where a box repeats the enclosing element's. A page
-//! that would exceed the ceiling is split into pages at line boundaries; every page says how to
-//! get the next one, and nothing is dropped.
+//! groups, controls inside controls). Element boxes are added on request (`@x,y,w,h`, CSS
+//! pixels, page coordinates), except where a box repeats the enclosing element's. A page that
+//! would exceed the ceiling is split into pages at line boundaries; every page says how to get
+//! the next one, and nothing is dropped.
+//!
+//! Every line is written beside the refs it shows ([`BodyLine::refs`]), taken from the outline:
+//! nothing reads refs back out of the text.
 
 use std::collections::BTreeSet;
 
-use super::Snapshot;
 use super::element::ElementFacts;
 use super::outline::{LineContent, Run};
+use super::{ElementId, RegionId, Snapshot};
 
 /// Default ceiling of one response, in estimated tokens.
 pub const DEFAULT_CEILING_TOKENS: usize = 12_000;
@@ -33,7 +36,7 @@ pub const DEFAULT_CEILING_TOKENS: usize = 12_000;
 /// How to render.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderOptions {
-    /// P3.4: add element boxes.
+    /// Add element boxes.
     pub bbox: bool,
     /// Split into pages above this many estimated tokens.
     pub ceiling_tokens: usize,
@@ -41,9 +44,9 @@ pub struct RenderOptions {
     pub page: usize,
     /// Regions written as one self-closing `unchanged` tag (their content is what the agent
     /// already has).
-    pub collapsed: BTreeSet<usize>,
+    pub collapsed: BTreeSet<RegionId>,
     /// Only this region (and the regions inside it).
-    pub region: Option<usize>,
+    pub region: Option<RegionId>,
     /// Show at most this many lines of each region (its first and last lines), with a
     /// `<trimmed …/>` marker saying what was left out and how to get it.
     pub trim: Option<usize>,
@@ -84,36 +87,39 @@ pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
-/// The line of one actionable element: `e12 combobox "Size" = "M" [S|M|L] required hint="…"`.
-pub fn element_line(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64; 4]>) -> String {
-    let mut line = format!("{element_ref} {}", facts.role);
+/// The parts of one actionable element's line, in order: ref, role, quoted name, `=` and the
+/// quoted value, the compound description, states, attributes (`key="…"`), the element's own
+/// text (joined to the part before it with `: `), the box. [`element_line`] joins them with
+/// spaces; deltas compare them part by part.
+pub fn element_parts(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64; 4]>) -> Vec<String> {
+    let mut parts = vec![element_ref.to_owned(), facts.role.clone()];
     if !facts.name.is_empty() {
-        line.push(' ');
-        line.push_str(&quote(&facts.name));
+        parts.push(quote(&facts.name));
     }
     if let Some(value) = &facts.value {
-        line.push_str(" = ");
-        line.push_str(&quote(value));
+        parts.push("=".to_owned());
+        parts.push(quote(value));
     }
     if let Some(compound) = &facts.compound {
-        line.push(' ');
-        line.push_str(compound);
+        parts.push(compound.clone());
     }
-    for state in &facts.states {
-        line.push(' ');
-        line.push_str(state);
-    }
-    for (key, value) in &facts.attrs {
-        line.push_str(&format!(" {key}={}", quote(value)));
-    }
-    if let Some(text) = &facts.text {
-        line.push_str(": ");
-        line.push_str(text);
+    parts.extend(facts.states.iter().map(|s| (*s).to_owned()));
+    parts.extend(facts.attrs.iter().map(|(key, value)| format!("{key}={}", quote(value))));
+    if let Some(text) = &facts.text
+        && let Some(last) = parts.last_mut()
+    {
+        last.push_str(": ");
+        last.push_str(text);
     }
     if let Some([x, y, w, h]) = bbox {
-        line.push_str(&format!(" @{x},{y},{w},{h}"));
+        parts.push(format!("@{x},{y},{w},{h}"));
     }
-    line
+    parts
+}
+
+/// The line of one actionable element: `e12 combobox "Size" = "M" [S|M|L] required hint="…"`.
+pub fn element_line(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64; 4]>) -> String {
+    element_parts(facts, element_ref, bbox).join(" ")
 }
 
 fn link_label(facts: &ElementFacts) -> String {
@@ -135,14 +141,14 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool) -> String {
             Run::Text(t) => out.push_str(t),
             Run::Pre(t) => out.push_str(t),
             Run::Link(i) => {
-                let e = &snapshot.elements[*i];
+                let e = snapshot.element(*i);
                 out.push_str(&format!("[{}]({})", link_label(&e.facts), snapshot.element_ref(*i)));
                 if bbox && let Some([x, y, w, h]) = snapshot.bbox_shown(*i) {
                     out.push_str(&format!("@{x},{y},{w},{h}"));
                 }
             }
             Run::Element(i) => {
-                let e = &snapshot.elements[*i];
+                let e = snapshot.element(*i);
                 let mut s = format!("{} {}", snapshot.element_ref(*i), e.facts.role);
                 if !e.facts.name.is_empty() {
                     s.push(' ');
@@ -160,40 +166,65 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool) -> String {
     out
 }
 
-/// The text of every line of the snapshot body, with the region each belongs to.
-pub fn body_lines(snapshot: &Snapshot, bbox: bool) -> Vec<(Option<usize>, String)> {
-    let mut out = Vec::with_capacity(snapshot.lines.len());
-    for line in &snapshot.lines {
-        let pad = "  ".repeat(line.indent as usize);
-        let text = match &line.content {
-            LineContent::Text(runs) => {
-                let t = runs_text(snapshot, runs, bbox);
-                // Preformatted text keeps its own line breaks.
-                t.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
-            }
-            LineContent::Heading { level, runs } => {
-                format!("{pad}{} {}", "#".repeat(*level as usize), runs_text(snapshot, runs, bbox))
-            }
-            LineContent::Item { marker, runs } => format!("{pad}{marker} {}", runs_text(snapshot, runs, bbox)),
-            LineContent::Row { cells, header } => {
-                let cells: Vec<String> = cells.iter().map(|c| runs_text(snapshot, c, bbox)).collect();
-                let row = format!("{pad}| {} |", cells.join(" | "));
-                if *header { format!("{row}\n{pad}|{}|", vec!["---"; cells.len()].join("|")) } else { row }
-            }
-            LineContent::Element(i) => {
-                let bbox = if bbox { snapshot.bbox_shown(*i) } else { None };
-                format!("{pad}{}", element_line(&snapshot.elements[*i].facts, &snapshot.element_ref(*i), bbox))
-            }
-            LineContent::Group { role, name } => format!("{pad}{role} {}:", quote(name)),
-        };
-        out.push((line.region, text));
+/// One line of a snapshot's body as written, with the region it belongs to and the refs it
+/// shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyLine {
+    /// The innermost region.
+    pub region: Option<RegionId>,
+    /// The text.
+    pub text: String,
+    /// Ref numbers the line shows, in order.
+    pub refs: Vec<u32>,
+}
+
+/// The text of one line of the snapshot body.
+pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: bool) -> String {
+    let pad = "  ".repeat(indent as usize);
+    match content {
+        LineContent::Text(runs) => {
+            let t = runs_text(snapshot, runs, bbox);
+            // Preformatted text keeps its own line breaks.
+            t.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
+        }
+        LineContent::Heading { level, runs } => {
+            format!("{pad}{} {}", "#".repeat(*level as usize), runs_text(snapshot, runs, bbox))
+        }
+        LineContent::Item { marker, runs } => format!("{pad}{marker} {}", runs_text(snapshot, runs, bbox)),
+        LineContent::Row { cells, header } => {
+            let cells: Vec<String> = cells.iter().map(|c| runs_text(snapshot, c, bbox)).collect();
+            let row = format!("{pad}| {} |", cells.join(" | "));
+            if *header { format!("{row}\n{pad}|{}|", vec!["---"; cells.len()].join("|")) } else { row }
+        }
+        LineContent::Element(i) => {
+            let bbox = if bbox { snapshot.bbox_shown(*i) } else { None };
+            format!("{pad}{}", element_line(&snapshot.element(*i).facts, &snapshot.element_ref(*i), bbox))
+        }
+        LineContent::Group { role, name } => format!("{pad}{role} {}:", quote(name)),
     }
-    out
+}
+
+/// The ref numbers of the elements `content` shows.
+pub fn line_refs(snapshot: &Snapshot, content: &LineContent) -> Vec<u32> {
+    content.elements().into_iter().map(|e: ElementId| snapshot.element(e).number).collect()
+}
+
+/// Every line of the snapshot body, with its region and refs.
+pub fn body_lines(snapshot: &Snapshot, bbox: bool) -> Vec<BodyLine> {
+    snapshot
+        .lines
+        .iter()
+        .map(|line| BodyLine {
+            region: line.region,
+            text: line_text(snapshot, line.indent, &line.content, bbox),
+            refs: line_refs(snapshot, &line.content),
+        })
+        .collect()
 }
 
 /// The attributes of a region's tag: its name, label, and ref when it can be acted on.
-pub fn region_attributes(snapshot: &Snapshot, region: usize) -> String {
-    let r = &snapshot.regions[region];
+pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
+    let r = snapshot.region(region);
     let mut attrs = format!("name=\"{}\"", r.kind);
     if !r.label.is_empty() {
         attrs.push_str(&format!(" label={}", quote(&r.label)));
@@ -205,27 +236,15 @@ pub fn region_attributes(snapshot: &Snapshot, region: usize) -> String {
 }
 
 /// The opening tag of a region.
-pub fn region_open(snapshot: &Snapshot, region: usize) -> String {
+pub fn region_open(snapshot: &Snapshot, region: RegionId) -> String {
     format!("<region {}>", region_attributes(snapshot, region))
 }
 
-/// The chain of regions from the outermost to `region`.
-fn region_path(snapshot: &Snapshot, region: Option<usize>) -> Vec<usize> {
-    let mut path = Vec::new();
-    let mut r = region;
-    while let Some(i) = r {
-        path.push(i);
-        r = snapshot.regions[i].parent;
-    }
-    path.reverse();
-    path
-}
-
 /// Writes body lines with region tags opened and closed around them.
-pub fn with_regions(snapshot: &Snapshot, lines: &[(Option<usize>, String)], out: &mut Vec<String>) {
-    let mut open: Vec<usize> = Vec::new();
-    for (region, text) in lines {
-        let path = region_path(snapshot, *region);
+pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<String>) {
+    let mut open: Vec<RegionId> = Vec::new();
+    for line in lines {
+        let path = snapshot.region_path(line.region);
         let common = open.iter().zip(&path).take_while(|(a, b)| a == b).count();
         while open.len() > common {
             open.pop();
@@ -235,7 +254,7 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[(Option<usize>, String)], out:
             out.push(region_open(snapshot, r));
             open.push(r);
         }
-        out.push(text.clone());
+        out.push(line.text.clone());
     }
     for _ in open {
         out.push("</region>".into());
@@ -266,51 +285,31 @@ pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Ren
     Rendered { text: out.join("\n"), page, pages: count }
 }
 
-/// Whether region `r` is `ancestor` or inside it.
-pub fn within(snapshot: &Snapshot, r: Option<usize>, ancestor: usize) -> bool {
-    let mut at = r;
-    while let Some(i) = at {
-        if i == ancestor {
-            return true;
-        }
-        at = snapshot.regions[i].parent;
-    }
-    false
-}
-
-/// Refs inside region `r` (and the regions inside it).
-pub fn refs_in_region(snapshot: &Snapshot, r: usize) -> usize {
-    snapshot.element_regions.iter().filter(|&&er| within(snapshot, er, r)).count()
-}
-
 /// Applies the region options: one region only, collapsed regions, trimmed regions.
-fn shape(
-    snapshot: &Snapshot,
-    lines: Vec<(Option<usize>, String)>,
-    options: &RenderOptions,
-) -> Vec<(Option<usize>, String)> {
-    let mut out: Vec<(Option<usize>, String)> = Vec::with_capacity(lines.len());
-    let mut written: BTreeSet<usize> = BTreeSet::new();
-    for (region, text) in lines {
+fn shape(snapshot: &Snapshot, lines: Vec<BodyLine>, options: &RenderOptions) -> Vec<BodyLine> {
+    let mut out: Vec<BodyLine> = Vec::with_capacity(lines.len());
+    let mut written: BTreeSet<RegionId> = BTreeSet::new();
+    for line in lines {
         if let Some(only) = options.region
-            && !within(snapshot, region, only)
+            && !snapshot.within(line.region, only)
         {
             continue;
         }
         // The outermost collapsed region holding the line stands for it.
-        let collapsed = region_path(snapshot, region).into_iter().find(|r| options.collapsed.contains(r));
+        let collapsed = snapshot.region_path(line.region).into_iter().find(|r| options.collapsed.contains(r));
         match collapsed {
             Some(r) => {
                 if written.insert(r) {
-                    let tag = format!(
+                    let text = format!(
                         "<region {} unchanged=\"true\" count=\"{}\" />",
                         region_attributes(snapshot, r),
-                        refs_in_region(snapshot, r)
+                        snapshot.refs_in_region(r).len()
                     );
-                    out.push((snapshot.regions[r].parent, tag));
+                    let refs = snapshot.region(r).element.map(|e| snapshot.element(e).number).into_iter().collect();
+                    out.push(BodyLine { region: snapshot.region(r).parent, text, refs });
                 }
             }
-            None => out.push((region, text)),
+            None => out.push(line),
         }
     }
     match options.trim {
@@ -321,12 +320,12 @@ fn shape(
 
 /// Keeps the first and last lines of each region's run of lines beyond `limit`, with a marker
 /// for what is left out.
-fn trim(snapshot: &Snapshot, lines: Vec<(Option<usize>, String)>, limit: usize) -> Vec<(Option<usize>, String)> {
+fn trim(snapshot: &Snapshot, lines: Vec<BodyLine>, limit: usize) -> Vec<BodyLine> {
     let mut out = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
-        let region = lines[i].0;
-        let end = lines[i..].iter().position(|(r, _)| *r != region).map(|p| i + p).unwrap_or(lines.len());
+        let region = lines[i].region;
+        let end = lines[i..].iter().position(|l| l.region != region).map(|p| i + p).unwrap_or(lines.len());
         let run = &lines[i..end];
         match region {
             Some(r) if run.len() > limit => {
@@ -334,16 +333,17 @@ fn trim(snapshot: &Snapshot, lines: Vec<(Option<usize>, String)>, limit: usize) 
                 let tail = limit / 2;
                 out.extend_from_slice(&run[..head]);
                 let hidden = &run[head..run.len() - tail];
-                let refs: usize = hidden.iter().map(|(_, t)| crate::page_state::view::refs_in(t).len()).sum();
-                out.push((
+                let refs: usize = hidden.iter().map(|l| l.refs.len()).sum();
+                let name = &snapshot.region(r).name;
+                out.push(BodyLine {
                     region,
-                    format!(
-                        "<trimmed count=\"{}\" refs=\"{refs}\" region=\"{}\" /> (browser_snapshot region={:?} shows them; browser_find searches them)",
+                    text: format!(
+                        "<trimmed count=\"{}\" refs=\"{refs}\" region=\"{}\" /> (browser_snapshot region={name:?} shows them; browser_find searches them)",
                         hidden.len(),
-                        snapshot.region_names[r].replace('"', "'"),
-                        snapshot.region_names[r],
+                        name.replace('"', "'"),
                     ),
-                ));
+                    refs: Vec::new(),
+                });
                 out.extend_from_slice(&run[run.len() - tail..]);
             }
             _ => out.extend_from_slice(run),
@@ -355,11 +355,11 @@ fn trim(snapshot: &Snapshot, lines: Vec<(Option<usize>, String)>, limit: usize) 
 
 /// Splits lines into pages of at most `ceiling` estimated tokens (a single longer line gets a
 /// page of its own).
-fn paginate(lines: &[(Option<usize>, String)], ceiling: usize) -> Vec<Vec<(Option<usize>, String)>> {
+fn paginate(lines: &[BodyLine], ceiling: usize) -> Vec<Vec<BodyLine>> {
     let mut pages = vec![Vec::new()];
     let mut used = 0;
     for line in lines {
-        let cost = estimate_tokens(&line.1) + 1;
+        let cost = estimate_tokens(&line.text) + 1;
         if used + cost > ceiling && !pages.last().is_none_or(Vec::is_empty) {
             pages.push(Vec::new());
             used = 0;

@@ -1,7 +1,7 @@
 //! Stage 1 of the pipeline: signal filtering. Decides, for every node, whether it can reach
 //! the agent at all, and why not.
 //!
-//! * F1 visibility — not rendered (`display: none`, no layout object), `visibility: hidden`,
+//! * Visibility — not rendered (`display: none`, no layout object), `visibility: hidden`,
 //!   `opacity: 0` (which hides the whole subtree), zero size (for elements with nothing visible
 //!   inside). Content under `aria-hidden="true"` or the `hidden` attribute is hidden from
 //!   assistive technology: it loses its semantics (no refs, no roles, no decorative images) but
@@ -11,25 +11,25 @@
 //!   Clipping by an `overflow: hidden` ancestor is deliberately not inferred: deciding it needs
 //!   containing blocks and transforms the capture does not carry, and a wrong guess would hide
 //!   text that is on screen. Clipped content is kept.
-//! * F2 tiny text — text nodes that are a single separator character (`|`, `·`, `•`, `›`…),
+//! * Lone separators — text nodes that are a single separator character (`|`, `·`, `•`, `›`…),
 //!   unless they are the content of an actionable element. Punctuation that belongs to a
 //!   sentence (a full stop after a link) stays.
-//! * F3 noise — `script`, `style`, `noscript`, `template`, `meta`, `link`, `head` and friends.
+//! * Noise tags — `script`, `style`, `noscript`, `template`, `meta`, `link`, `head` and friends.
 //!
-//! Occlusion (F5) lives in [`super::occlusion`]; this module never looks at other nodes' boxes.
+//! Paint-order occlusion lives in [`super::occlusion`]; this module never looks at other nodes' boxes.
 
 use super::tree::{NodeId, NodeKind, PageTree};
 
 /// Why a node does not reach the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DropReason {
-    /// F1: not rendered or not visible.
+    /// Not rendered or not visible.
     Invisible,
-    /// F2: a one-character separator.
+    /// A lone one-character separator.
     TinyText,
-    /// F3: a non-content tag.
+    /// A non-content tag.
     Noise,
-    /// F5: fully covered by something painted on top of it.
+    /// Fully covered by something painted on top of it.
     Occluded,
 }
 
@@ -56,7 +56,7 @@ impl Signal {
     }
 }
 
-/// Applies F1, F2 and F3 to every node.
+/// Decides visibility, lone separators and noise tags for every node.
 pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
     let n = tree.nodes.len();
     let mut signal = Signal { dropped: vec![None; n], visible_self: vec![false; n], ax_hidden: vec![false; n] };

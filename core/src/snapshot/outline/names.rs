@@ -1,0 +1,87 @@
+//! What an element says: its visible text, whether that text starts or ends with a space (so an
+//! inline link stays apart from its neighbours), whether a `<label>` only repeats the name of the
+//! control it labels (label deduplication), and whether an element is laid out as a block.
+
+use super::Builder;
+use crate::snapshot::signal::DropReason;
+use crate::snapshot::text::{normalise, words_covered};
+use crate::snapshot::tree::{NodeId, NodeKind};
+
+impl Builder<'_, '_> {
+    /// The visible text inside `id`, in order.
+    pub(super) fn visible_text(&self, id: NodeId) -> String {
+        let mut out = String::new();
+        let mut stack = vec![id];
+        while let Some(x) = stack.pop() {
+            if !self.signal.kept(x) && self.signal.dropped[x] != Some(DropReason::Occluded) {
+                continue;
+            }
+            let node = &self.tree.nodes[x];
+            if node.kind == NodeKind::Text && self.signal.kept(x) {
+                out.push_str(node.text);
+                out.push(' ');
+            }
+            stack.extend(node.children.iter().rev().copied());
+        }
+        normalise(&out)
+    }
+
+    /// Whether the text inside `id` starts and ends with whitespace.
+    pub(super) fn edge_whitespace(&self, id: NodeId) -> (bool, bool) {
+        let mut texts = Vec::new();
+        let mut stack = vec![id];
+        while let Some(x) = stack.pop() {
+            let node = &self.tree.nodes[x];
+            if node.kind == NodeKind::Text && !node.text.is_empty() {
+                texts.push(node.text);
+            }
+            stack.extend(node.children.iter().rev().copied());
+        }
+        let joined = texts.concat();
+        let starts = joined.chars().next().is_some_and(char::is_whitespace);
+        let ends = joined.chars().next_back().is_some_and(char::is_whitespace);
+        (starts && !joined.trim().is_empty(), ends && !joined.trim().is_empty())
+    }
+
+    /// Whether a `<label>` only repeats the name of the control it labels.
+    pub(super) fn label_repeats_control_name(&self, id: NodeId) -> bool {
+        let node = &self.tree.nodes[id];
+        let control = node
+            .attr("for")
+            .and_then(|target| {
+                self.tree.nodes.iter().position(|n| n.frame == node.frame && n.attr("id") == Some(target))
+            })
+            .or_else(|| self.actionable_descendants(id).first().copied());
+        let Some(control) = control else { return false };
+        let text = self.visible_text(id);
+        let name = normalise(&self.tree.nodes[control].ax.name());
+        !text.is_empty() && !name.is_empty() && words_covered(&text, &name)
+    }
+
+    pub(super) fn is_block(&self, id: NodeId) -> bool {
+        let Some(layout) = &self.tree.nodes[id].layout else { return false };
+        !matches!(
+            layout.display.as_str(),
+            "inline"
+                | "inline-block"
+                | "inline-flex"
+                | "inline-grid"
+                | "inline-table"
+                | "contents"
+                | "ruby"
+                | ""
+                | "none"
+        )
+    }
+
+    pub(super) fn has_block_inside(&self, id: NodeId) -> bool {
+        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.clone();
+        while let Some(x) = stack.pop() {
+            if self.signal.kept(x) && self.tree.nodes[x].kind == NodeKind::Element && self.is_block(x) {
+                return true;
+            }
+            stack.extend(self.tree.nodes[x].children.iter().copied());
+        }
+        false
+    }
+}
