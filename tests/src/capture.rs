@@ -1,27 +1,22 @@
-//! Recording a capture of a page over direct CDP: the same requests the extension's runtime
-//! makes (see `sightline_core::capture`), plus the page's ground truth, saved as one JSON file
-//! that `sightline_core::capture::Capture` reads.
+//! Recording a capture of a page over direct CDP: the extension's own capture plan
+//! (`sightline_core::capture::plan`) after the extension's own settling script, plus the page's
+//! ground truth, saved as one JSON file that `sightline_core::capture::Capture` reads.
 
 use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::{Value, json};
-use sightline_core::capture::{ax_tree_params, capture_snapshot_params};
+use sightline_core::capture::plan::CapturePlan;
 
 use crate::cdp::CdpBrowser;
 
 const GROUND_TRUTH: &str = include_str!("ground_truth.js");
 
-/// The DOM stabilisation the extension runs before capturing (100 ms quiet, 2 s cap).
-const STABILIZE: &str = r#"new Promise((resolve) => {
-  const root = document.documentElement;
-  if (!root) return resolve(false);
-  let quiet = setTimeout(done, 100);
-  const hard = setTimeout(done, 2000);
-  const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(done, 100); });
-  observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
-  function done() { clearTimeout(quiet); clearTimeout(hard); observer.disconnect(); resolve(true); }
-})"#;
+/// The settling script the extension runs before every capture, with the same limits (100 ms
+/// quiet, 2 s cap).
+fn settle_script() -> String {
+    include_str!("../../extension/runtime/src/hooks/settle.js").replace("QUIET", "100").replace("CAP", "2000")
+}
 
 /// Loads `url` in a fresh tab and records its capture and ground truth.
 pub fn record(browser: &mut CdpBrowser, url: &str) -> anyhow::Result<Value> {
@@ -33,62 +28,43 @@ pub fn record(browser: &mut CdpBrowser, url: &str) -> anyhow::Result<Value> {
     cdp.call(s, "Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}))?;
     cdp.call(s, "Page.navigate", json!({"url": url}))?;
     let _ = cdp.wait_event("Page.loadEventFired", Duration::from_secs(30), |e| e["sessionId"] == session.as_str());
-    cdp.call(s, "Runtime.evaluate", json!({"expression": STABILIZE, "awaitPromise": true}))?;
+    cdp.call(s, "Runtime.evaluate", json!({"expression": settle_script(), "awaitPromise": true}))?;
 
-    let main = capture_target(cdp, &session)?;
-    let layout = cdp.call(s, "Page.getLayoutMetrics", json!({}))?;
-    let mut children = Vec::new();
-    let attached: Vec<Value> = cdp
+    let children: Vec<String> = cdp
         .take_events()
         .into_iter()
         .filter(|e| e["method"] == "Target.attachedToTarget" && e["params"]["targetInfo"]["type"] == "iframe")
+        .filter_map(|e| e["params"]["sessionId"].as_str().map(str::to_owned))
         .collect();
-    for event in attached {
-        let child = event["params"]["sessionId"].as_str().context("child session")?.to_owned();
-        let mut target = capture_target(cdp, &child)?;
-        let frame_id = target["frameTree"]["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_owned();
-        if let Ok(owner) = cdp.call(s, "DOM.getFrameOwner", json!({"frameId": frame_id})) {
-            target["ownerBackendNodeId"] = owner["backendNodeId"].clone();
+    let mut plan = CapturePlan::new(children);
+    loop {
+        let requests = plan.requests();
+        if requests.is_empty() {
+            break;
         }
-        target["groundTruth"] = ground_truth(cdp, &child)?;
-        children.push(target);
+        for request in requests {
+            let target = request.session.as_deref().unwrap_or(&session);
+            let timeout = Duration::from_millis(u64::from(request.timeout_ms) * 2);
+            let reply = cdp.call_with_timeout(Some(target), request.method, request.params.clone(), timeout);
+            if request.required
+                && let Err(e) = &reply
+            {
+                anyhow::bail!("{} failed: {e:#}", request.method);
+            }
+            plan.reply(request.id, reply.ok());
+        }
     }
-    let ground = ground_truth(cdp, &session)?;
+    let parts = plan.finish()?;
+    let mut recorded = parts.to_json();
+    for (child, parts) in recorded["children"].as_array_mut().into_iter().flatten().zip(&parts.children) {
+        let session = parts.session.as_deref().context("an iframe's session")?;
+        child["groundTruth"] = ground_truth(cdp, session)?;
+    }
     let title = cdp.call(s, "Runtime.evaluate", json!({"expression": "document.title", "returnByValue": true}))?;
-    Ok(json!({
-        "url": url,
-        "title": title["result"]["value"],
-        "main": main,
-        "children": children,
-        "layout": layout,
-        "groundTruth": ground,
-    }))
-}
-
-fn capture_target(cdp: &mut crate::cdp::CdpConnection, session: &str) -> anyhow::Result<Value> {
-    let s = Some(session);
-    let frame_tree = cdp.call(s, "Page.getFrameTree", json!({}))?;
-    let snapshot =
-        cdp.call_with_timeout(s, "DOMSnapshot.captureSnapshot", capture_snapshot_params(), Duration::from_secs(60))?;
-    let mut frames = Vec::new();
-    collect_frames(&frame_tree["frameTree"], &mut frames);
-    let mut ax_trees = Vec::new();
-    for frame in frames {
-        // Frames in another process answer through their own session.
-        if let Ok(tree) = cdp.call(s, "Accessibility.getFullAXTree", ax_tree_params(&frame)) {
-            ax_trees.push(json!({"frameId": frame, "tree": tree}));
-        }
-    }
-    Ok(json!({"frameTree": frame_tree, "snapshot": snapshot, "axTrees": ax_trees}))
-}
-
-fn collect_frames(tree: &Value, out: &mut Vec<String>) {
-    if let Some(id) = tree["frame"]["id"].as_str() {
-        out.push(id.to_owned());
-    }
-    for child in tree["childFrames"].as_array().into_iter().flatten() {
-        collect_frames(child, out);
-    }
+    recorded["url"] = url.into();
+    recorded["title"] = title["result"]["value"].clone();
+    recorded["groundTruth"] = ground_truth(cdp, &session)?;
+    Ok(recorded)
 }
 
 /// Evaluates the ground-truth script in a target: the backend node ids (with frame ids) of the
