@@ -126,7 +126,7 @@ pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) 
             .unwrap_or(usize::MAX)
     };
     let with_ref: HashSet<(usize, i64)> =
-        snapshot.element_keys.iter().map(|k| (target_of_frame(&k.frame_id), k.backend_node_id)).collect();
+        snapshot.elements.iter().map(|e| (target_of_frame(&e.key.frame_id), e.key.backend_node_id)).collect();
     let node_of: HashMap<(usize, i64), usize> = tree
         .nodes
         .iter()

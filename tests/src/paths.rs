@@ -39,6 +39,22 @@ pub fn corpus_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// Whether this run is CI's (`CI=true`), where a missing corpus is a failure rather than a
+/// reason to skip: a gate that passes by skipping guards nothing.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Skips (returns `false`, saying why) when `what` is absent outside CI; fails under CI.
+pub fn present_or_skip(what: &str, present: bool) -> bool {
+    if present {
+        return true;
+    }
+    assert!(!in_ci(), "{what} is missing, and under CI=true a missing corpus fails the run instead of skipping");
+    eprintln!("skipped: {what} is missing (outside CI this is allowed; under CI=true it fails)");
+    false
+}
+
 /// Panics with the command that fixes it unless the artefacts exist.
 pub fn require_artefacts() {
     let host = host_binary();

@@ -22,10 +22,14 @@ fn captures_dir() -> Option<std::path::PathBuf> {
 
 #[test]
 fn corpus_pages_keep_every_control_and_their_text() {
-    let Some(dir) = captures_dir() else {
-        eprintln!("skipped: no corpus captures (run `cargo xtask test`, which records them from ../shared/corpus)");
+    let dir = captures_dir();
+    if !sightline_e2e::paths::present_or_skip(
+        "the corpus captures (`cargo xtask test` records them from ../shared/corpus)",
+        dir.is_some(),
+    ) {
         return;
-    };
+    }
+    let Some(dir) = dir else { return };
     let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).map(|e| e.path()).collect();
     paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
     paths.sort();

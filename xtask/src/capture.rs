@@ -101,6 +101,10 @@ pub const CORPUS_CAPTURES: &str = "target/captures/corpus-all";
 /// says it skipped).
 pub fn ensure_corpus_captures() -> anyhow::Result<()> {
     let Some(corpus) = paths::corpus_dir() else {
+        anyhow::ensure!(
+            !paths::in_ci(),
+            "no corpus at ../shared/corpus/readability, and under CI=true the fidelity gate may not skip"
+        );
         eprintln!("xtask: no corpus at ../shared/corpus/readability; the fidelity test will skip");
         return Ok(());
     };
@@ -108,10 +112,16 @@ pub fn ensure_corpus_captures() -> anyhow::Result<()> {
     let out = root.join(CORPUS_CAPTURES);
     let pages =
         std::fs::read_dir(&corpus)?.filter_map(Result::ok).filter(|e| e.path().join("source.html").is_file()).count();
-    let newest_input = ["tests/src/ground_truth.js", "tests/src/capture.rs", "core/src/capture.rs"]
-        .iter()
-        .filter_map(|p| std::fs::metadata(root.join(p)).and_then(|m| m.modified()).ok())
-        .max();
+    let newest_input = [
+        "tests/src/ground_truth.js",
+        "tests/src/capture.rs",
+        "core/src/capture/mod.rs",
+        "core/src/capture/plan.rs",
+        "extension/runtime/src/hooks/settle.js",
+    ]
+    .iter()
+    .filter_map(|p| std::fs::metadata(root.join(p)).and_then(|m| m.modified()).ok())
+    .max();
     let captured: Vec<std::time::SystemTime> = std::fs::read_dir(&out)
         .map(|d| d.filter_map(Result::ok).filter_map(|e| e.metadata().and_then(|m| m.modified()).ok()).collect())
         .unwrap_or_default();

@@ -99,7 +99,7 @@ fn fidelity(case: &str) -> Vec<ExtraColumn> {
     ) else {
         return Vec::new();
     };
-    let mut refs = sightline_core::refs::RefTable::default();
+    let mut refs = sightline_core::refs::RefRegistry::default();
     let snapshot = sightline_core::snapshot::compile(&capture, &mut refs);
     let f = sightline_e2e::fidelity::measure(&capture, &recorded, &snapshot);
     vec![
