@@ -1,6 +1,6 @@
 //! Turns CDP events and page reports into timeline entries: console messages with their source
 //! location, finished and failed requests with method, status, timing and size, WebSocket events,
-//! the user's own clicks, typing and navigations, and a short description of each agent action.
+//! the user's own clicks, typing and navigations.
 //!
 //! Pure: events and times go in, entries come out, so all of it is unit-tested natively. It keeps
 //! only what it needs to finish an entry later (requests in flight, open sockets, closes waiting
@@ -15,7 +15,6 @@ use sightline_core::changes::{
     ActionEntry, ActionKind, Actor, ConsoleEntry, ConsoleLevel, NetworkEntry, SourceLocation, WebSocketEvent,
     WebSocketEventKind,
 };
-use sightline_core::protocol::{HistoryMove, MouseButton, ToolCall};
 
 /// The binding the page's WebSocket hook reports close codes through (main world).
 pub const SOCKET_BINDING: &str = "__sightlineSocketClosed";
@@ -598,52 +597,9 @@ pub fn user_navigation(tab: u32, url: &str, now_ms: u64) -> ActionEntry {
     }
 }
 
-/// The kind and a short description of an agent action; `None` for tools that only read.
-/// Every tool is listed, so a new action tool cannot be forgotten here. A navigation's URL is
-/// not repeated: the action's `url` (the tab's URL afterwards) says where it went.
-pub fn agent_action(call: &ToolCall) -> Option<(ActionKind, String)> {
-    match call {
-        ToolCall::BrowserNavigate(p) => Some((
-            ActionKind::Navigate,
-            match (&p.url, p.go) {
-                (Some(_), _) => "navigate".to_owned(),
-                (None, Some(HistoryMove::Back)) => "go back".to_owned(),
-                (None, Some(HistoryMove::Forward)) => "go forward".to_owned(),
-                (None, Some(HistoryMove::Reload)) => "reload".to_owned(),
-                (None, None) => "navigate".to_owned(),
-            },
-        )),
-        ToolCall::BrowserClick(p) => {
-            let how = match (p.double, p.button.unwrap_or_default()) {
-                (true, _) => "double-click",
-                (false, MouseButton::Left) => "click",
-                (false, MouseButton::Right) => "right-click",
-                (false, MouseButton::Middle) => "middle-click",
-            };
-            Some((ActionKind::Click, format!("{how} {}", p.element_ref)))
-        }
-        ToolCall::BrowserType(p) => {
-            let submit = if p.submit { " and submit" } else { "" };
-            Some((ActionKind::Type, format!("type into {}{submit}", p.element_ref)))
-        }
-        ToolCall::BrowserPressKey(p) => {
-            let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
-            Some((ActionKind::Key, format!("press {}{on}", p.key)))
-        }
-        ToolCall::BrowserTabs(_)
-        | ToolCall::BrowserSnapshot(_)
-        | ToolCall::BrowserFind(_)
-        | ToolCall::GetChangesSince(_)
-        | ToolCall::BrowserCheckpoint(_)
-        | ToolCall::BrowserConsoleMessages(_)
-        | ToolCall::BrowserNetworkRequests(_) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, TypeParams};
 
     use super::*;
 
@@ -910,30 +866,5 @@ mod tests {
         );
         let child = json!({"frame": {"id": "C", "parentId": "F", "url": "http://x/ad"}});
         assert!(recorder.event(7, None, "Page.frameNavigated", &child, NOW).is_empty());
-    }
-
-    #[test]
-    fn agent_actions_are_described_without_typed_text() {
-        let typed = ToolCall::BrowserType(TypeParams {
-            element_ref: "e4".into(),
-            text: "hunter2".into(),
-            submit: true,
-            ..Default::default()
-        });
-        assert_eq!(agent_action(&typed), Some((ActionKind::Type, "type into e4 and submit".into())));
-        let click =
-            ToolCall::BrowserClick(ClickParams { element_ref: "e12".into(), double: true, ..Default::default() });
-        assert_eq!(agent_action(&click), Some((ActionKind::Click, "double-click e12".into())));
-        let back = ToolCall::BrowserNavigate(NavigateParams { go: Some(HistoryMove::Back), ..Default::default() });
-        assert_eq!(agent_action(&back), Some((ActionKind::Navigate, "go back".into())));
-        let load = ToolCall::BrowserNavigate(NavigateParams { url: Some("example.com".into()), ..Default::default() });
-        assert_eq!(agent_action(&load), Some((ActionKind::Navigate, "navigate".into())), "the action's url says where");
-        let key = ToolCall::BrowserPressKey(PressKeyParams {
-            key: "Enter".into(),
-            element_ref: Some("e2".into()),
-            ..Default::default()
-        });
-        assert_eq!(agent_action(&key), Some((ActionKind::Key, "press Enter on e2".into())));
-        assert_eq!(agent_action(&ToolCall::GetChangesSince(Default::default())), None);
     }
 }
