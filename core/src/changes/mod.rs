@@ -1,8 +1,9 @@
 //! Checkpoints and change reports: what happened in the browser since an agent last looked.
 //!
-//! A [`Timeline`] records console messages, finished requests, WebSocket events and actions in
-//! four bounded rings. A checkpoint remembers a position in each ring plus what was known about
-//! every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a session's
+//! The [`record`] module turns CDP events and the page's own reports into entries. A
+//! [`Timeline`] keeps console messages, finished requests, WebSocket events and actions in four
+//! bounded rings. A checkpoint remembers a position in each ring plus what was known about every
+//! endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a session's
 //! automatic one, a named one, or a time) and compresses what it finds into a small report: new
 //! errors deduplicated by fingerprint, endpoints that started failing, new or slow endpoints,
 //! WebSocket closes, actions, an overall severity and a one-line summary. Every action's
@@ -24,6 +25,7 @@ pub mod fingerprint;
 mod iso_time;
 mod noise;
 mod query;
+pub mod record;
 mod report;
 mod ring;
 mod shared;

@@ -15,16 +15,16 @@
 //!   (rules to add or replace by name, names to remove), read when the timeline is loaded and
 //!   before every change report.
 //!
-//! Nothing here interprets CDP (the recorder does) or builds reports (the engine does).
+//! Nothing here interprets CDP (the engine's recorder does) or builds reports (the engine does).
 
 use std::rc::Rc;
 
 use serde::Deserialize;
+use sightline_core::changes::record::{self, Recorded, Recorder};
 use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseRule, NoiseRules, Timeline, TimelineState};
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
-use crate::recorder::{self, Recorded, Recorder};
 use crate::state::State;
 use crate::tabs::Grant;
 use crate::timer;
@@ -109,7 +109,7 @@ impl TimelineStore {
 
 /// Records one debugger event from any tab.
 pub fn record(state: &Rc<State>, event: &CdpEvent) {
-    if !recorder::records(&event.method) {
+    if !record::records(&event.method) {
         return;
     }
     let Ok(tab) = u32::try_from(event.tab_id) else { return };
@@ -136,7 +136,7 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
                 Recorded::UserAction(_) if !shared || agent => continue,
                 Recorded::UserAction(action) => Kept::Action(action),
                 Recorded::Navigated { tab, url } if shared && !agent => {
-                    Kept::Action(recorder::user_navigation(tab, &url, now))
+                    Kept::Action(record::user_navigation(tab, &url, now))
                 }
                 Recorded::Navigated { url, .. } => Kept::PageUrl(url),
                 other => Kept::Entry(other),
@@ -189,8 +189,8 @@ fn schedule_close_flush(state: &Rc<State>) {
             let mut store = state.timeline.borrow_mut();
             store.flush_scheduled = false;
             let due = store.recorder.flush_closes(timer::epoch_ms(), u64::from(CLOSE_CODE_WAIT_MS));
-            for entry in due {
-                store.keep(Kept::Entry(entry));
+            for event in due {
+                store.keep(Kept::Entry(Recorded::WebSocket(event)));
             }
             store.recorder.closes_waiting()
         };
@@ -285,8 +285,8 @@ impl State {
     /// first (a report must not miss a close that already happened).
     pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
         let mut store = self.timeline.borrow_mut();
-        for entry in store.recorder.flush_closes(timer::epoch_ms(), 0) {
-            store.keep(Kept::Entry(entry));
+        for event in store.recorder.flush_closes(timer::epoch_ms(), 0) {
+            store.keep(Kept::Entry(Recorded::WebSocket(event)));
         }
         f(&mut store.timeline)
     }
