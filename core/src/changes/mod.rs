@@ -39,7 +39,7 @@ pub use entries::{
 };
 pub use error::ChangesError;
 pub use iso_time::{format_iso, parse_iso};
-pub use noise::{NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
+pub use noise::{NoiseConfig, NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
 pub use query::Reference;
 pub use report::{
     ActionChanges, ActionSummary, ChangeReport, ConsoleChanges, ConsoleGroup, Disconnection, EndpointFailure,
@@ -162,6 +162,11 @@ impl Timeline {
     /// Removes the noise rule called `name`; returns it when there was one.
     pub fn remove_noise_rule(&mut self, name: &str) -> Option<NoiseRule> {
         self.buffers.noise.remove(name)
+    }
+
+    /// Replaces every noise rule with `rules`.
+    pub fn set_noise_rules(&mut self, rules: NoiseRules) {
+        self.buffers.noise = rules;
     }
 
     /// Marks this moment as `name`.

@@ -5,14 +5,17 @@
 //! Pure: events and times go in, entries come out. It keeps only what it needs to finish an entry
 //! later (requests in flight, open sockets, closes waiting for their close code), each bounded.
 //! It never reads response bodies, never keeps frame payloads, and never sees typed text: the
-//! page listener reports only that typing happened.
+//! page listener reports only that typing happened. [`Intake`] then decides which entries the
+//! timeline keeps.
 //!
 //! One concern per file: `console` (console calls, exceptions, browser log entries), `network`
 //! (requests in flight, redirects, finish), `websocket` (sockets, closes waiting for their code),
-//! `actions` (the user's own actions and navigations).
+//! `actions` (the user's own actions and navigations), `intake` (what is kept, and when page
+//! input is the agent's).
 
 mod actions;
 mod console;
+mod intake;
 mod network;
 mod websocket;
 
@@ -22,6 +25,7 @@ use serde_json::Value;
 
 use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 pub use actions::user_navigation;
+pub use intake::{AGENT_INPUT_GRACE_MS, Intake, Kept};
 use network::{InFlight, RequestKey};
 use websocket::{EarlyCode, WaitingClose};
 
