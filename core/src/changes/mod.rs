@@ -23,6 +23,7 @@ mod entries;
 mod error;
 pub mod fingerprint;
 mod iso_time;
+pub mod listing;
 mod noise;
 mod query;
 pub mod record;
