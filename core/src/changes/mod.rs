@@ -12,8 +12,7 @@
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
 //! milliseconds, and the whole state serialises so the extension can keep it across
-//! service-worker restarts. [`SharedTimeline`] wraps the same engine for multi-threaded native
-//! use.
+//! service-worker restarts.
 
 mod buffers;
 mod checkpoint;
@@ -29,7 +28,6 @@ mod query;
 pub mod record;
 mod report;
 mod ring;
-mod shared;
 
 pub use buffers::{Limits, Positions};
 pub use checkpoint::{Checkpoint, CheckpointInfo, MAX_NAME_LEN, MAX_NAMED, NamedCheckpoints, validate_name};
@@ -48,7 +46,6 @@ pub use report::{
     WebSocketChanges,
 };
 pub use ring::{Ring, Since};
-pub use shared::SharedTimeline;
 
 use serde::{Deserialize, Serialize};
 
