@@ -26,6 +26,7 @@ pub mod listing;
 mod noise;
 mod query;
 pub mod record;
+mod reply;
 mod report;
 mod ring;
 
@@ -40,6 +41,7 @@ pub use error::ChangesError;
 pub use iso_time::{format_iso, parse_iso};
 pub use noise::{NoiseConfig, NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
 pub use query::Reference;
+pub use reply::CheckpointReply;
 pub use report::{
     ActionChanges, ActionSummary, ChangeReport, ConsoleChanges, ConsoleGroup, Disconnection, EndpointFailure,
     MESSAGE_CHARS, NetworkChanges, NewEndpoint, SECTION_CAP, Severity, SlowEndpoint, SocketError, SocketOpened,
@@ -75,15 +77,6 @@ pub struct TimelineState {
     format: u32,
     buffers: Buffers,
     checkpoints: CheckpointStore,
-}
-
-/// The answer to a `browser_checkpoint` call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckpointReply {
-    /// One sentence saying what was done.
-    pub message: String,
-    /// The checkpoint made or deleted, or every named checkpoint for `list`.
-    pub checkpoints: Vec<CheckpointInfo>,
 }
 
 impl Timeline {
@@ -188,13 +181,13 @@ impl Timeline {
             CheckpointAction::Create => {
                 let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "create" })?;
                 let info = self.create_checkpoint(name, now_ms)?;
-                Ok(created_reply(info))
+                Ok(CheckpointReply::created(info))
             }
-            CheckpointAction::List => Ok(list_reply(self.list_checkpoints())),
+            CheckpointAction::List => Ok(CheckpointReply::listed(self.list_checkpoints())),
             CheckpointAction::Delete => {
                 let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "delete" })?;
                 let info = self.delete_checkpoint(name)?;
-                Ok(deleted_reply(info))
+                Ok(CheckpointReply::deleted(info))
             }
         }
     }
@@ -221,6 +214,14 @@ impl Timeline {
     /// when there are none. Moves only that session's cursor.
     pub fn last_response_line(&mut self, session: &str) -> Option<String> {
         query::last_response_line(&mut self.checkpoints, &self.buffers, session)
+    }
+
+    /// Ends an action's response `text` with [`Timeline::last_response_line`], on a line of its
+    /// own, when there is one.
+    pub fn end_action_response(&mut self, session: &str, text: &mut String) {
+        if let Some(line) = self.last_response_line(session) {
+            reply::end_with_line(text, &line);
+        }
     }
 
     /// Forgets a session's automatic checkpoint and cursor (its MCP client went away).
@@ -261,32 +262,4 @@ impl Timeline {
     pub fn restore_named(&mut self, saved: NamedCheckpoints) -> usize {
         self.checkpoints.import_named(saved)
     }
-}
-
-pub(crate) fn created_reply(info: CheckpointInfo) -> CheckpointReply {
-    CheckpointReply {
-        message: format!(
-            "Checkpoint `{}` made at {}; get_changes_since with checkpoint `{}` reports what happens after it.",
-            info.name, info.created, info.name
-        ),
-        checkpoints: vec![info],
-    }
-}
-
-pub(crate) fn deleted_reply(info: CheckpointInfo) -> CheckpointReply {
-    CheckpointReply {
-        message: format!("Checkpoint `{}` (made {}) deleted.", info.name, info.created),
-        checkpoints: vec![info],
-    }
-}
-
-pub(crate) fn list_reply(checkpoints: Vec<CheckpointInfo>) -> CheckpointReply {
-    let message = match checkpoints.len() {
-        0 => format!(
-            "No named checkpoints yet; make one with action `create` and a name such as `session_start` (at most \
-             {MAX_NAMED})."
-        ),
-        n => format!("{n} of at most {MAX_NAMED} named checkpoints, oldest first."),
-    };
-    CheckpointReply { message, checkpoints }
 }
