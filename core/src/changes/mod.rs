@@ -1,18 +1,21 @@
 //! Checkpoints and change reports: what happened in the browser since an agent last looked.
 //!
-//! The [`record`] module turns CDP events and the page's own reports into entries. A
-//! [`Timeline`] keeps console messages, finished requests, WebSocket events and actions in four
-//! bounded rings. A checkpoint remembers a position in each ring plus what was known about every
-//! endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a session's
-//! automatic one, a named one, or a time) and compresses what it finds into a small report: new
-//! errors deduplicated by fingerprint, endpoints that started failing, new or slow endpoints,
-//! WebSocket closes, actions, an overall severity and a one-line summary. Every action's
-//! response ends with [`Timeline::last_response_line`], one line on errors and failed requests
-//! since the previous response.
+//! [`record`] turns CDP events and the page's own reports into entries and decides which of them
+//! are kept. A [`Timeline`] keeps console messages, finished requests, WebSocket events and
+//! actions in four bounded rings. A checkpoint remembers a position in each ring plus what was
+//! known about every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a
+//! session's automatic one, a named one, or a time) and compresses what it finds into a small
+//! report: new errors deduplicated by fingerprint, endpoints that started failing, new or slow
+//! endpoints, WebSocket closes, actions, an overall severity and a one-line summary. Every
+//! action's response ends with [`Timeline::last_response_line`], one line on errors and failed
+//! requests since the previous response ([`Timeline::end_action_response`] puts it there).
+//! [`listing`] renders the raw console and network rings a page at a time, and
+//! [`CheckpointReply`] says what a checkpoint call did.
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
 //! milliseconds, and the whole state serialises so the extension can keep it across
-//! service-worker restarts.
+//! service-worker restarts. The extension runtime only feeds events in, stores the state and
+//! schedules; every decision and every text is made here.
 
 mod buffers;
 mod checkpoint;
