@@ -1,11 +1,13 @@
 //! Change reports as an agent sees them: one behaviour per test, through the public API.
 
+use std::sync::Mutex;
+
 use sightline_core::changes::fingerprint::{endpoint_key, fingerprint, url_path};
 use sightline_core::changes::{
     ActionEntry, ActionKind, ActionSummary, Actor, ChangeReport, ChangesError, ConsoleEntry, ConsoleGroup,
     ConsoleLevel, Disconnection, EndpointFailure, Limits, NetworkEntry, NewEndpoint, NoisePattern, NoiseRule,
-    NoiseTarget, Reference, Severity, SharedTimeline, SlowEndpoint, SocketOpened, SourceLocation, Timeline,
-    WebSocketEvent, WebSocketEventKind,
+    NoiseTarget, Reference, Severity, SlowEndpoint, SocketOpened, SourceLocation, Timeline, WebSocketEvent,
+    WebSocketEventKind,
 };
 use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams, Section, SeverityFilter};
 
@@ -351,15 +353,15 @@ fn a_hundred_distinct_errors_are_capped_at_fifty() {
 fn concurrent_recording_and_reporting_keep_every_count() {
     const WRITERS: u64 = 4;
     const PER_WRITER: u64 = 300;
-    let shared = SharedTimeline::with_limits(Limits { console: 10_000, network: 10_000, ..Limits::default() });
-    shared.create_checkpoint("start", T0).unwrap();
+    let shared = Mutex::new(Timeline::with_limits(Limits { console: 10_000, network: 10_000, ..Limits::default() }));
+    shared.lock().unwrap().create_checkpoint("start", T0).unwrap();
     let totals = std::thread::scope(|scope| {
         for writer in 0..WRITERS {
             let shared = &shared;
             scope.spawn(move || {
                 for n in 0..PER_WRITER {
-                    shared.record_console(error(&format!("writer {writer} failure"), T0 + n));
-                    shared.record_network(request("GET", "https://shop.test/api/poll", 500, 5, T0 + n));
+                    shared.lock().unwrap().record_console(error(&format!("writer {writer} failure"), T0 + n));
+                    shared.lock().unwrap().record_network(request("GET", "https://shop.test/api/poll", 500, 5, T0 + n));
                 }
             });
         }
@@ -370,10 +372,11 @@ fn concurrent_recording_and_reporting_keep_every_count() {
                     let session = format!("reader-{reader}");
                     let (mut console, mut network) = (0, 0);
                     for _ in 0..50 {
-                        let report = shared.changes_since(&session, &ChangesParams::default(), T0).unwrap();
+                        let report =
+                            shared.lock().unwrap().changes_since(&session, &ChangesParams::default(), T0).unwrap();
                         console += report.console.unwrap().total;
                         network += report.network.unwrap().total;
-                        shared.last_response_line(&session);
+                        shared.lock().unwrap().last_response_line(&session);
                     }
                     (session, console, network)
                 })
@@ -382,12 +385,12 @@ fn concurrent_recording_and_reporting_keep_every_count() {
         readers.into_iter().map(|r| r.join().unwrap()).collect::<Vec<_>>()
     });
     for (session, console, network) in totals {
-        let last = shared.changes_since(&session, &ChangesParams::default(), T0).unwrap();
+        let last = shared.lock().unwrap().changes_since(&session, &ChangesParams::default(), T0).unwrap();
         let console = console + last.console.unwrap().total;
         let network = network + last.network.unwrap().total;
         assert_eq!((console, network), (WRITERS * PER_WRITER, WRITERS * PER_WRITER), "{session}");
     }
-    let named = shared.changes_since("any", &since("start"), T0).unwrap();
+    let named = shared.lock().unwrap().changes_since("any", &since("start"), T0).unwrap();
     let console = named.console.unwrap();
     assert_eq!(console.errors.iter().map(|g| g.count).sum::<u32>(), (WRITERS * PER_WRITER) as u32);
     assert_eq!(named.network.unwrap().failures[0].count, (WRITERS * PER_WRITER) as u32);

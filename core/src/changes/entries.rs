@@ -1,9 +1,9 @@
 //! The events a timeline records: console messages, finished or failed requests, WebSocket
 //! events and actions.
 //!
-//! The extension runtime builds these from CDP events and user input; this module only defines
-//! their shape, how they serialise (for persistence across service-worker restarts), and the
-//! size bounds applied when they are recorded. It never interprets CDP itself.
+//! The recorder ([`super::record`]) builds these from CDP events and the page's reports; this
+//! module only defines their shape, how they serialise (for persistence across service-worker
+//! restarts), and the size bounds applied when they are recorded. It never interprets CDP itself.
 
 use serde::{Deserialize, Serialize};
 

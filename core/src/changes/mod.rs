@@ -1,18 +1,21 @@
 //! Checkpoints and change reports: what happened in the browser since an agent last looked.
 //!
-//! A [`Timeline`] records console messages, finished requests, WebSocket events and actions in
-//! four bounded rings. A checkpoint remembers a position in each ring plus what was known about
-//! every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a session's
-//! automatic one, a named one, or a time) and compresses what it finds into a small report: new
-//! errors deduplicated by fingerprint, endpoints that started failing, new or slow endpoints,
-//! WebSocket closes, actions, an overall severity and a one-line summary. Every action's
-//! response ends with [`Timeline::last_response_line`], one line on errors and failed requests
-//! since the previous response.
+//! [`record`] turns CDP events and the page's own reports into entries and decides which of them
+//! are kept. A [`Timeline`] keeps console messages, finished requests, WebSocket events and
+//! actions in four bounded rings. A checkpoint remembers a position in each ring plus what was
+//! known about every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a
+//! session's automatic one, a named one, or a time) and compresses what it finds into a small
+//! report: new errors deduplicated by fingerprint, endpoints that started failing, new or slow
+//! endpoints, WebSocket closes, actions, an overall severity and a one-line summary. Every
+//! action's response ends with [`Timeline::last_response_line`], one line on errors and failed
+//! requests since the previous response ([`Timeline::end_action_response`] puts it there).
+//! [`listing`] renders the raw console and network rings a page at a time, and
+//! [`CheckpointReply`] says what a checkpoint call did.
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
 //! milliseconds, and the whole state serialises so the extension can keep it across
-//! service-worker restarts. [`SharedTimeline`] wraps the same engine for multi-threaded native
-//! use.
+//! service-worker restarts. The extension runtime only feeds events in, stores the state and
+//! schedules; every decision and every text is made here.
 
 mod buffers;
 mod checkpoint;
@@ -22,11 +25,13 @@ mod entries;
 mod error;
 pub mod fingerprint;
 mod iso_time;
+pub mod listing;
 mod noise;
 mod query;
+pub mod record;
+mod reply;
 mod report;
 mod ring;
-mod shared;
 
 pub use buffers::{Limits, Positions};
 pub use checkpoint::{Checkpoint, CheckpointInfo, MAX_NAME_LEN, MAX_NAMED, NamedCheckpoints, validate_name};
@@ -37,15 +42,15 @@ pub use entries::{
 };
 pub use error::ChangesError;
 pub use iso_time::{format_iso, parse_iso};
-pub use noise::{NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
+pub use noise::{NoiseConfig, NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
 pub use query::Reference;
+pub use reply::CheckpointReply;
 pub use report::{
     ActionChanges, ActionSummary, ChangeReport, ConsoleChanges, ConsoleGroup, Disconnection, EndpointFailure,
     MESSAGE_CHARS, NetworkChanges, NewEndpoint, SECTION_CAP, Severity, SlowEndpoint, SocketError, SocketOpened,
     WebSocketChanges,
 };
 pub use ring::{Ring, Since};
-pub use shared::SharedTimeline;
 
 use serde::{Deserialize, Serialize};
 
@@ -75,15 +80,6 @@ pub struct TimelineState {
     format: u32,
     buffers: Buffers,
     checkpoints: CheckpointStore,
-}
-
-/// The answer to a `browser_checkpoint` call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckpointReply {
-    /// One sentence saying what was done.
-    pub message: String,
-    /// The checkpoint made or deleted, or every named checkpoint for `list`.
-    pub checkpoints: Vec<CheckpointInfo>,
 }
 
 impl Timeline {
@@ -162,6 +158,11 @@ impl Timeline {
         self.buffers.noise.remove(name)
     }
 
+    /// Replaces every noise rule with `rules`.
+    pub fn set_noise_rules(&mut self, rules: NoiseRules) {
+        self.buffers.noise = rules;
+    }
+
     /// Marks this moment as `name`.
     pub fn create_checkpoint(&mut self, name: &str, now_ms: u64) -> Result<CheckpointInfo, ChangesError> {
         self.checkpoints.create_named(name, &self.buffers, now_ms)
@@ -183,13 +184,13 @@ impl Timeline {
             CheckpointAction::Create => {
                 let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "create" })?;
                 let info = self.create_checkpoint(name, now_ms)?;
-                Ok(created_reply(info))
+                Ok(CheckpointReply::created(info))
             }
-            CheckpointAction::List => Ok(list_reply(self.list_checkpoints())),
+            CheckpointAction::List => Ok(CheckpointReply::listed(self.list_checkpoints())),
             CheckpointAction::Delete => {
                 let name = params.name.as_deref().ok_or(ChangesError::NameMissing { action: "delete" })?;
                 let info = self.delete_checkpoint(name)?;
-                Ok(deleted_reply(info))
+                Ok(CheckpointReply::deleted(info))
             }
         }
     }
@@ -216,6 +217,14 @@ impl Timeline {
     /// when there are none. Moves only that session's cursor.
     pub fn last_response_line(&mut self, session: &str) -> Option<String> {
         query::last_response_line(&mut self.checkpoints, &self.buffers, session)
+    }
+
+    /// Ends an action's response `text` with [`Timeline::last_response_line`], on a line of its
+    /// own, when there is one.
+    pub fn end_action_response(&mut self, session: &str, text: &mut String) {
+        if let Some(line) = self.last_response_line(session) {
+            reply::end_with_line(text, &line);
+        }
     }
 
     /// Forgets a session's automatic checkpoint and cursor (its MCP client went away).
@@ -256,32 +265,4 @@ impl Timeline {
     pub fn restore_named(&mut self, saved: NamedCheckpoints) -> usize {
         self.checkpoints.import_named(saved)
     }
-}
-
-pub(crate) fn created_reply(info: CheckpointInfo) -> CheckpointReply {
-    CheckpointReply {
-        message: format!(
-            "Checkpoint `{}` made at {}; get_changes_since with checkpoint `{}` reports what happens after it.",
-            info.name, info.created, info.name
-        ),
-        checkpoints: vec![info],
-    }
-}
-
-pub(crate) fn deleted_reply(info: CheckpointInfo) -> CheckpointReply {
-    CheckpointReply {
-        message: format!("Checkpoint `{}` (made {}) deleted.", info.name, info.created),
-        checkpoints: vec![info],
-    }
-}
-
-pub(crate) fn list_reply(checkpoints: Vec<CheckpointInfo>) -> CheckpointReply {
-    let message = match checkpoints.len() {
-        0 => format!(
-            "No named checkpoints yet; make one with action `create` and a name such as `session_start` (at most \
-             {MAX_NAMED})."
-        ),
-        n => format!("{n} of at most {MAX_NAMED} named checkpoints, oldest first."),
-    };
-    CheckpointReply { message, checkpoints }
 }

@@ -4,7 +4,8 @@
 //! Noise stays in the buffers (the raw console and network tools still show it) but is left
 //! out of change reports and response lines, so an agent only hears about its application.
 //! Matching is plain, ASCII-case-insensitive text matching: no regular expressions, no
-//! allocation per event.
+//! allocation per event. A [`NoiseConfig`] (kept by the extension in its settings) changes the
+//! default rules: rules to add or replace by name, names of rules to remove.
 
 use serde::{Deserialize, Serialize};
 
@@ -114,7 +115,32 @@ impl Default for NoiseRules {
     }
 }
 
+/// Changes to the default noise rules, e.g.
+/// `{"add": [{"name": "ads", "target": "request_url", "pattern": {"contains": "ads."}}], "remove": ["segment"]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoiseConfig {
+    /// Rules to add, replacing any of the same name.
+    #[serde(default)]
+    pub add: Vec<NoiseRule>,
+    /// Names of rules to remove.
+    #[serde(default)]
+    pub remove: Vec<String>,
+}
+
 impl NoiseRules {
+    /// The default rules changed by `config`: its removals first, then its additions (a rule
+    /// named like a default one takes that one's place).
+    pub fn configured(config: NoiseConfig) -> Self {
+        let mut rules = NoiseRules::default();
+        for name in &config.remove {
+            rules.remove(name);
+        }
+        for rule in config.add {
+            rules.add(rule);
+        }
+        rules
+    }
+
     /// No rules at all: every event counts.
     pub fn none() -> Self {
         NoiseRules { rules: Vec::new() }
@@ -204,6 +230,62 @@ mod tests {
         assert!(rules.is_request_noise(&request("http://127.0.0.1:8080/favicon.ico")));
         assert!(!rules.is_request_noise(&request("http://127.0.0.1:8080/favicon.ico.php")));
         assert!(!rules.is_console_noise(&console("TypeError: x is undefined", Some("https://example.com/app.js"))));
+    }
+
+    fn names(rules: &NoiseRules) -> Vec<&str> {
+        rules.rules().iter().map(|r| r.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_config_removes_default_rules_and_adds_its_own_after_them() {
+        let config: NoiseConfig = serde_json::from_str(
+            r#"{"add": [{"name": "ads", "target": "request_url", "pattern": {"contains": "ads."}}],
+                "remove": ["segment", "segment_cdn", "no_such_rule"]}"#,
+        )
+        .unwrap();
+        let rules = NoiseRules::configured(config);
+        assert_eq!(
+            names(&rules),
+            [
+                "extension_console_source",
+                "extension_console_text",
+                "extension_requests",
+                "hmr",
+                "vite",
+                "webpack_dev_server",
+                "webpack_hmr_requests",
+                "webpack_hmr_socket",
+                "google_analytics",
+                "google_tag_manager",
+                "analytics_collect",
+                "doubleclick",
+                "favicon",
+                "ads",
+            ]
+        );
+        assert!(rules.is_request_noise(&request("https://ads.example.com/x")));
+        assert!(!rules.is_request_noise(&request("https://api.segment.io/v1/t")));
+    }
+
+    #[test]
+    fn a_config_rule_named_like_a_default_one_takes_its_place() {
+        let config: NoiseConfig = serde_json::from_str(
+            r#"{"add": [{"name": "hmr", "target": "console_text", "pattern": {"starts_with": "[HMR] ready"}}]}"#,
+        )
+        .unwrap();
+        let rules = NoiseRules::configured(config);
+        assert_eq!(names(&rules), names(&NoiseRules::default()));
+        assert_eq!(
+            rules.rules()[3],
+            NoiseRule::new("hmr", NoiseTarget::ConsoleText, NoisePattern::StartsWith("[HMR] ready".into()))
+        );
+        assert!(!rules.is_console_noise(&console("[HMR] Waiting for update signal", None)));
+    }
+
+    #[test]
+    fn an_empty_config_keeps_the_defaults() {
+        let empty: NoiseConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(NoiseRules::configured(empty), NoiseRules::default());
     }
 
     #[test]

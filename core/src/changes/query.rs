@@ -1,9 +1,9 @@
 //! Answers the two questions an agent asks of a timeline: "what changed since X?" (a change
 //! report) and "anything new since my previous response?" (one line).
 //!
-//! These functions take the checkpoints mutably and the buffers only to read, which is what
-//! lets [`super::SharedTimeline`] hold a buffer read lock while computing. Only a session's own
-//! automatic checkpoint and cursor ever move; named checkpoints never do.
+//! These functions take the checkpoints mutably and the buffers only to read: answering never
+//! changes what was recorded. Only a session's own automatic checkpoint and cursor ever move;
+//! named checkpoints never do.
 
 use super::buffers::Buffers;
 use super::checkpoint::{Checkpoint, CheckpointStore};

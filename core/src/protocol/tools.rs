@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::changes::ActionKind;
+
 /// One tool call: the tool's name and its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "tool", content = "args", rename_all = "snake_case")]
@@ -65,6 +67,49 @@ impl ToolCall {
             ToolCall::BrowserCheckpoint(_) => None,
             ToolCall::BrowserConsoleMessages(p) => p.tab,
             ToolCall::BrowserNetworkRequests(p) => p.tab,
+        }
+    }
+
+    /// The kind and a short description of the action this call performs, as the timeline
+    /// records it; `None` for tools that only read. Every tool is listed, so a new action tool
+    /// cannot be forgotten here. A navigation's URL is not repeated: the action's `url` (the
+    /// tab's URL afterwards) says where it went. Typed text never appears.
+    pub fn action(&self) -> Option<(ActionKind, String)> {
+        match self {
+            ToolCall::BrowserNavigate(p) => Some((
+                ActionKind::Navigate,
+                match (&p.url, p.go) {
+                    (Some(_), _) => "navigate".to_owned(),
+                    (None, Some(HistoryMove::Back)) => "go back".to_owned(),
+                    (None, Some(HistoryMove::Forward)) => "go forward".to_owned(),
+                    (None, Some(HistoryMove::Reload)) => "reload".to_owned(),
+                    (None, None) => "navigate".to_owned(),
+                },
+            )),
+            ToolCall::BrowserClick(p) => {
+                let how = match (p.double, p.button.unwrap_or_default()) {
+                    (true, _) => "double-click",
+                    (false, MouseButton::Left) => "click",
+                    (false, MouseButton::Right) => "right-click",
+                    (false, MouseButton::Middle) => "middle-click",
+                };
+                Some((ActionKind::Click, format!("{how} {}", p.element_ref)))
+            }
+            ToolCall::BrowserType(p) => {
+                let submit = if p.submit { " and submit" } else { "" };
+                Some((ActionKind::Type, format!("type into {}{submit}", p.element_ref)))
+            }
+            ToolCall::BrowserPressKey(p) => {
+                let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
+                Some((ActionKind::Key, format!("press {}{on}", p.key)))
+            }
+            ToolCall::BrowserTabs(_)
+            | ToolCall::BrowserSnapshot(_)
+            | ToolCall::BrowserFind(_)
+            | ToolCall::GetChangesSince(_)
+            | ToolCall::BrowserCheckpoint(_)
+            | ToolCall::BrowserConsoleMessages(_)
+            | ToolCall::BrowserNetworkRequests(_) => None,
         }
     }
 }
@@ -320,6 +365,31 @@ mod tests {
         let call = ToolCall::BrowserPressKey(PressKeyParams { key: "Enter".into(), ..Default::default() });
         let json = serde_json::to_value(&call).unwrap();
         assert_eq!(json["tool"], call.name());
+    }
+
+    #[test]
+    fn agent_actions_are_described_without_typed_text() {
+        let typed = ToolCall::BrowserType(TypeParams {
+            element_ref: "e4".into(),
+            text: "hunter2".into(),
+            submit: true,
+            ..Default::default()
+        });
+        assert_eq!(typed.action(), Some((ActionKind::Type, "type into e4 and submit".into())));
+        let click =
+            ToolCall::BrowserClick(ClickParams { element_ref: "e12".into(), double: true, ..Default::default() });
+        assert_eq!(click.action(), Some((ActionKind::Click, "double-click e12".into())));
+        let back = ToolCall::BrowserNavigate(NavigateParams { go: Some(HistoryMove::Back), ..Default::default() });
+        assert_eq!(back.action(), Some((ActionKind::Navigate, "go back".into())));
+        let load = ToolCall::BrowserNavigate(NavigateParams { url: Some("example.com".into()), ..Default::default() });
+        assert_eq!(load.action(), Some((ActionKind::Navigate, "navigate".into())), "the action's url says where");
+        let key = ToolCall::BrowserPressKey(PressKeyParams {
+            key: "Enter".into(),
+            element_ref: Some("e2".into()),
+            ..Default::default()
+        });
+        assert_eq!(key.action(), Some((ActionKind::Key, "press Enter on e2".into())));
+        assert_eq!(ToolCall::GetChangesSince(Default::default()).action(), None);
     }
 
     #[test]

@@ -11,7 +11,6 @@ mod chrome;
 mod input;
 mod navigation;
 mod page_hooks;
-mod recorder;
 mod state;
 mod tabs;
 mod timeline;
@@ -21,6 +20,7 @@ mod tools;
 use std::rc::Rc;
 
 use js_sys::Promise;
+use sightline_core::changes::record;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -101,7 +101,7 @@ impl Runtime {
         let tracked = matches!(
             method.as_str(),
             "Page.frameNavigated" | "Page.frameDetached" | "Target.attachedToTarget" | "Target.detachedFromTarget"
-        ) || recorder::records(&method);
+        ) || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;
         }

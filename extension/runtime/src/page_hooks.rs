@@ -16,10 +16,10 @@
 //! nothing. The runtime decides what to keep from their reports (`crate::timeline`).
 
 use serde_json::json;
+use sightline_core::changes::record::{SOCKET_BINDING, USER_BINDING};
 
 use crate::cdp;
 use crate::chrome;
-use crate::recorder::{SOCKET_BINDING, USER_BINDING};
 
 /// The isolated world the user-action listener runs in.
 const LISTENER_WORLD: &str = "sightline-listener";

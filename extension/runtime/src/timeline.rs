@@ -2,29 +2,28 @@
 //! the runtime keeps it: filled from debugger events, read by the change tools, and kept across
 //! restarts.
 //!
-//! * Recording: every debugger event goes through [`record`]; the [`Recorder`] turns it into
-//!   entries tagged with the tab id. The user's own actions are kept only from tabs the user
-//!   shared, and never while the agent is acting (its input looks like the user's to the page).
+//! * Recording: every debugger event goes through [`record`]; the engine's [`Recorder`] turns
+//!   it into entries tagged with the tab id and its [`Intake`] decides what is kept (the user's
+//!   own actions only from tabs the user shared, never while the agent is acting). This module
+//!   only tells it which tabs are shared and when the agent acts.
 //! * Worker restarts: the whole timeline is saved to `chrome.storage.session`, at most once per
 //!   [`SAVE_DELAY_MS`] while events arrive (never on every event), and right after a call that
 //!   moves a checkpoint. It is read back lazily on first use; events that arrive before that are
 //!   held (bounded) and recorded after what was saved.
 //! * Browser restarts: `chrome.storage.session` is gone then, so named checkpoints are also kept
 //!   in `chrome.storage.local` and brought back into the fresh timeline.
-//! * Noise rules: the engine's defaults, changed by [`NOISE_KEY`] in `chrome.storage.local`
-//!   (rules to add or replace by name, names to remove), read when the timeline is loaded and
-//!   before every change report.
+//! * Noise rules: the engine's defaults, changed by the [`NoiseConfig`] at [`NOISE_KEY`] in
+//!   `chrome.storage.local`, read when the timeline is loaded and before every change report.
 //!
-//! Nothing here interprets CDP (the recorder does) or builds reports (the engine does).
+//! Nothing here interprets CDP, decides what to keep or builds reports: the engine does.
 
 use std::rc::Rc;
 
-use serde::Deserialize;
-use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseRule, NoiseRules, Timeline, TimelineState};
+use sightline_core::changes::record::{self, Intake, Kept, Recorder};
+use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, Timeline, TimelineState};
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
-use crate::recorder::{self, Recorded, Recorder};
 use crate::state::State;
 use crate::tabs::Grant;
 use crate::timer;
@@ -40,36 +39,15 @@ pub const NOISE_KEY: &str = "sightline.noise";
 pub const SAVE_DELAY_MS: u32 = 1_000;
 /// How long a WebSocket close waits for the page to report its close code.
 const CLOSE_CODE_WAIT_MS: u32 = 1_000;
-/// After an agent action ends, page input is still taken for the agent's for this long (its
-/// events can arrive a little late).
-const AGENT_INPUT_GRACE_MS: u64 = 500;
 /// Events held while the saved timeline is being read.
 const MAX_EARLY: usize = 5_000;
-
-/// Changes to the engine's default noise rules.
-#[derive(Debug, Default, Deserialize)]
-struct NoiseConfig {
-    /// Rules to add, replacing any of the same name.
-    #[serde(default)]
-    add: Vec<NoiseRule>,
-    /// Names of rules to remove.
-    #[serde(default)]
-    remove: Vec<String>,
-}
-
-/// An entry on its way into the timeline, already judged worth keeping.
-#[derive(Debug, Clone)]
-enum Kept {
-    Entry(Recorded),
-    Action(ActionEntry),
-    PageUrl(String),
-}
 
 /// The timeline and what recording and saving it needs.
 #[derive(Debug, Default)]
 pub struct TimelineStore {
     timeline: Timeline,
     recorder: Recorder,
+    intake: Intake,
     /// Whether the saved timeline was read (or found absent).
     loaded: bool,
     /// Entries that arrived before it was.
@@ -77,39 +55,22 @@ pub struct TimelineStore {
     load_started: bool,
     save_scheduled: bool,
     flush_scheduled: bool,
-    /// Agent actions running now.
-    acting: u32,
-    /// Until when (epoch ms) page input counts as the agent's.
-    agent_input_until: u64,
 }
 
 impl TimelineStore {
-    fn apply(&mut self, kept: Kept) {
-        match kept {
-            Kept::Entry(Recorded::Console(entry)) => self.timeline.record_console(entry),
-            Kept::Entry(Recorded::Network(entry)) => self.timeline.record_network(entry),
-            Kept::Entry(Recorded::WebSocket(event)) => self.timeline.record_websocket(event),
-            Kept::Entry(Recorded::UserAction(action)) | Kept::Action(action) => self.timeline.record_action(action),
-            Kept::Entry(Recorded::Navigated { url, .. }) | Kept::PageUrl(url) => self.timeline.set_page_url(url),
-        }
-    }
-
+    /// Records `kept` now, or holds it until the saved timeline has been read.
     fn keep(&mut self, kept: Kept) {
         if self.loaded {
-            self.apply(kept);
+            kept.record_in(&mut self.timeline);
         } else if self.early.len() < MAX_EARLY {
             self.early.push(kept);
         }
-    }
-
-    fn agent_is_acting(&self, now_ms: u64) -> bool {
-        self.acting > 0 || now_ms < self.agent_input_until
     }
 }
 
 /// Records one debugger event from any tab.
 pub fn record(state: &Rc<State>, event: &CdpEvent) {
-    if !recorder::records(&event.method) {
+    if !record::records(&event.method) {
         return;
     }
     let Ok(tab) = u32::try_from(event.tab_id) else { return };
@@ -128,20 +89,10 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
     }
     {
         let mut store = state.timeline.borrow_mut();
-        let agent = store.agent_is_acting(now);
         for entry in recorded {
-            let kept = match entry {
-                // The page cannot tell the agent's input from the user's; while the agent acts,
-                // what the listener reports is the agent's own action, recorded by the tools.
-                Recorded::UserAction(_) if !shared || agent => continue,
-                Recorded::UserAction(action) => Kept::Action(action),
-                Recorded::Navigated { tab, url } if shared && !agent => {
-                    Kept::Action(recorder::user_navigation(tab, &url, now))
-                }
-                Recorded::Navigated { url, .. } => Kept::PageUrl(url),
-                other => Kept::Entry(other),
-            };
-            store.keep(kept);
+            if let Some(kept) = store.intake.keep(entry, shared, now) {
+                store.keep(kept);
+            }
         }
         if !store.loaded {
             if store.load_started {
@@ -189,8 +140,8 @@ fn schedule_close_flush(state: &Rc<State>) {
             let mut store = state.timeline.borrow_mut();
             store.flush_scheduled = false;
             let due = store.recorder.flush_closes(timer::epoch_ms(), u64::from(CLOSE_CODE_WAIT_MS));
-            for entry in due {
-                store.keep(Kept::Entry(entry));
+            for event in due {
+                store.keep(Kept::WebSocket(event));
             }
             store.recorder.closes_waiting()
         };
@@ -209,8 +160,7 @@ pub struct AgentActing {
 impl Drop for AgentActing {
     fn drop(&mut self) {
         if let Ok(mut store) = self.state.timeline.try_borrow_mut() {
-            store.acting = store.acting.saturating_sub(1);
-            store.agent_input_until = timer::epoch_ms() + AGENT_INPUT_GRACE_MS;
+            store.intake.agent_finished(timer::epoch_ms());
         }
     }
 }
@@ -260,12 +210,12 @@ impl State {
                 return;
             }
             store.timeline = timeline;
-            apply_noise_config(&mut store.timeline, noise);
+            store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
             store.loaded = true;
             let early = std::mem::take(&mut store.early);
             let held = !early.is_empty();
             for kept in early {
-                store.apply(kept);
+                kept.record_in(&mut store.timeline);
             }
             held
         };
@@ -278,15 +228,15 @@ impl State {
     /// timeline was loaded).
     pub async fn refresh_noise_rules(&self) {
         let noise = read_noise_config().await;
-        apply_noise_config(&mut self.timeline.borrow_mut().timeline, noise);
+        self.timeline.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
     }
 
     /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded
     /// first (a report must not miss a close that already happened).
     pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
         let mut store = self.timeline.borrow_mut();
-        for entry in store.recorder.flush_closes(timer::epoch_ms(), 0) {
-            store.keep(Kept::Entry(entry));
+        for event in store.recorder.flush_closes(timer::epoch_ms(), 0) {
+            store.keep(Kept::WebSocket(event));
         }
         f(&mut store.timeline)
     }
@@ -321,7 +271,7 @@ impl State {
 
     /// Marks the agent as acting: page input reported meanwhile is the agent's, not the user's.
     pub fn agent_acting(self: &Rc<Self>) -> AgentActing {
-        self.timeline.borrow_mut().acting += 1;
+        self.timeline.borrow_mut().intake.agent_started();
         AgentActing { state: self.clone() }
     }
 
@@ -351,23 +301,5 @@ async fn read_noise_config() -> Option<NoiseConfig> {
             chrome::warn(&format!("Sightline ignores `{NOISE_KEY}` in chrome.storage.local: {e}"));
             None
         }
-    }
-}
-
-/// Sets the timeline's noise rules to the engine's defaults changed by `config`.
-fn apply_noise_config(timeline: &mut Timeline, config: Option<NoiseConfig>) {
-    let config = config.unwrap_or_default();
-    let current: Vec<String> = timeline.noise_rules().rules().iter().map(|r| r.name.clone()).collect();
-    for name in current {
-        timeline.remove_noise_rule(&name);
-    }
-    for rule in NoiseRules::default().rules() {
-        timeline.add_noise_rule(rule.clone());
-    }
-    for name in &config.remove {
-        timeline.remove_noise_rule(name);
-    }
-    for rule in config.add {
-        timeline.add_noise_rule(rule);
     }
 }

@@ -2,8 +2,9 @@
 //! itself on the timeline, and one line at the end of its response on new console errors and
 //! failed requests since the previous response.
 //!
-//! The engine (`sightline_core::changes`) builds every report and line; this module only runs
-//! it on the browser's timeline, measures it, and saves what a call changed.
+//! The engine (`sightline_core::changes`) builds every report, reply and line and their text;
+//! this module only runs it on the browser's timeline, measures it, and saves what a call
+//! changed.
 
 use std::rc::Rc;
 
@@ -46,13 +47,7 @@ pub async fn checkpoint(state: &Rc<State>, params: CheckpointParams) -> ToolResu
         state.save_named_checkpoints().await;
         state.save_timeline().await;
     }
-    let mut text = reply.message.clone();
-    if params.action == CheckpointAction::List {
-        for c in &reply.checkpoints {
-            let url = c.url.as_deref().map(|u| format!(" at {u}")).unwrap_or_default();
-            text.push_str(&format!("\n- {} (made {}{url})", c.name, c.created));
-        }
-    }
+    let text = reply.text(params.action);
     Ok(ToolOutput { text, structured: serde_json::to_value(&reply).ok(), ..ToolOutput::default() })
 }
 
@@ -78,12 +73,7 @@ pub async fn after_action(
             tab: tab_number,
         });
     }
-    if let Some(line) = state.with_timeline(|t| t.last_response_line(session)) {
-        if !output.text.is_empty() && !output.text.ends_with('\n') {
-            output.text.push('\n');
-        }
-        output.text.push_str(&line);
-    }
+    state.with_timeline(|t| t.end_action_response(session, &mut output.text));
     timeline::schedule_save(state);
     output
 }

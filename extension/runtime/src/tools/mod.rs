@@ -39,7 +39,7 @@ pub type ToolResult = Result<ToolOutput, ToolError>;
 pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput {
     let tool = call.name();
     // An action is recorded on the timeline, and page input meanwhile is taken for the agent's.
-    let action = crate::recorder::agent_action(&call);
+    let action = call.action();
     let acting = action.is_some().then(|| state.agent_acting());
     let result = match call {
         ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await,
