@@ -27,12 +27,35 @@ pub struct CdpEvent {
     pub params: serde_json::Value,
 }
 
-/// Why a CDP command failed.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a CDP command failed. The browser's messages are classified here, once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CdpError {
     /// The debugger is not (or no longer) attached to the tab.
+    #[error(
+        "the debugger is no longer attached to this tab (it closed, crashed, or went to a page Sightline may not \
+         control); retry, or use browser_tabs to pick another tab"
+    )]
     Detached,
-    /// The browser answered with an error.
+    /// The document the command ran in went away (the page navigated).
+    #[error("{method} failed: the page navigated away while it ran")]
+    ContextGone {
+        /// The command.
+        method: String,
+    },
+    /// The node the command named is not in the document any more.
+    #[error("{method} failed: the node is no longer in the document")]
+    NoSuchNode {
+        /// The command.
+        method: String,
+    },
+    /// The node cannot take keyboard focus.
+    #[error("{method} failed: the element is not focusable")]
+    NotFocusable {
+        /// The command.
+        method: String,
+    },
+    /// The browser answered with another error.
+    #[error("{method} failed: {message}")]
     Failed {
         /// The command.
         method: String,
@@ -40,6 +63,7 @@ pub enum CdpError {
         message: String,
     },
     /// No answer in time.
+    #[error("{method} got no answer within {ms} ms")]
     Timeout {
         /// The command.
         method: String,
@@ -48,12 +72,25 @@ pub enum CdpError {
     },
 }
 
-impl std::fmt::Display for CdpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CdpError::Detached => f.write_str("the debugger is no longer attached to this tab"),
-            CdpError::Failed { method, message } => write!(f, "{method} failed: {message}"),
-            CdpError::Timeout { method, ms } => write!(f, "{method} got no answer within {ms} ms"),
+impl CdpError {
+    /// Classifies the browser's answer to `method`.
+    fn classify(method: &str, error: ChromeError) -> CdpError {
+        let method = method.to_owned();
+        let message = match error {
+            ChromeError::Detached => return CdpError::Detached,
+            other => other.to_string(),
+        };
+        if message.contains("Execution context was destroyed")
+            || message.contains("Cannot find context")
+            || message.contains("Inspected target navigated or closed")
+        {
+            CdpError::ContextGone { method }
+        } else if message.contains("No node") || message.contains("Could not find node") {
+            CdpError::NoSuchNode { method }
+        } else if message.contains("not focusable") {
+            CdpError::NotFocusable { method }
+        } else {
+            CdpError::Failed { method, message }
         }
     }
 }
@@ -68,13 +105,7 @@ pub async fn send_raw(
     match timer::within(timeout_ms, chrome::send_command(target, method, &params)).await {
         None => Err(CdpError::Timeout { method: method.to_owned(), ms: timeout_ms }),
         Some(Ok(value)) => Ok(value),
-        Some(Err(ChromeError(message))) => {
-            if message.contains("not attached") || message.contains("Detached while handling") {
-                Err(CdpError::Detached)
-            } else {
-                Err(CdpError::Failed { method: method.to_owned(), message })
-            }
-        }
+        Some(Err(error)) => Err(CdpError::classify(method, error)),
     }
 }
 
@@ -91,7 +122,7 @@ pub async fn send_to<T: DeserializeOwned>(
     timeout_ms: u32,
 ) -> Result<T, CdpError> {
     let raw = send_raw(target, method, params, timeout_ms).await?;
-    chrome::from_js(raw).map_err(|e| CdpError::Failed { method: method.to_owned(), message: e.0 })
+    chrome::from_js(raw).map_err(|e| CdpError::Failed { method: method.to_owned(), message: e.to_string() })
 }
 
 struct Subscriber {

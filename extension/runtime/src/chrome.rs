@@ -1,6 +1,7 @@
 //! Bindings to the `chrome.*` extension APIs the runtime calls, and small helpers to turn
 //! their promises into Rust results. Every function here is a thin declaration; behaviour
-//! lives in the modules that use them.
+//! lives in the modules that use them. The browser's error messages are classified here, once,
+//! into [`ChromeError`] variants.
 
 use js_sys::Promise;
 use serde::Serialize;
@@ -49,13 +50,40 @@ extern "C" {
     fn console_warn(message: &str);
 }
 
-/// A failed `chrome.*` call, with the browser's message.
-#[derive(Debug, Clone)]
-pub struct ChromeError(pub String);
+/// A failed `chrome.*` call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChromeError {
+    /// `chrome.debugger.attach` found a debugger already attached (after a service-worker
+    /// restart, that is our own session).
+    #[error("another debugger is already attached to this tab")]
+    AlreadyAttached,
+    /// The browser does not allow debugging this tab (a `chrome://` page, the Web Store,
+    /// another extension's page).
+    #[error("{0}")]
+    NoAccess(String),
+    /// The debugger is not, or no longer, attached.
+    #[error("the debugger is no longer attached to this tab")]
+    Detached,
+    /// A value could not cross between Rust and JavaScript.
+    #[error("unexpected shape: {0}")]
+    Shape(String),
+    /// Anything else, in the browser's words.
+    #[error("{0}")]
+    Other(String),
+}
 
-impl std::fmt::Display for ChromeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+impl ChromeError {
+    /// Classifies a browser message.
+    fn classify(message: String) -> ChromeError {
+        if message.contains("Another debugger is already attached") {
+            ChromeError::AlreadyAttached
+        } else if message.contains("Cannot access") || message.contains("Cannot attach") {
+            ChromeError::NoAccess(message)
+        } else if message.contains("not attached") || message.contains("Detached while handling") {
+            ChromeError::Detached
+        } else {
+            ChromeError::Other(message)
+        }
     }
 }
 
@@ -66,18 +94,18 @@ impl From<JsValue> for ChromeError {
             .and_then(|m| m.as_string())
             .or_else(|| value.as_string())
             .unwrap_or_else(|| format!("{value:?}"));
-        ChromeError(message)
+        ChromeError::classify(message)
     }
 }
 
 /// Converts a Rust value to a plain JS object (maps become objects, not `Map`s).
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::UNDEFINED)
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, ChromeError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| ChromeError::Shape(e.to_string()))
 }
 
 /// Converts a JS value to a Rust value.
 pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, ChromeError> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| ChromeError(format!("unexpected shape: {e}")))
+    serde_wasm_bindgen::from_value(value).map_err(|e| ChromeError::Shape(e.to_string()))
 }
 
 async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, ChromeError> {
@@ -102,12 +130,12 @@ pub struct DebuggeeTarget {
 
 /// `chrome.debugger.attach`.
 pub async fn attach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_attach(&to_js(&DebuggeeTarget { tab_id, session_id: None }), "1.3")).await.map(|_| ())
+    settle(debugger_attach(&to_js(&DebuggeeTarget { tab_id, session_id: None })?, "1.3")).await.map(|_| ())
 }
 
 /// `chrome.debugger.detach`.
 pub async fn detach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_detach(&to_js(&DebuggeeTarget { tab_id, session_id: None }))).await.map(|_| ())
+    settle(debugger_detach(&to_js(&DebuggeeTarget { tab_id, session_id: None })?)).await.map(|_| ())
 }
 
 /// `chrome.debugger.sendCommand`, resolving to the raw JS result.
@@ -116,7 +144,7 @@ pub async fn send_command(
     method: &str,
     params: &serde_json::Value,
 ) -> Result<JsValue, ChromeError> {
-    settle(debugger_send_command(&to_js(target), method, &to_js(params))).await
+    settle(debugger_send_command(&to_js(target)?, method, &to_js(params)?)).await
 }
 
 /// The fields of `chrome.tabs.Tab` the runtime reads.
@@ -139,7 +167,7 @@ pub struct Tab {
 
 /// `chrome.tabs.create`.
 pub async fn create_tab(url: &str, active: bool) -> Result<Tab, ChromeError> {
-    from_js(settle(tabs_create(&to_js(&serde_json::json!({"url": url, "active": active})))).await?)
+    from_js(settle(tabs_create(&to_js(&serde_json::json!({"url": url, "active": active}))?)).await?)
 }
 
 /// `chrome.tabs.get`.
@@ -149,7 +177,7 @@ pub async fn get_tab(tab_id: i32) -> Result<Tab, ChromeError> {
 
 /// `chrome.tabs.update(tabId, {active: true})`.
 pub async fn activate_tab(tab_id: i32) -> Result<(), ChromeError> {
-    settle(tabs_update(tab_id, &to_js(&serde_json::json!({"active": true})))).await.map(|_| ())
+    settle(tabs_update(tab_id, &to_js(&serde_json::json!({"active": true}))?)).await.map(|_| ())
 }
 
 /// `chrome.tabs.remove`.
@@ -163,23 +191,25 @@ pub async fn group_tab(tab_id: i32, group_id: Option<i32>) -> Result<i32, Chrome
     if let Some(g) = group_id {
         options["groupId"] = g.into();
     }
-    let id = settle(tabs_group(&to_js(&options))).await?;
-    id.as_f64().map(|n| n as i32).ok_or_else(|| ChromeError("tabs.group returned no id".into()))
+    let id = settle(tabs_group(&to_js(&options)?)).await?;
+    id.as_f64().map(|n| n as i32).ok_or_else(|| ChromeError::Shape("tabs.group returned no id".into()))
 }
 
 /// Takes a tab out of its group.
 pub async fn ungroup_tab(tab_id: i32) -> Result<(), ChromeError> {
-    settle(tabs_ungroup(&to_js(&[tab_id]))).await.map(|_| ())
+    settle(tabs_ungroup(&to_js(&[tab_id])?)).await.map(|_| ())
 }
 
 /// Names and colours a tab group.
 pub async fn title_group(group_id: i32, title: &str) -> Result<(), ChromeError> {
-    settle(tab_groups_update(group_id, &to_js(&serde_json::json!({"title": title, "color": "blue"})))).await.map(|_| ())
+    settle(tab_groups_update(group_id, &to_js(&serde_json::json!({"title": title, "color": "blue"}))?))
+        .await
+        .map(|_| ())
 }
 
 /// Shows `text` on the toolbar button for one tab.
 pub async fn set_badge(tab_id: i32, text: &str) -> Result<(), ChromeError> {
-    settle(action_set_badge_text(&to_js(&serde_json::json!({"tabId": tab_id, "text": text})))).await.map(|_| ())
+    settle(action_set_badge_text(&to_js(&serde_json::json!({"tabId": tab_id, "text": text}))?)).await.map(|_| ())
 }
 
 /// Reads one key of `chrome.storage.session`.
@@ -195,8 +225,8 @@ pub async fn session_storage_get<T: DeserializeOwned>(key: &str) -> Result<Optio
 /// Writes one key of `chrome.storage.session`.
 pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
     let mut items = serde_json::Map::new();
-    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError(e.to_string()))?);
-    settle(storage_session_set(&to_js(&items))).await.map(|_| ())
+    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
+    settle(storage_session_set(&to_js(&items)?)).await.map(|_| ())
 }
 
 /// Reads one key of `chrome.storage.local` (kept across browser restarts).
@@ -212,6 +242,6 @@ pub async fn local_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<
 /// Writes one key of `chrome.storage.local`.
 pub async fn local_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
     let mut items = serde_json::Map::new();
-    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError(e.to_string()))?);
-    settle(storage_local_set(&to_js(&items))).await.map(|_| ())
+    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
+    settle(storage_local_set(&to_js(&items)?)).await.map(|_| ())
 }

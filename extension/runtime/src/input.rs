@@ -8,8 +8,8 @@ use sightline_core::refs::NodeKey;
 
 use crate::cdp::{self, CdpError};
 use crate::chrome::DebuggeeTarget;
+use crate::error::{ElementProblem, ToolError};
 use crate::state::State;
-use crate::tools::ToolError;
 
 /// Where to send commands about a node: its frame's session, and the offset that turns that
 /// frame's viewport coordinates into the page's.
@@ -23,8 +23,7 @@ pub struct NodeTarget {
 impl NodeTarget {
     /// The target for `node` on `tab_id`.
     pub fn of(state: &State, tab_id: i32, node: &NodeKey) -> NodeTarget {
-        let session_id =
-            state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.frame_sessions.get(&node.frame_id).cloned());
+        let session_id = state.tabs.borrow().frames(tab_id).session_of(&node.frame_id).map(str::to_owned);
         NodeTarget { target: DebuggeeTarget { tab_id, session_id }, frame_id: node.frame_id.clone() }
     }
 
@@ -93,11 +92,7 @@ pub async fn element_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) 
         .filter(|q| q.len() == 8 && quad_area(q) > 1.0)
         .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0 + dx, (q[1] + q[3] + q[5] + q[7]) / 4.0 + dy))
         .next()
-        .ok_or_else(|| {
-            ToolError(format!(
-                "{element_ref} has no visible box to click (hidden, collapsed or zero-size); take a browser_snapshot"
-            ))
-        })
+        .ok_or_else(|| ToolError::element(element_ref, ElementProblem::NoBox))
 }
 
 fn quad_area(q: &[f64]) -> f64 {
@@ -111,18 +106,12 @@ fn quad_area(q: &[f64]) -> f64 {
     (twice / 2.0).abs()
 }
 
-/// Maps a CDP failure on a node to a message about the ref.
+/// Maps a CDP failure on a node to what it says about the ref.
 pub fn node_error(e: CdpError, element_ref: &str) -> ToolError {
-    match &e {
-        CdpError::Failed { message, .. } if message.contains("No node") || message.contains("not found") => {
-            ToolError(format!(
-                "{element_ref} is no longer in the page (it was removed); take a browser_snapshot for current refs"
-            ))
-        }
-        CdpError::Failed { message, .. } if message.contains("not an element") || message.contains("Node is not") => {
-            ToolError(format!("{element_ref} cannot be acted on: {message}"))
-        }
-        _ => e.into(),
+    match e {
+        CdpError::NoSuchNode { .. } => ToolError::element(element_ref, ElementProblem::Removed),
+        CdpError::NotFocusable { .. } => ToolError::element(element_ref, ElementProblem::NotFocusable),
+        other => other.into(),
     }
 }
 
@@ -157,12 +146,7 @@ pub async fn focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result
     at.send::<serde_json::Value>("DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
         .map(|_| ())
-        .map_err(|e| match e {
-            CdpError::Failed { ref message, .. } if message.contains("focusable") => {
-                ToolError(format!("{element_ref} cannot take keyboard focus, so it cannot be typed into"))
-            }
-            other => node_error(other, element_ref),
-        })
+        .map_err(|e| node_error(e, element_ref))
 }
 
 #[derive(Deserialize)]
@@ -228,18 +212,14 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
     let tab_id = at.target.tab_id;
     match outcome.result.value.as_ref().and_then(|v| v.as_str()).unwrap_or("") {
         "ok" => {}
-        "readonly" => return Err(ToolError(format!("{element_ref} is disabled or read-only"))),
-        other if other.starts_with("input:") => {
-            return Err(ToolError(format!(
-                "{element_ref} is an <input type={}>, which does not take typed text; use browser_click (or \
-                 browser_press_key) instead",
-                &other[6..]
-            )));
+        "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
+        other if let Some(kind) = other.strip_prefix("input:") => {
+            return Err(ToolError::element(element_ref, ElementProblem::NotTextInput(kind.to_owned())));
         }
-        _ => return Err(ToolError(format!("{element_ref} is not editable; type into a textbox or an editable area"))),
+        _ => return Err(ToolError::element(element_ref, ElementProblem::NotEditable)),
     }
     if text.is_empty() {
-        press(tab_id, &sightline_core::keys::parse_chord("Delete").map_err(|e| ToolError(e.to_string()))?).await
+        press(tab_id, &sightline_core::keys::parse_chord("Delete")?).await
     } else {
         cdp::send::<serde_json::Value>(tab_id, "Input.insertText", serde_json::json!({"text": text})).await?;
         Ok(())

@@ -8,6 +8,7 @@
 mod capture;
 mod cdp;
 mod chrome;
+mod error;
 mod input;
 mod navigation;
 mod page_hooks;
@@ -21,6 +22,7 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use sightline_core::changes::record;
+use sightline_core::frames;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -44,12 +46,13 @@ impl Runtime {
     }
 
     /// The first message to send on a new native port.
-    pub fn hello(&self) -> JsValue {
-        chrome::to_js(&ExtensionToHost::Hello {
+    pub fn hello(&self) -> Result<JsValue, JsValue> {
+        let hello = ExtensionToHost::Hello {
             version: self.state.version.clone(),
             protocol: WIRE_PROTOCOL,
             browser: self.state.browser.clone(),
-        })
+        };
+        chrome::to_js(&hello).map_err(|e| JsValue::from_str(&e.to_string()))
     }
 
     /// Handles one message from the native host; resolves to the reply to post, or
@@ -64,12 +67,12 @@ impl Runtime {
                     // Answer a call we cannot read, so the agent is not left waiting.
                     let id = js_sys::Reflect::get(&message, &"id".into()).ok().and_then(|v| v.as_f64());
                     return Ok(match id {
-                        Some(id) => chrome::to_js(&ExtensionToHost::Result {
-                            id: id as u64,
-                            output: ToolOutput::error(format!(
+                        Some(id) => reply(
+                            id as u64,
+                            ToolOutput::error(format!(
                                 "the extension could not read this call ({e}); are the extension and sightline-host the same version? Run `sightline-host doctor`."
                             )),
-                        }),
+                        ),
                         None => JsValue::UNDEFINED,
                     });
                 }
@@ -79,7 +82,7 @@ impl Runtime {
             match message {
                 HostToExtension::Call { id, session, call } => {
                     let output = tools::run(&state, &session, call).await;
-                    Ok(chrome::to_js(&ExtensionToHost::Result { id, output }))
+                    Ok(reply(id, output))
                 }
                 HostToExtension::SessionClosed { session } => {
                     state.sessions.borrow_mut().remove(&session);
@@ -98,10 +101,7 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        let tracked = matches!(
-            method.as_str(),
-            "Page.frameNavigated" | "Page.frameDetached" | "Target.attachedToTarget" | "Target.detachedFromTarget"
-        ) || record::records(&method);
+        let tracked = frames::METHODS.contains(&method.as_str()) || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;
         }
@@ -160,4 +160,14 @@ impl Runtime {
             Ok(JsValue::UNDEFINED)
         })
     }
+}
+
+/// The reply to call `id`, as a JS value for the port. A result that cannot be converted is
+/// answered with an error saying so, so the agent is never left waiting for it.
+fn reply(id: u64, output: ToolOutput) -> JsValue {
+    chrome::to_js(&ExtensionToHost::Result { id, output }).unwrap_or_else(|e| {
+        chrome::warn(&format!("Sightline could not convert the result of call {id}: {e}"));
+        let output = ToolOutput::error(format!("the extension could not send this result ({e}); please retry"));
+        chrome::to_js(&ExtensionToHost::Result { id, output }).unwrap_or(JsValue::UNDEFINED)
+    })
 }

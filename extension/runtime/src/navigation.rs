@@ -9,8 +9,8 @@ use serde::Deserialize;
 use sightline_core::protocol::HistoryMove;
 
 use crate::cdp::{self, CdpError, CdpEvent, Subscription};
+use crate::error::ToolError;
 use crate::state::State;
-use crate::tools::ToolError;
 
 /// Longest wait for a page's `load` event.
 const LOAD_TIMEOUT_MS: u32 = 30_000;
@@ -58,7 +58,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let result: NavigateResult = cdp::send(tab_id, "Page.navigate", serde_json::json!({ "url": url })).await?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
-        return Err(ToolError(format!("could not load {url}: {error}")));
+        return Err(ToolError::LoadFailed { url: url.to_owned(), error });
     }
     let mut settled = Settled::default();
     if let Some(loader) = result.loader_id {
@@ -92,8 +92,8 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
             let h: NavigationHistory = cdp::send(tab_id, "Page.getNavigationHistory", serde_json::json!({})).await?;
             let target = h.current_index + if step == HistoryMove::Back { -1 } else { 1 };
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
-                let which = if step == HistoryMove::Back { "back" } else { "forward" };
-                return Err(ToolError(format!("there is no page to go {which} to in this tab's history")));
+                let direction = if step == HistoryMove::Back { "back" } else { "forward" };
+                return Err(ToolError::NoHistory { direction });
             };
             cdp::send::<serde_json::Value>(
                 tab_id,
@@ -228,7 +228,7 @@ fn is_main_frame_event(e: &CdpEvent, main: &str) -> bool {
 }
 
 fn main_frame(state: &State, tab_id: i32) -> String {
-    state.tabs.borrow().sessions.get(&tab_id).map(|s| s.main_frame.clone()).unwrap_or_default()
+    state.tabs.borrow().frames(tab_id).main_frame().to_owned()
 }
 
 /// Waits for the main frame's document (the one with `loader`, when known) to finish loading:
@@ -256,10 +256,8 @@ async fn wait_for_load(
         }
         waited += SLICE_MS;
         let committed = {
-            let tabs = state.tabs.borrow();
-            tabs.sessions
-                .get(&tab_id)
-                .is_some_and(|s| loader.is_none_or(|l| s.loaders.get(&s.main_frame).map(String::as_str) == Some(l)))
+            let frames = state.tabs.borrow().frames(tab_id);
+            loader.is_none_or(|l| frames.main_loader() == Some(l))
         };
         if committed && ready_state(tab_id).await.as_deref() == Some("complete") {
             return;
@@ -288,25 +286,8 @@ pub struct Stabilization {
     pub mutations: u64,
 }
 
-const STABILIZE_SCRIPT: &str = r#"new Promise((resolve) => {
-  const quiet = QUIET, cap = CAP, start = performance.now();
-  // The document itself is observed, so a page without a body, or whose root element is
-  // replaced, is still watched.
-  const root = document;
-  let mutations = 0, quietTimer = 0;
-  const finish = (stable) => {
-    clearTimeout(quietTimer); clearTimeout(hardTimer); observer.disconnect();
-    resolve({ stable, elapsed: performance.now() - start, mutations });
-  };
-  const observer = new MutationObserver((records) => {
-    mutations += records.length;
-    clearTimeout(quietTimer);
-    quietTimer = setTimeout(() => finish(true), quiet);
-  });
-  observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
-  const hardTimer = setTimeout(() => finish(false), cap);
-  quietTimer = setTimeout(() => finish(true), quiet);
-})"#;
+/// The settling script (shared with the test recorder); `QUIET` and `CAP` are filled in.
+const SETTLE_SCRIPT: &str = include_str!("hooks/settle.js");
 
 #[derive(Deserialize)]
 struct EvaluateResult {
@@ -324,15 +305,16 @@ struct RemoteValue {
 /// Waits until the DOM has been quiet for 100 ms, at most 2 s.
 pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
     let expression =
-        STABILIZE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
+        SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
     let target = crate::chrome::DebuggeeTarget { tab_id, session_id: None };
     let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
     let result: EvaluateResult = cdp::send_to(&target, "Runtime.evaluate", params, STABILIZE_CAP_MS + 3_000).await?;
     if let Some(exception) = result.exception {
-        return Err(ToolError(format!("stabilisation script failed: {exception}")));
+        return Err(ToolError::Unexpected { what: "the settling script", message: exception.to_string() });
     }
     let value = result.result.value.unwrap_or_default();
-    serde_json::from_value(value).map_err(|e| ToolError(format!("stabilisation returned an odd value: {e}")))
+    serde_json::from_value(value)
+        .map_err(|e| ToolError::Unexpected { what: "the settling script's result", message: e.to_string() })
 }
 
 /// How a stabilisation wait ended.
@@ -360,26 +342,13 @@ fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut S
             ));
             Wait::Done
         }
-        Err(ToolError(message)) if message.contains("context") || message.contains("navigat") => {
+        Err(ToolError::Cdp(CdpError::ContextGone { .. })) => {
             settled.notes.push("the page navigated while waiting for it to settle".into());
             Wait::Navigated
         }
-        Err(ToolError(message)) => {
-            settled.notes.push(format!("could not wait for the page to settle: {message}"));
+        Err(e) => {
+            settled.notes.push(format!("could not wait for the page to settle: {e}"));
             Wait::Done
-        }
-    }
-}
-
-impl From<CdpError> for ToolError {
-    fn from(e: CdpError) -> Self {
-        match e {
-            CdpError::Detached => ToolError(
-                "the debugger is no longer attached to this tab (it closed, crashed, or went to a page Sightline may not \
-                 control); retry, or use browser_tabs to pick another tab"
-                    .into(),
-            ),
-            other => ToolError(other.to_string()),
         }
     }
 }

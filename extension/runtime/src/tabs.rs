@@ -9,11 +9,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
+use sightline_core::cdp::page::FrameTreeResult;
+use sightline_core::frames::FrameTracker;
 
-use crate::cdp::{self, CdpError};
-use crate::chrome;
+use crate::cdp;
+use crate::chrome::{self, ChromeError};
+use crate::error::ToolError;
 use crate::state::State;
-use crate::tools::ToolError;
 
 const GRANTS_KEY: &str = "sightline.grants";
 const GROUP_TITLE: &str = "Sightline";
@@ -46,14 +48,8 @@ pub struct Grants {
 pub struct TabSession {
     /// Whether our debugger is attached.
     pub attached: bool,
-    /// Main frame id.
-    pub main_frame: String,
-    /// Loader id of each frame's current document.
-    pub loaders: HashMap<String, String>,
-    /// Out-of-process iframes: flat session id → frame id.
-    pub children: std::collections::BTreeMap<String, String>,
-    /// Frames served by a child session (an out-of-process iframe and frames inside it).
-    pub frame_sessions: HashMap<String, String>,
+    /// The tab's frames and their documents, as events report them.
+    pub frames: FrameTracker,
 }
 
 /// Consent and attachment state of all tabs.
@@ -73,41 +69,16 @@ impl TabRegistry {
         self.grants.tabs.contains_key(&tab_id)
     }
 
-    /// Tracks frame navigations and detaches from the tab's events.
+    /// Follows frame navigations, detaches and child sessions of a tab.
     pub fn observe(&mut self, event: &cdp::CdpEvent) {
-        let Some(session) = self.sessions.get_mut(&event.tab_id) else { return };
-        match event.method.as_str() {
-            "Page.frameNavigated" => {
-                let frame = &event.params["frame"];
-                let (Some(id), Some(loader)) = (frame["id"].as_str(), frame["loaderId"].as_str()) else { return };
-                if frame["parentId"].is_null() && event.session_id.is_none() {
-                    session.main_frame = id.to_owned();
-                }
-                session.loaders.insert(id.to_owned(), loader.to_owned());
-            }
-            "Page.frameDetached" => {
-                if let Some(id) = event.params["frameId"].as_str() {
-                    session.loaders.remove(id);
-                }
-            }
-            "Target.attachedToTarget" if event.params["targetInfo"]["type"] == "iframe" => {
-                let (Some(child), Some(frame)) =
-                    (event.params["sessionId"].as_str(), event.params["targetInfo"]["targetId"].as_str())
-                else {
-                    return;
-                };
-                session.children.insert(child.to_owned(), frame.to_owned());
-            }
-            "Target.detachedFromTarget" => {
-                if let Some(child) = event.params["sessionId"].as_str()
-                    && let Some(frame) = session.children.remove(child)
-                {
-                    session.loaders.remove(&frame);
-                    session.frame_sessions.retain(|_, s| s != child);
-                }
-            }
-            _ => {}
+        if let Some(session) = self.sessions.get_mut(&event.tab_id) {
+            session.frames.observe(&event.method, event.session_id.as_deref(), &event.params);
         }
+    }
+
+    /// The frames of `tab_id` (empty when it is not attached).
+    pub fn frames(&self, tab_id: i32) -> FrameTracker {
+        self.sessions.get(&tab_id).map(|s| s.frames.clone()).unwrap_or_default()
     }
 }
 
@@ -199,13 +170,10 @@ impl State {
         if tabs.is_controlled(tab_id) {
             return Ok(());
         }
-        if let Some(reason) = tabs.grants.revoked.get(&tab_id) {
-            return Err(ToolError(format!("tab {tab_id} is no longer shared with Sightline: {reason}")));
+        match tabs.grants.revoked.get(&tab_id) {
+            Some(reason) => Err(ToolError::Revoked { tab: tab_id, reason: reason.clone() }),
+            None => Err(ToolError::NotShared { tab: tab_id }),
         }
-        Err(ToolError(format!(
-            "tab {tab_id} is not shared with Sightline. Use browser_tabs to list the tabs you may use, open one with \
-             browser_tabs new, or ask the user to share this tab with the Sightline toolbar button."
-        )))
     }
 
     /// Attaches the debugger to a controlled tab if it is not attached yet, and enables the
@@ -218,14 +186,9 @@ impl State {
         match chrome::attach(tab_id).await {
             Ok(()) => {}
             // After a worker restart our own session is still attached: it is ours.
-            Err(e) if e.0.contains("Another debugger is already attached") => {}
-            Err(e) if e.0.contains("Cannot access") || e.0.contains("Cannot attach") => {
-                return Err(ToolError(format!(
-                    "Sightline cannot control tab {tab_id}: the browser refuses debugging there ({e}). Pages such as \
-                     chrome:// URLs, the Web Store and other extensions' pages are off limits; navigate it to a web page."
-                )));
-            }
-            Err(e) => return Err(ToolError(format!("could not attach to tab {tab_id}: {e}"))),
+            Err(ChromeError::AlreadyAttached) => {}
+            Err(ChromeError::NoAccess(message)) => return Err(ToolError::Refused { tab: tab_id, message }),
+            Err(e) => return Err(prepare_error(tab_id, e.into())),
         }
         for (method, params) in [
             ("Page.enable", serde_json::json!({})),
@@ -240,15 +203,14 @@ impl State {
                 serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
             ),
         ] {
-            cdp::send::<serde_json::Value>(tab_id, method, params).await.map_err(|e| attach_error(tab_id, e))?;
+            cdp::send::<serde_json::Value>(tab_id, method, params)
+                .await
+                .map_err(|e| prepare_error(tab_id, e.into()))?;
         }
-        let tree: sightline_core::cdp::page::FrameTreeResult =
-            cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({})).await.map_err(|e| attach_error(tab_id, e))?;
-        let mut session =
-            TabSession { attached: true, main_frame: tree.frame_tree.frame.id.clone(), ..TabSession::default() };
-        for frame in tree.frame_tree.frames() {
-            session.loaders.insert(frame.id.clone(), frame.loader_id.clone());
-        }
+        let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
+            .await
+            .map_err(|e| prepare_error(tab_id, e.into()))?;
+        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree) };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
         crate::page_hooks::install(tab_id, shared).await;
@@ -265,21 +227,12 @@ impl State {
         for domain in ["Runtime.enable", "Network.enable", "Log.enable"] {
             let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
         }
-        if let Ok(tree) = cdp::send_to::<sightline_core::cdp::page::FrameTreeResult>(
-            &target,
-            "Page.getFrameTree",
-            serde_json::json!({}),
-            timeout,
-        )
-        .await
+        if let Ok(tree) =
+            cdp::send_to::<FrameTreeResult>(&target, "Page.getFrameTree", serde_json::json!({}), timeout).await
             && let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id)
+            && let Some(child) = &target.session_id
         {
-            for frame in tree.frame_tree.frames() {
-                session.loaders.insert(frame.id.clone(), frame.loader_id.clone());
-                if let Some(child) = &target.session_id {
-                    session.frame_sessions.insert(frame.id.clone(), child.clone());
-                }
-            }
+            session.frames.add_child_tree(child, &tree);
         }
         let auto_attach = serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true});
         let _ = cdp::send_to::<serde_json::Value>(&target, "Target.setAutoAttach", auto_attach, timeout).await;
@@ -306,6 +259,6 @@ impl State {
     }
 }
 
-fn attach_error(tab_id: i32, e: CdpError) -> ToolError {
-    ToolError(format!("could not prepare tab {tab_id} for control: {e}"))
+fn prepare_error(tab_id: i32, e: ToolError) -> ToolError {
+    ToolError::Prepare { tab: tab_id, source: Box::new(e) }
 }

@@ -253,7 +253,7 @@ impl State {
             serde_json::to_string(&store.timeline.serialize())
         };
         let result = match json {
-            Ok(json) => chrome::session_storage_set(STATE_KEY, &json).await.map_err(|e| e.0),
+            Ok(json) => chrome::session_storage_set(STATE_KEY, &json).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         if let Err(e) = result {

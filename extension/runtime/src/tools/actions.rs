@@ -9,11 +9,12 @@
 use std::rc::Rc;
 
 use sightline_core::keys;
-use sightline_core::page_state::{Delta, Staleness};
+use sightline_core::page_state::{Answer, Delta, Staleness};
 use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, TypeParams};
 
-use super::snapshot::{Answer, answer};
-use super::{ToolError, ToolResult, resolve_ref, target_tab};
+use super::snapshot::answer;
+use super::{ToolResult, resolve_ref, target_tab};
+use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::state::State;
@@ -21,8 +22,8 @@ use crate::state::State;
 /// `browser_navigate`.
 pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams) -> ToolResult {
     match (&params.url, params.go) {
-        (Some(_), Some(_)) => return Err(ToolError("give either `url` or `go`, not both".into())),
-        (None, None) => return Err(ToolError("give `url` to load, or `go`: back, forward or reload".into())),
+        (Some(_), Some(_)) => return Err(ToolError::Arguments("give either `url` or `go`, not both")),
+        (None, None) => return Err(ToolError::Arguments("give `url` to load, or `go`: back, forward or reload")),
         _ => {}
     }
     let tab = target_tab(state, session, params.tab, params.url.is_some()).await?;
@@ -53,11 +54,14 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
 fn normalise_url(url: &str) -> Result<String, ToolError> {
     let url = url.trim();
     if url.is_empty() {
-        return Err(ToolError("the url is empty".into()));
+        return Err(ToolError::Arguments("the url is empty"));
     }
     if url.contains("://") || url.starts_with("about:") || url.starts_with("data:") {
         if url.starts_with("chrome://") || url.starts_with("chrome-extension://") || url.starts_with("devtools://") {
-            return Err(ToolError(format!("{url} is a browser-internal page, which Sightline may not control")));
+            return Err(ToolError::Url {
+                url: url.to_owned(),
+                why: "is a browser-internal page, which Sightline may not control",
+            });
         }
         return Ok(url.to_owned());
     }
@@ -77,7 +81,7 @@ enum Before {
 
 fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
     let staleness = state.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
-    match staleness.map_err(ToolError)? {
+    match staleness? {
         Staleness::Current => Ok(Before::Run(None)),
         Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
         Staleness::TooStale(version) => Ok(Before::NotRun(version)),
@@ -93,19 +97,11 @@ async fn act(
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> ToolResult {
     let notice = match before_action(state, session, tab, since)? {
-        Before::NotRun(version) => {
-            let mut out = answer(state, session, tab, Answer::NotRun(version), &[], None).await?;
-            out.text = format!(
-                "Not run: your refs come from v{version}, which is older than the history kept. Here is the page \
-                 now; act on these refs.\n{}",
-                out.text
-            );
-            return Ok(out);
-        }
+        Before::NotRun(version) => return answer(state, session, tab, Answer::NotRun(version), &[], None).await,
         Before::Run(notice) => notice,
     };
     let settled: Settled = navigation::act_and_settle(state, tab, action).await?;
-    answer(state, session, tab, Answer::AfterAction, &settled.notes, notice).await
+    answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await
 }
 
 /// `browser_click`.
@@ -133,7 +129,7 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> 
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
     let at = input::NodeTarget::of(state, tab, &node);
-    let enter = keys::parse_chord("Enter").map_err(|e| ToolError(e.to_string()))?;
+    let enter = keys::parse_chord("Enter")?;
     act(state, session, tab, params.since_version, async {
         input::replace_text(&at, &node, &params.element_ref, &params.text).await?;
         if params.submit {
@@ -146,7 +142,7 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> 
 
 /// `browser_press_key`.
 pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams) -> ToolResult {
-    let key = keys::parse_chord(&params.key).map_err(|e| ToolError(e.to_string()))?;
+    let key = keys::parse_chord(&params.key)?;
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;

@@ -8,18 +8,13 @@
 
 use std::rc::Rc;
 
-use sightline_core::changes::{ActionEntry, ActionKind, Actor, ChangesError};
+use sightline_core::changes::{ActionEntry, ActionKind, Actor};
 use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams, ToolOutput};
 
-use super::{ToolError, ToolResult};
+use super::ToolResult;
+use crate::error::ToolError;
 use crate::state::State;
 use crate::{chrome, timeline, timer};
-
-impl From<ChangesError> for ToolError {
-    fn from(e: ChangesError) -> Self {
-        ToolError(e.to_string())
-    }
-}
 
 /// `get_changes_since`: the report as JSON text; the structured result adds `wasm_ms`, the time
 /// the engine took to build it in the extension.
@@ -31,7 +26,8 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
     let wasm_ms = timer::now_ms() - started;
     // The session's automatic checkpoint moved (unless a named one was asked for).
     timeline::save_soon(state);
-    let text = serde_json::to_string(&report).map_err(|e| ToolError(format!("could not write the report: {e}")))?;
+    let text = serde_json::to_string(&report)
+        .map_err(|e| ToolError::Unexpected { what: "the change report", message: e.to_string() })?;
     let mut structured = serde_json::to_value(&report).ok();
     if let Some(serde_json::Value::Object(fields)) = &mut structured {
         fields.insert("wasm_ms".into(), serde_json::json!((wasm_ms * 1000.0).round() / 1000.0));

@@ -14,23 +14,8 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::chrome;
+use crate::error::ToolError;
 use crate::state::State;
-
-/// A tool failure, worded for the agent: what happened and what to do.
-#[derive(Debug, Clone)]
-pub struct ToolError(pub String);
-
-impl From<RefError> for ToolError {
-    fn from(e: RefError) -> Self {
-        ToolError(e.to_string())
-    }
-}
-
-impl From<chrome::ChromeError> for ToolError {
-    fn from(e: chrome::ChromeError) -> Self {
-        ToolError(e.0)
-    }
-}
 
 /// What a tool returns.
 pub type ToolResult = Result<ToolOutput, ToolError>;
@@ -60,7 +45,7 @@ pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput
         (Ok(output), Some(action)) => Ok(changes::after_action(state, session, output, action).await),
         (result, _) => result,
     };
-    result.unwrap_or_else(|ToolError(message)| ToolOutput::error(format!("{tool}: {message}")))
+    result.unwrap_or_else(|e| ToolOutput::error(format!("{tool}: {e}")))
 }
 
 /// The tab a call acts on: the one it names, else the session's current tab, else (when
@@ -94,19 +79,15 @@ pub async fn target_tab(
     if open_if_none {
         return tabs::open_tab(state, session).await;
     }
-    Err(ToolError(
-        "there is no tab to act on yet: open one with browser_navigate (with a url) or browser_tabs new, or ask the \
-         user to share a tab with the Sightline toolbar button"
-            .into(),
-    ))
+    Err(ToolError::NoTab)
 }
 
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let frames = state.tabs.borrow().sessions.get(&tab_id).map(|t| t.loaders.clone()).unwrap_or_default();
+    let frames = state.tabs.borrow().frames(tab_id);
     state.with_session(session, |s| match s.pages.get(&tab_id) {
-        Some(page) => page.resolve(element_ref, &frames).map_err(ToolError::from),
+        Some(page) => page.resolve(element_ref, frames.loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
     })
 }

@@ -4,8 +4,9 @@ use std::rc::Rc;
 
 use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
 
-use super::{ToolError, ToolResult, actions, target_tab};
+use super::{ToolResult, actions, target_tab};
 use crate::chrome;
+use crate::error::ToolError;
 use crate::state::State;
 use crate::tabs::Grant;
 
@@ -25,8 +26,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
             }
         }
         TabsAction::Select => {
-            let tab =
-                params.tab.ok_or_else(|| ToolError("select needs `tab` (an id from browser_tabs list)".into()))?;
+            let tab = params.tab.ok_or(ToolError::Arguments("select needs `tab` (an id from browser_tabs list)"))?;
             let tab = target_tab(state, session, Some(tab), false).await?;
             chrome::activate_tab(tab).await?;
             list(state, session).await
@@ -43,7 +43,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
 /// Opens a blank tab owned by the agent and makes it the session's current tab.
 pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
     let tab = chrome::create_tab("about:blank", true).await?;
-    let id = tab.id.ok_or_else(|| ToolError("the browser created a tab without an id".into()))?;
+    let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
     state.grant(id, Grant::Created).await;
     state.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)

@@ -1,0 +1,152 @@
+//! The runtime's one error type: why a tool call failed, worded for the agent (what happened,
+//! and what to do next). Variants carry what callers match on; nothing matches on message text.
+//! The browser's own messages are classified once, where they arrive (`chrome` for extension
+//! API errors, `cdp` for protocol errors).
+
+use sightline_core::capture::plan::CaptureError;
+use sightline_core::changes::ChangesError;
+use sightline_core::keys::KeyError;
+use sightline_core::page_state::PageError;
+use sightline_core::refs::RefError;
+
+use crate::cdp::CdpError;
+use crate::chrome::ChromeError;
+
+/// A tool failure.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ToolError {
+    /// A CDP command failed.
+    #[error(transparent)]
+    Cdp(#[from] CdpError),
+    /// A `chrome.*` call failed.
+    #[error(transparent)]
+    Browser(#[from] ChromeError),
+    /// The page state cannot answer (a future version, an unknown region…).
+    #[error(transparent)]
+    Page(#[from] PageError),
+    /// A ref that cannot be used.
+    #[error(transparent)]
+    Ref(#[from] RefError),
+    /// A change report or checkpoint request that cannot be served.
+    #[error(transparent)]
+    Changes(#[from] ChangesError),
+    /// A capture that could not be assembled.
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    /// A key or chord that does not exist.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// An element the action cannot be done to.
+    #[error("{element_ref} {problem}")]
+    Element {
+        /// The ref the agent gave.
+        element_ref: String,
+        /// What is wrong with it.
+        problem: ElementProblem,
+    },
+    /// The agent may not use this tab.
+    #[error(
+        "tab {tab} is not shared with Sightline. Use browser_tabs to list the tabs you may use, open one with \
+         browser_tabs new, or ask the user to share this tab with the Sightline toolbar button."
+    )]
+    NotShared {
+        /// The tab.
+        tab: i32,
+    },
+    /// The tab was shared once; the grant was withdrawn.
+    #[error("tab {tab} is no longer shared with Sightline: {reason}")]
+    Revoked {
+        /// The tab.
+        tab: i32,
+        /// Why, e.g. "the user stopped sharing it".
+        reason: String,
+    },
+    /// No tab is named, current or controlled.
+    #[error(
+        "there is no tab to act on yet: open one with browser_navigate (with a url) or browser_tabs new, or ask the \
+         user to share a tab with the Sightline toolbar button"
+    )]
+    NoTab,
+    /// The browser refuses debugging on this tab.
+    #[error(
+        "Sightline cannot control tab {tab}: the browser refuses debugging there ({message}). Pages such as \
+         chrome:// URLs, the Web Store and other extensions' pages are off limits; navigate it to a web page."
+    )]
+    Refused {
+        /// The tab.
+        tab: i32,
+        /// The browser's words.
+        message: String,
+    },
+    /// Attaching the debugger, or enabling what the runtime listens to, failed.
+    #[error("could not prepare tab {tab} for control: {source}")]
+    Prepare {
+        /// The tab.
+        tab: i32,
+        /// What failed.
+        source: Box<ToolError>,
+    },
+    /// A page could not be loaded.
+    #[error("could not load {url}: {error}")]
+    LoadFailed {
+        /// The URL.
+        url: String,
+        /// The browser's error, e.g. `net::ERR_NAME_NOT_RESOLVED`.
+        error: String,
+    },
+    /// A history move with no entry to move to.
+    #[error("there is no page to go {direction} to in this tab's history")]
+    NoHistory {
+        /// `back` or `forward`.
+        direction: &'static str,
+    },
+    /// A URL Sightline will not load.
+    #[error("{url} {why}")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// Why not.
+        why: &'static str,
+    },
+    /// Arguments that do not make a call.
+    #[error("{0}")]
+    Arguments(&'static str),
+    /// The browser returned something the runtime cannot use.
+    #[error("{what} came back in an unexpected shape: {message}")]
+    Unexpected {
+        /// What was asked for.
+        what: &'static str,
+        /// The decoding error.
+        message: String,
+    },
+}
+
+/// What is wrong with the element an action was aimed at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ElementProblem {
+    /// It left the document.
+    #[error("is no longer in the page (it was removed); take a browser_snapshot for current refs")]
+    Removed,
+    /// It has no box to click.
+    #[error("has no visible box to click (hidden, collapsed or zero-size); take a browser_snapshot")]
+    NoBox,
+    /// It cannot take keyboard focus.
+    #[error("cannot take keyboard focus, so it cannot be typed into")]
+    NotFocusable,
+    /// It is disabled or read-only.
+    #[error("is disabled or read-only")]
+    ReadOnly,
+    /// An input of a type that takes no typed text.
+    #[error("is an <input type={0}>, which does not take typed text; use browser_click (or browser_press_key) instead")]
+    NotTextInput(String),
+    /// Not a text field or editable area.
+    #[error("is not editable; type into a textbox or an editable area")]
+    NotEditable,
+}
+
+impl ToolError {
+    /// The error for element `element_ref` having `problem`.
+    pub fn element(element_ref: &str, problem: ElementProblem) -> ToolError {
+        ToolError::Element { element_ref: element_ref.to_owned(), problem }
+    }
+}
