@@ -7,6 +7,7 @@
 //! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
 
 mod bridge;
+mod bridge_client;
 mod doctor;
 mod install;
 mod link;
