@@ -5,18 +5,18 @@
 //! [`handshake`] alone to probe each bridge. This module knows nothing of MCP: it turns a
 //! [`ToolCall`] into a [`ToolOutput`], and says what to do when no browser answers.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
-use tokio::sync::{Mutex, oneshot};
+use tokio::sync::Mutex;
 
 use crate::link::{self, BridgeMessage, ClientMessage, ExtensionInfo};
+use crate::pending::{PendingCalls, Unanswered};
 use crate::socket;
 
 /// How long a call may wait for the browser; a little above the bridge's own cap so the
@@ -86,13 +86,11 @@ enum LinkLost {
     TimedOut,
 }
 
-type Waiters = Arc<StdMutex<HashMap<u64, oneshot::Sender<ToolOutput>>>>;
-
 /// An open connection to one bridge.
 struct Link {
     writer: Mutex<OwnedWriteHalf>,
-    waiters: Waiters,
-    next_id: AtomicU64,
+    /// Calls sent on this link and waiting for their result, by link-wide id.
+    pending: Arc<PendingCalls<ToolOutput>>,
     alive: Arc<AtomicBool>,
 }
 
@@ -154,33 +152,24 @@ impl Link {
 
     fn start(stream: UnixStream) -> Link {
         let (mut reader, writer) = stream.into_split();
-        let waiters = Waiters::default();
+        let pending = Arc::new(PendingCalls::new());
         let alive = Arc::new(AtomicBool::new(true));
-        let (reader_waiters, reader_alive) = (waiters.clone(), alive.clone());
+        let (reader_pending, reader_alive) = (pending.clone(), alive.clone());
         tokio::spawn(async move {
             while let Ok(Some(message)) = socket::read_frame::<_, BridgeMessage>(&mut reader).await {
                 if let BridgeMessage::Result { id, output } = message {
-                    let waiter = reader_waiters.lock().ok().and_then(|mut w| w.remove(&id));
-                    if let Some(waiter) = waiter {
-                        let _ = waiter.send(output);
-                    }
+                    reader_pending.resolve(id, output);
                 }
             }
             reader_alive.store(false, Ordering::SeqCst);
-            // Dropping the senders wakes every waiting call with "connection closed".
-            if let Ok(mut w) = reader_waiters.lock() {
-                w.clear();
-            }
+            reader_pending.fail_all();
         });
-        Link { writer: Mutex::new(writer), waiters, next_id: AtomicU64::new(1), alive }
+        Link { writer: Mutex::new(writer), pending, alive }
     }
 
     async fn call(&self, call: ToolCall) -> Result<ToolOutput, LinkLost> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut w) = self.waiters.lock() {
-            w.insert(id, tx);
-        }
+        let waiter = self.pending.register();
+        let id = waiter.id();
         let sent = {
             let mut writer = self.writer.lock().await;
             socket::write_frame(&mut *writer, &ClientMessage::Call { id, call }).await
@@ -189,15 +178,10 @@ impl Link {
             self.alive.store(false, Ordering::SeqCst);
             return Err(LinkLost::BeforeSending);
         }
-        match tokio::time::timeout(CALL_TIMEOUT, rx).await {
-            Ok(Ok(output)) => Ok(output),
-            Ok(Err(_)) => Err(LinkLost::WhileWaiting),
-            Err(_) => {
-                if let Ok(mut w) = self.waiters.lock() {
-                    w.remove(&id);
-                }
-                Err(LinkLost::TimedOut)
-            }
+        match waiter.wait(CALL_TIMEOUT).await {
+            Ok(output) => Ok(output),
+            Err(Unanswered::ConnectionLost) => Err(LinkLost::WhileWaiting),
+            Err(Unanswered::TimedOut(_)) => Err(LinkLost::TimedOut),
         }
     }
 }

@@ -14,6 +14,7 @@ mod link;
 mod logging;
 mod mcp;
 mod native_messaging;
+mod pending;
 mod schema;
 mod socket;
 
