@@ -156,8 +156,8 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
     let Some(ClientMessage::Hello { version, session }) = socket::read_frame(&mut reader).await? else {
         anyhow::bail!("the first frame was not a hello");
     };
-    if let Some(reason) = link::version_mismatch(&version) {
-        socket::write_frame(&mut writer, &BridgeMessage::Rejected { reason }).await?;
+    if let Some(mismatch) = link::version_mismatch(&version) {
+        socket::write_frame(&mut writer, &mismatch.rejection()).await?;
         return Ok(());
     }
     let extension = bridge.extension.borrow().clone();
@@ -198,9 +198,9 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
 
 async fn forward_call(bridge: &Bridge, session: String, call: sightline_core::protocol::ToolCall) -> ToolOutput {
     if let Some(info) = bridge.extension.borrow().as_ref()
-        && let Some(reason) = link::extension_mismatch(&info.version)
+        && let Some(mismatch) = link::extension_mismatch(&info.version)
     {
-        return ToolOutput::error(reason);
+        return ToolOutput::error(mismatch.to_string());
     }
     // Dropping the waiter on any early return forgets the call.
     let waiter = bridge.pending.register();

@@ -120,7 +120,7 @@ pub async fn handshake(path: &std::path::Path, session: Option<&str>) -> Result<
             Some(BridgeMessage::Welcome { pid, extension, .. }) => {
                 Ok((stream, Greeting { socket: path.to_owned(), pid, extension }))
             }
-            Some(BridgeMessage::Rejected { reason }) => Err(reason),
+            Some(BridgeMessage::Rejected { reason, .. }) => Err(reason),
             _ => Err(format!("{} closed the connection during the hello", path.display())),
         }
     };
