@@ -124,8 +124,8 @@ async fn check_bridges(binary: Option<&Path>) -> Vec<Check> {
     for path in socket::candidate_sockets() {
         match bridge_client::handshake(&path, None).await {
             Ok((_, greeting)) => live.push(greeting),
-            Err(reason) => {
-                checks.push(Check::fail(format!("bridge {}: {reason}", path.display()), "restart the browser"))
+            Err(error) => {
+                checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
             }
         }
     }
