@@ -4,9 +4,9 @@
 //! [`BridgeMessage::Welcome`] or, when the two binaries are different versions,
 //! [`BridgeMessage::Rejected`] carrying the fix.
 //!
-//! A rejection is exactly when the two ends run different versions, so these messages must
-//! stay readable across versions: fields are only ever added, with a default, and never
-//! renamed or removed.
+//! The two ends are rejected exactly when they run different versions, so the hello and the
+//! rejection must stay readable across versions: fields are only ever added (with a default),
+//! never renamed or removed.
 
 use serde::{Deserialize, Serialize};
 use sightline_core::protocol::{ToolCall, ToolOutput};
