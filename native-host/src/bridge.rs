@@ -6,18 +6,17 @@
 //! they came from. Nothing but frames is ever written to stdout; logs go to a file. When the
 //! browser closes the port (stdin EOF) the bridge removes its socket and exits.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{Mutex, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 use crate::link::{self, BridgeMessage, ClientMessage, ExtensionInfo};
+use crate::pending::{PendingCalls, Unanswered};
 use crate::{native_messaging, socket};
 
 /// Longest a forwarded call may take before the bridge gives up on the extension. Every tool
@@ -29,14 +28,11 @@ pub fn allowed_origin() -> String {
     format!("chrome-extension://{}/", crate::install::EXTENSION_ID)
 }
 
-/// Calls forwarded to the extension and waiting for their result, by bridge-wide id.
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<ToolOutput>>>>;
-
 struct Bridge {
     to_extension: mpsc::Sender<HostToExtension>,
-    pending: Pending,
+    /// Calls forwarded to the extension and waiting for their result, by bridge-wide id.
+    pending: Arc<PendingCalls<ToolOutput>>,
     extension: watch::Receiver<Option<ExtensionInfo>>,
-    next_id: AtomicU64,
 }
 
 /// Runs the bridge until the browser closes the port.
@@ -55,7 +51,7 @@ pub async fn run(origin: &str) -> anyhow::Result<()> {
 
     let (to_extension, outgoing) = mpsc::channel::<HostToExtension>(64);
     let (extension_tx, extension) = watch::channel(None);
-    let bridge = Arc::new(Bridge { to_extension, pending: Pending::default(), extension, next_id: AtomicU64::new(1) });
+    let bridge = Arc::new(Bridge { to_extension, pending: Arc::default(), extension });
 
     let writer = tokio::spawn(write_to_extension(outgoing));
     let accept = tokio::spawn(accept_clients(listener, bridge.clone()));
@@ -100,7 +96,10 @@ async fn write_to_extension(mut outgoing: mpsc::Receiver<HostToExtension>) {
 }
 
 /// Reads the extension's messages until the port closes.
-async fn read_from_extension(pending: Pending, extension: watch::Sender<Option<ExtensionInfo>>) -> anyhow::Result<()> {
+async fn read_from_extension(
+    pending: Arc<PendingCalls<ToolOutput>>,
+    extension: watch::Sender<Option<ExtensionInfo>>,
+) -> anyhow::Result<()> {
     let mut stdin = tokio::io::stdin();
     loop {
         let Some(body) = native_messaging::read_message(&mut stdin).await? else {
@@ -122,12 +121,11 @@ async fn read_from_extension(pending: Pending, extension: watch::Sender<Option<E
                 }
                 extension.send_replace(Some(ExtensionInfo { version, browser }));
             }
-            ExtensionToHost::Result { id, output } => match pending.lock().await.remove(&id) {
-                Some(waiter) => {
-                    let _ = waiter.send(output);
+            ExtensionToHost::Result { id, output } => {
+                if !pending.resolve(id, output) {
+                    tracing::warn!(id, "result for a call nobody waits for");
                 }
-                None => tracing::warn!(id, "result for a call nobody waits for"),
-            },
+            }
         }
     }
 }
@@ -158,8 +156,8 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
     let Some(ClientMessage::Hello { version, session }) = socket::read_frame(&mut reader).await? else {
         anyhow::bail!("the first frame was not a hello");
     };
-    if let Some(reason) = link::version_mismatch(&version) {
-        socket::write_frame(&mut writer, &BridgeMessage::Rejected { reason }).await?;
+    if let Some(mismatch) = link::version_mismatch(&version) {
+        socket::write_frame(&mut writer, &mismatch.rejection()).await?;
         return Ok(());
     }
     let extension = bridge.extension.borrow().clone();
@@ -200,11 +198,13 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
 
 async fn forward_call(bridge: &Bridge, session: String, call: sightline_core::protocol::ToolCall) -> ToolOutput {
     if let Some(info) = bridge.extension.borrow().as_ref()
-        && let Some(reason) = link::extension_mismatch(&info.version)
+        && let Some(mismatch) = link::extension_mismatch(&info.version)
     {
-        return ToolOutput::error(reason);
+        return ToolOutput::error(mismatch.to_string());
     }
-    let id = bridge.next_id.fetch_add(1, Ordering::Relaxed);
+    // Dropping the waiter on any early return forgets the call.
+    let waiter = bridge.pending.register();
+    let id = waiter.id();
     let tool = call.name();
     let message = HostToExtension::Call { id, session, call };
     match serde_json::to_vec(&message).map(|body| native_messaging::check_outgoing(body.len())) {
@@ -212,21 +212,17 @@ async fn forward_call(bridge: &Bridge, session: String, call: sightline_core::pr
         Ok(Err(e)) => return ToolOutput::error(format!("{tool} was not sent: {e}. Send a smaller argument.")),
         Err(e) => return ToolOutput::error(format!("{tool} could not be encoded: {e}")),
     }
-    let (tx, rx) = oneshot::channel();
-    bridge.pending.lock().await.insert(id, tx);
     if bridge.to_extension.send(message).await.is_err() {
-        bridge.pending.lock().await.remove(&id);
         return ToolOutput::error("the browser connection is closing; retry in a moment");
     }
-    match tokio::time::timeout(CALL_TIMEOUT, rx).await {
-        Ok(Ok(output)) => output,
-        Ok(Err(_)) => ToolOutput::error("the browser closed the connection before answering; retry in a moment"),
-        Err(_) => {
-            bridge.pending.lock().await.remove(&id);
-            ToolOutput::error(format!(
-                "{tool} got no answer from the browser within {} s; the extension may be stuck — reload it and retry",
-                CALL_TIMEOUT.as_secs()
-            ))
+    match waiter.wait(CALL_TIMEOUT).await {
+        Ok(output) => output,
+        Err(Unanswered::ConnectionLost) => {
+            ToolOutput::error("the browser closed the connection before answering; retry in a moment")
         }
+        Err(Unanswered::TimedOut(limit)) => ToolOutput::error(format!(
+            "{tool} got no answer from the browser within {} s; the extension may be stuck — reload it and retry",
+            limit.as_secs()
+        )),
     }
 }

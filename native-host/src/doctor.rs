@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::install::{self, HostManifest, Target};
 use crate::link::HOST_VERSION;
-use crate::{mcp, socket};
+use crate::{bridge_client, socket};
 
 /// One line of the report.
 struct Check {
@@ -122,10 +122,10 @@ async fn check_bridges(binary: Option<&Path>) -> Vec<Check> {
     }
     let mut live = Vec::new();
     for path in socket::candidate_sockets() {
-        match mcp::handshake(&path, None).await {
+        match bridge_client::handshake(&path, None).await {
             Ok((_, greeting)) => live.push(greeting),
-            Err(reason) => {
-                checks.push(Check::fail(format!("bridge {}: {reason}", path.display()), "restart the browser"))
+            Err(error) => {
+                checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
             }
         }
     }

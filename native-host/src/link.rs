@@ -3,6 +3,10 @@
 //! The first frame on every connection is a [`ClientMessage::Hello`]; the bridge answers with
 //! [`BridgeMessage::Welcome`] or, when the two binaries are different versions,
 //! [`BridgeMessage::Rejected`] carrying the fix.
+//!
+//! The two ends are rejected exactly when they run different versions, so the hello and the
+//! rejection must stay readable across versions: fields are only ever added (with a default),
+//! never renamed or removed.
 
 use serde::{Deserialize, Serialize};
 use sightline_core::protocol::{ToolCall, ToolOutput};
@@ -46,8 +50,12 @@ pub enum BridgeMessage {
     },
     /// The link was refused; `reason` says why and what to do.
     Rejected {
-        /// Explanation with the fix.
+        /// Explanation with the fix, for people; clients of every version show it.
         reason: String,
+        /// Why, for code: clients match on this, never on `reason`. Absent from bridges that
+        /// predate it, which read as [`RejectionKind::Other`].
+        #[serde(default)]
+        kind: RejectionKind,
     },
     /// The outcome of a [`ClientMessage::Call`].
     Result {
@@ -56,6 +64,54 @@ pub enum BridgeMessage {
         /// What the tool produced.
         output: ToolOutput,
     },
+}
+
+/// Why a bridge refused a client.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RejectionKind {
+    /// The client and the bridge are different versions of `sightline-host`.
+    VersionMismatch(VersionMismatch),
+    /// A reason this client does not know: from a newer bridge, or an older one that did not
+    /// say.
+    #[default]
+    #[serde(other)]
+    Other,
+}
+
+/// A client and a bridge from different versions of `sightline-host`; both ends of a link must
+/// agree on the version exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error(
+    "version mismatch: this MCP server is sightline-host {client} but the browser runs the bridge from \
+     sightline-host {bridge}. Restart the browser (or reload the Sightline extension) so both use the same \
+     installed binary, then run `sightline-host doctor`."
+)]
+pub struct VersionMismatch {
+    /// The client's version.
+    pub client: String,
+    /// The bridge's version.
+    pub bridge: String,
+}
+
+impl VersionMismatch {
+    /// The message a bridge answers a client of the wrong version with.
+    pub fn rejection(self) -> BridgeMessage {
+        BridgeMessage::Rejected { reason: self.to_string(), kind: RejectionKind::VersionMismatch(self) }
+    }
+}
+
+/// An extension whose version differs from this host's, so it cannot serve it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the Sightline extension is version {extension} but sightline-host is {host}. Install matching versions: \
+     rebuild with `cargo xtask build`, reload the extension, and run `sightline-host install`."
+)]
+pub struct ExtensionMismatch {
+    /// The extension's version.
+    pub extension: String,
+    /// This host's version.
+    pub host: String,
 }
 
 /// What the extension told the bridge about itself.
@@ -67,25 +123,15 @@ pub struct ExtensionInfo {
     pub browser: String,
 }
 
-/// The reason a client of version `client` may not talk to a bridge of this version.
-pub fn version_mismatch(client: &str) -> Option<String> {
-    (client != HOST_VERSION).then(|| {
-        format!(
-            "version mismatch: this MCP server is sightline-host {client} but the browser runs the bridge from \
-             sightline-host {HOST_VERSION}. Restart the browser (or reload the Sightline extension) so both use \
-             the same installed binary, then run `sightline-host doctor`."
-        )
-    })
+/// Why a client of version `client` may not talk to a bridge of this version, if it may not.
+pub fn version_mismatch(client: &str) -> Option<VersionMismatch> {
+    (client != HOST_VERSION).then(|| VersionMismatch { client: client.to_owned(), bridge: HOST_VERSION.to_owned() })
 }
 
-/// The reason an extension of version `extension` cannot serve this host, if it cannot.
-pub fn extension_mismatch(extension: &str) -> Option<String> {
-    (extension != HOST_VERSION).then(|| {
-        format!(
-            "the Sightline extension is version {extension} but sightline-host is {HOST_VERSION}. Install matching \
-             versions: rebuild with `cargo xtask build`, reload the extension, and run `sightline-host install`."
-        )
-    })
+/// Why an extension of version `extension` cannot serve this host, if it cannot.
+pub fn extension_mismatch(extension: &str) -> Option<ExtensionMismatch> {
+    (extension != HOST_VERSION)
+        .then(|| ExtensionMismatch { extension: extension.to_owned(), host: HOST_VERSION.to_owned() })
 }
 
 #[cfg(test)]
@@ -95,7 +141,67 @@ mod tests {
     #[test]
     fn same_version_is_accepted_and_a_different_one_is_explained() {
         assert_eq!(version_mismatch(HOST_VERSION), None);
-        let reason = version_mismatch("0.0.1-old").unwrap();
+        let mismatch = version_mismatch("0.0.1-old").unwrap();
+        assert_eq!(mismatch, VersionMismatch { client: "0.0.1-old".into(), bridge: HOST_VERSION.into() });
+        let reason = mismatch.to_string();
         assert!(reason.contains("0.0.1-old") && reason.contains(HOST_VERSION) && reason.contains("doctor"));
+    }
+
+    #[test]
+    fn same_extension_version_is_accepted_and_a_different_one_is_explained() {
+        assert_eq!(extension_mismatch(HOST_VERSION), None);
+        let mismatch = extension_mismatch("0.0.1-old").unwrap();
+        assert_eq!(mismatch, ExtensionMismatch { extension: "0.0.1-old".into(), host: HOST_VERSION.into() });
+        let reason = mismatch.to_string();
+        assert!(reason.contains("0.0.1-old") && reason.contains(HOST_VERSION) && reason.contains("cargo xtask build"));
+    }
+
+    #[test]
+    fn a_version_mismatch_rejection_carries_both_versions_and_the_explanation() {
+        let mismatch = version_mismatch("0.0.1-old").unwrap();
+        let frame = serde_json::to_value(mismatch.clone().rejection()).unwrap();
+        assert_eq!(
+            frame,
+            serde_json::json!({
+                "type": "rejected",
+                "reason": mismatch.to_string(),
+                "kind": {"type": "version_mismatch", "client": "0.0.1-old", "bridge": HOST_VERSION},
+            })
+        );
+        let BridgeMessage::Rejected { kind, .. } = serde_json::from_value(frame).unwrap() else {
+            panic!("not a rejection")
+        };
+        assert_eq!(kind, RejectionKind::VersionMismatch(mismatch));
+    }
+
+    /// `BridgeMessage::Rejected` as clients before `kind` existed read it.
+    #[derive(Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum OlderBridgeMessage {
+        Rejected { reason: String },
+    }
+
+    #[test]
+    fn an_older_client_still_reads_the_reason_of_a_rejection() {
+        let mismatch = version_mismatch("0.0.1-old").unwrap();
+        let frame = serde_json::to_string(&mismatch.clone().rejection()).unwrap();
+        let OlderBridgeMessage::Rejected { reason } = serde_json::from_str(&frame).unwrap();
+        assert_eq!(reason, mismatch.to_string());
+    }
+
+    #[test]
+    fn a_rejection_from_a_bridge_that_predates_kinds_reads_as_other() {
+        let frame = r#"{"type":"rejected","reason":"version mismatch: old words"}"#;
+        let message: BridgeMessage = serde_json::from_str(frame).unwrap();
+        let BridgeMessage::Rejected { reason, kind } = message else { panic!("not a rejection") };
+        assert_eq!((reason.as_str(), kind), ("version mismatch: old words", RejectionKind::Other));
+    }
+
+    #[test]
+    fn a_rejection_kind_from_a_newer_bridge_reads_as_other() {
+        let frame = r#"{"type":"rejected","reason":"new words","kind":{"type":"too_many_sessions","limit":8}}"#;
+        let message: BridgeMessage = serde_json::from_str(frame).unwrap();
+        let BridgeMessage::Rejected { reason, kind } = message else { panic!("not a rejection") };
+        assert_eq!((reason.as_str(), kind), ("new words", RejectionKind::Other));
     }
 }

@@ -7,12 +7,14 @@
 //! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
 
 mod bridge;
+mod bridge_client;
 mod doctor;
 mod install;
 mod link;
 mod logging;
 mod mcp;
 mod native_messaging;
+mod pending;
 mod schema;
 mod socket;
 

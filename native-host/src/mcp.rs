@@ -1,16 +1,12 @@
 //! `sightline-host mcp`: the MCP server an agent's client launches on stdio.
 //!
 //! Every tool call is forwarded over a bridge socket to the browser that runs the extension.
-//! The server holds no page state of its own (the extension runtime is the one authority); it
-//! only finds a live bridge, checks that the bridge is the same version, forwards, and maps the
-//! result onto MCP. With no browser connected, each tool answers with what to do, and a browser
-//! that starts later is picked up on the next call.
+//! The server holds no page state of its own (the extension runtime is the one authority): it
+//! declares the tools, hands each call to a [`BridgeClient`] (which finds a live bridge of the
+//! same version; with no browser connected, each tool answers with what to do, and a browser
+//! that starts later is picked up on the next call), and maps the result onto MCP.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex as StdMutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -21,23 +17,9 @@ use sightline_core::protocol::{
     ClickParams, FindParams, NavigateParams, PressKeyParams, SnapshotFacts, SnapshotParams, TabsParams, ToolCall,
     ToolOutput, TypeParams,
 };
-use tokio::net::UnixStream;
-use tokio::net::unix::OwnedWriteHalf;
-use tokio::sync::{Mutex, oneshot};
 
-use crate::link::{self, BridgeMessage, ClientMessage, ExtensionInfo};
-use crate::socket;
-
-/// How long a call may wait for the browser; a little above the bridge's own cap so the
-/// bridge's clearer message wins.
-const CALL_TIMEOUT: Duration = Duration::from_secs(130);
-/// How long connecting and the hello exchange may take per socket.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// What an agent reads when no browser is connected.
-pub const NO_BROWSER: &str = "No browser is connected to Sightline. Open Chrome (or Chromium, Edge, Brave, Vivaldi) \
-with the Sightline extension loaded; it starts the bridge by itself. If it is open, run `sightline-host doctor` in \
-a terminal to see which link is missing.";
+use crate::bridge_client::BridgeClient;
+use crate::link;
 
 const INSTRUCTIONS: &str = "Sightline drives the user's own browser. Read a page with browser_snapshot, act on \
 elements by ref (e12). Actions answer with what changed. Only tabs you opened or the user shared are reachable.";
@@ -45,8 +27,7 @@ elements by ref (e12). Actions answer with what changed. Only tabs you opened or
 /// The MCP server.
 #[derive(Clone)]
 pub struct SightlineMcp {
-    session: String,
-    link: Arc<Mutex<Option<Arc<Link>>>>,
+    client: Arc<BridgeClient>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -71,7 +52,8 @@ impl SightlineMcp {
                 route.attr.output_schema = Some(Arc::new(crate::schema::compact(output)));
             }
         }
-        Self { session: format!("{}-{nanos:x}", std::process::id()), link: Arc::default(), tool_router }
+        let session = format!("{}-{nanos:x}", std::process::id());
+        Self { client: Arc::new(BridgeClient::new(session)), tool_router }
     }
 
     #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
@@ -166,36 +148,7 @@ impl Default for SightlineMcp {
 impl SightlineMcp {
     /// Forwards one call to the browser and maps its output onto MCP.
     async fn forward(&self, call: ToolCall) -> CallToolResult {
-        to_mcp(self.call(call).await)
-    }
-
-    async fn call(&self, call: ToolCall) -> ToolOutput {
-        // A link that died since the last call is replaced; a browser started since is found.
-        for attempt in 0..2 {
-            let link = match self.live_link().await {
-                Ok(link) => link,
-                Err(message) => return ToolOutput::error(message),
-            };
-            match link.call(call.clone()).await {
-                Ok(output) => return output,
-                Err(LinkLost::BeforeSending) if attempt == 0 => continue,
-                Err(lost) => return ToolOutput::error(lost.to_string()),
-            }
-        }
-        ToolOutput::error(NO_BROWSER)
-    }
-
-    async fn live_link(&self) -> Result<Arc<Link>, String> {
-        let mut slot = self.link.lock().await;
-        if let Some(link) = slot.as_ref()
-            && link.alive.load(Ordering::SeqCst)
-        {
-            return Ok(link.clone());
-        }
-        *slot = None;
-        let link = Arc::new(Link::connect_any(&self.session).await?);
-        *slot = Some(link.clone());
-        Ok(link)
+        to_mcp(self.client.call(call).await)
     }
 }
 
@@ -207,131 +160,4 @@ fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut result = if output.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
     result.structured_content = output.structured;
     result
-}
-
-/// Why a call could not complete over a link.
-#[derive(Debug, thiserror::Error)]
-enum LinkLost {
-    #[error("the browser connection was already closed")]
-    BeforeSending,
-    #[error("the browser connection closed while the call was running (did the browser exit?); retry once it is back")]
-    WhileWaiting,
-    #[error("no answer from the browser within {} s; retry, or reload the Sightline extension", CALL_TIMEOUT.as_secs())]
-    TimedOut,
-}
-
-type Waiters = Arc<StdMutex<HashMap<u64, oneshot::Sender<ToolOutput>>>>;
-
-/// An open connection to one bridge.
-struct Link {
-    writer: Mutex<OwnedWriteHalf>,
-    waiters: Waiters,
-    next_id: AtomicU64,
-    alive: Arc<AtomicBool>,
-}
-
-/// What a bridge said when a client connected.
-pub struct Greeting {
-    /// Socket the bridge listens on.
-    pub socket: PathBuf,
-    /// Bridge process id.
-    pub pid: u32,
-    /// Extension behind the bridge, if it has said hello.
-    pub extension: Option<ExtensionInfo>,
-}
-
-/// Connects to the bridge at `path` and exchanges hellos. `session: None` makes a status probe.
-pub async fn handshake(path: &std::path::Path, session: Option<&str>) -> Result<(UnixStream, Greeting), String> {
-    let attempt = async {
-        let mut stream = UnixStream::connect(path).await.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::ConnectionRefused {
-                // Nobody listens: the bridge died without cleaning up.
-                let _ = std::fs::remove_file(path);
-            }
-            format!("{}: {e}", path.display())
-        })?;
-        let hello = ClientMessage::Hello { version: link::HOST_VERSION.into(), session: session.map(str::to_owned) };
-        socket::write_frame(&mut stream, &hello).await.map_err(|e| e.to_string())?;
-        match socket::read_frame::<_, BridgeMessage>(&mut stream).await.map_err(|e| e.to_string())? {
-            Some(BridgeMessage::Welcome { pid, extension, .. }) => {
-                Ok((stream, Greeting { socket: path.to_owned(), pid, extension }))
-            }
-            Some(BridgeMessage::Rejected { reason }) => Err(reason),
-            _ => Err(format!("{} closed the connection during the hello", path.display())),
-        }
-    };
-    tokio::time::timeout(CONNECT_TIMEOUT, attempt)
-        .await
-        .unwrap_or_else(|_| Err(format!("{} did not answer within {} s", path.display(), CONNECT_TIMEOUT.as_secs())))
-}
-
-impl Link {
-    /// Connects to the newest live bridge.
-    async fn connect_any(session: &str) -> Result<Link, String> {
-        let mut rejection = None;
-        for path in socket::candidate_sockets() {
-            match handshake(&path, Some(session)).await {
-                Ok((stream, greeting)) => {
-                    tracing::info!(socket = %greeting.socket.display(), pid = greeting.pid, "connected to bridge");
-                    return Ok(Link::start(stream));
-                }
-                Err(reason) => {
-                    tracing::warn!("{reason}");
-                    if reason.contains("version mismatch") {
-                        rejection = Some(reason);
-                    }
-                }
-            }
-        }
-        Err(rejection.unwrap_or_else(|| NO_BROWSER.to_owned()))
-    }
-
-    fn start(stream: UnixStream) -> Link {
-        let (mut reader, writer) = stream.into_split();
-        let waiters = Waiters::default();
-        let alive = Arc::new(AtomicBool::new(true));
-        let (reader_waiters, reader_alive) = (waiters.clone(), alive.clone());
-        tokio::spawn(async move {
-            while let Ok(Some(message)) = socket::read_frame::<_, BridgeMessage>(&mut reader).await {
-                if let BridgeMessage::Result { id, output } = message {
-                    let waiter = reader_waiters.lock().ok().and_then(|mut w| w.remove(&id));
-                    if let Some(waiter) = waiter {
-                        let _ = waiter.send(output);
-                    }
-                }
-            }
-            reader_alive.store(false, Ordering::SeqCst);
-            // Dropping the senders wakes every waiting call with "connection closed".
-            if let Ok(mut w) = reader_waiters.lock() {
-                w.clear();
-            }
-        });
-        Link { writer: Mutex::new(writer), waiters, next_id: AtomicU64::new(1), alive }
-    }
-
-    async fn call(&self, call: ToolCall) -> Result<ToolOutput, LinkLost> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        if let Ok(mut w) = self.waiters.lock() {
-            w.insert(id, tx);
-        }
-        let sent = {
-            let mut writer = self.writer.lock().await;
-            socket::write_frame(&mut *writer, &ClientMessage::Call { id, call }).await
-        };
-        if sent.is_err() || !self.alive.load(Ordering::SeqCst) {
-            self.alive.store(false, Ordering::SeqCst);
-            return Err(LinkLost::BeforeSending);
-        }
-        match tokio::time::timeout(CALL_TIMEOUT, rx).await {
-            Ok(Ok(output)) => Ok(output),
-            Ok(Err(_)) => Err(LinkLost::WhileWaiting),
-            Err(_) => {
-                if let Ok(mut w) = self.waiters.lock() {
-                    w.remove(&id);
-                }
-                Err(LinkLost::TimedOut)
-            }
-        }
-    }
 }

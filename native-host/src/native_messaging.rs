@@ -97,6 +97,7 @@ mod tests {
     async fn an_announced_length_over_64_mib_is_an_error_not_an_allocation() {
         let frame = ((MAX_FROM_BROWSER + 1) as u32).to_ne_bytes();
         let err = read_message(&mut &frame[..]).await.unwrap_err();
+        assert!(matches!(err, FrameError::TooLarge { limit: MAX_FROM_BROWSER, .. }), "{err}");
         assert!(err.to_string().contains("exceeds"), "{err}");
     }
 

@@ -1,0 +1,205 @@
+//! Calls sent over a connection and still waiting for their answer, matched by id.
+//!
+//! Both ends of the host correlate requests with answers that arrive later on a reader task:
+//! the MCP server's link to a bridge (answers come back over the bridge socket) and the bridge
+//! (answers come back from the extension over native messaging). [`PendingCalls`] is that one
+//! mechanism: it allocates ids, registers a [`Waiter`] per call, hands an answer to the waiter
+//! with the same id, forgets a call nobody waits for any more (timed out, never sent), and fails
+//! every waiter at once when the connection is lost. It never reads or writes the connection
+//! itself.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+/// Calls waiting for their answer of type `T`, by id.
+pub struct PendingCalls<T> {
+    next_id: AtomicU64,
+    waiters: Mutex<HashMap<u64, oneshot::Sender<T>>>,
+}
+
+/// Why a [`Waiter`] got no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unanswered {
+    /// Every waiter was failed at once: the connection the answer would come over is gone.
+    #[error("the connection closed before the answer came")]
+    ConnectionLost,
+    /// The answer did not come within the time the caller allowed.
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+}
+
+/// One registered call. Dropping it (after its answer, a timeout, or an early return) forgets
+/// its id, so an answer that comes later is reported as unexpected instead of kept forever.
+pub struct Waiter<'a, T> {
+    id: u64,
+    answer: oneshot::Receiver<T>,
+    calls: &'a PendingCalls<T>,
+}
+
+impl<T> Default for PendingCalls<T> {
+    fn default() -> Self {
+        Self { next_id: AtomicU64::new(1), waiters: Mutex::default() }
+    }
+}
+
+impl<T> PendingCalls<T> {
+    /// No calls yet; the first id is 1.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allocates a fresh id and registers a waiter for its answer. Register before sending the
+    /// call, so an answer that arrives at once finds its waiter.
+    pub fn register(&self) -> Waiter<'_, T> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.lock().insert(id, tx);
+        Waiter { id, answer: rx, calls: self }
+    }
+
+    /// Hands `answer` to the waiter of call `id`. Returns `false` when nobody waits for that id
+    /// (never registered, already answered, forgotten, or failed).
+    pub fn resolve(&self, id: u64, answer: T) -> bool {
+        let waiter = self.lock().remove(&id);
+        // A waiter dropped between `remove` and `send` has stopped waiting, too.
+        waiter.is_some_and(|waiter| waiter.send(answer).is_ok())
+    }
+
+    /// Stops waiting for call `id`; a later answer to it is not expected.
+    pub fn forget(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    /// Wakes every waiter with [`Unanswered::ConnectionLost`].
+    pub fn fail_all(&self) {
+        // Dropping the senders is what wakes the receivers.
+        self.lock().clear();
+    }
+
+    /// How many calls are waiting.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<T>>> {
+        // Nothing panics while holding the lock; if something did, the map is still consistent.
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Waiter<'_, T> {
+    /// The call's id: send it with the call; the answer comes back with it.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Waits at most `timeout` for the answer.
+    pub async fn wait(mut self, timeout: Duration) -> Result<T, Unanswered> {
+        match tokio::time::timeout(timeout, &mut self.answer).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(_)) => Err(Unanswered::ConnectionLost),
+            Err(_) => Err(Unanswered::TimedOut(timeout)),
+        }
+    }
+}
+
+impl<T> Drop for Waiter<'_, T> {
+    fn drop(&mut self) {
+        self.calls.forget(self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOON: Duration = Duration::from_secs(5);
+
+    #[test]
+    fn ids_start_at_one_and_are_never_reused() {
+        let calls = PendingCalls::<u32>::new();
+        let first = calls.register();
+        let second = calls.register();
+        assert_eq!((first.id(), second.id()), (1, 2));
+        drop(first);
+        assert_eq!(calls.register().id(), 3);
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_waiter_with_the_same_id() {
+        let calls = PendingCalls::new();
+        let first = calls.register();
+        let second = calls.register();
+        assert!(calls.resolve(second.id(), "second"));
+        assert!(calls.resolve(first.id(), "first"));
+        assert_eq!(second.wait(SOON).await, Ok("second"));
+        assert_eq!(first.wait(SOON).await, Ok("first"));
+        assert_eq!(calls.len(), 0);
+    }
+
+    #[test]
+    fn an_answer_for_an_unknown_id_is_reported_as_unexpected() {
+        let calls = PendingCalls::new();
+        let _waiter = calls.register();
+        assert!(!calls.resolve(42, "stray"));
+        assert_eq!(calls.len(), 1, "the registered waiter is untouched");
+    }
+
+    #[test]
+    fn a_call_is_answered_at_most_once() {
+        let calls = PendingCalls::new();
+        let waiter = calls.register();
+        assert!(calls.resolve(waiter.id(), 1));
+        assert!(!calls.resolve(waiter.id(), 2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_timed_out_call_is_forgotten() {
+        let calls = PendingCalls::<u32>::new();
+        let waiter = calls.register();
+        let id = waiter.id();
+        assert_eq!(waiter.wait(Duration::from_secs(130)).await, Err(Unanswered::TimedOut(Duration::from_secs(130))));
+        assert!(!calls.resolve(id, 7), "a late answer finds nobody");
+        assert_eq!(calls.len(), 0);
+    }
+
+    #[test]
+    fn a_forgotten_call_is_not_answered() {
+        let calls = PendingCalls::new();
+        let waiter = calls.register();
+        calls.forget(waiter.id());
+        assert!(!calls.resolve(waiter.id(), 1));
+    }
+
+    #[test]
+    fn dropping_a_waiter_forgets_its_call() {
+        let calls = PendingCalls::new();
+        let id = calls.register().id();
+        assert_eq!(calls.len(), 0);
+        assert!(!calls.resolve(id, 1));
+    }
+
+    #[tokio::test]
+    async fn losing_the_connection_fails_every_waiter_at_once() {
+        let calls = PendingCalls::<u32>::new();
+        let first = calls.register();
+        let second = calls.register();
+        calls.fail_all();
+        assert_eq!(first.wait(SOON).await, Err(Unanswered::ConnectionLost));
+        assert_eq!(second.wait(SOON).await, Err(Unanswered::ConnectionLost));
+        assert_eq!(calls.len(), 0);
+    }
+
+    #[test]
+    fn calls_registered_after_a_failure_wait_normally() {
+        let calls = PendingCalls::new();
+        calls.fail_all();
+        let waiter = calls.register();
+        assert!(calls.resolve(waiter.id(), 1));
+    }
+}
