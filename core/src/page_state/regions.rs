@@ -5,7 +5,7 @@
 //! nested in it) plus a hash of its lines' text. "Unchanged" means both are equal: the same
 //! elements in the same order and the same words — so a collapsed region never hides a change,
 //! such as a basket count in the header. Refs survive navigations by identity (see
-//! [`super::registry`]), which is what makes the navigation bar of the next page unchanged.
+//! [`crate::refs`]), which is what makes the navigation bar of the next page unchanged.
 
 use std::collections::{BTreeSet, HashMap};
 
