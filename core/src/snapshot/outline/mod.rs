@@ -8,13 +8,13 @@
 //!
 //! * [`runs`] — text collapsing: consecutive inline text of a block becomes one run, so a
 //!   sentence split over `<b>`, `<span>` and text nodes is one line;
-//! * [`blocks`] — paragraphs, headings, images and the lines they become;
-//! * [`lists`] and [`tables`] — list items with their markers, table rows with their cells;
-//! * [`groups`] — container refinement (a group, toolbar, menu, form or dialog with nothing to
+//! * `blocks` — paragraphs, headings, images and the lines they become;
+//! * `lists` and `tables` — list items with their markers, table rows with their cells;
+//! * `groups` — container refinement (a group, toolbar, menu, form or dialog with nothing to
 //!   act on inside is not a container: its content is hoisted into the surrounding flow) and
 //!   name promotion (a named wrapper around a single unnamed control gives the control its name
 //!   instead of adding a line of its own);
-//! * [`names`] — the text inside an element, and label deduplication (a `<label>` whose text is
+//! * `names` — the text inside an element, and label deduplication (a `<label>` whose text is
 //!   the name of the control it labels is not repeated as text);
 //! * [`regions`] — landmark regions, fallbacks recognised by id or class, and overlay detection.
 //!
