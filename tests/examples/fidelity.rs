@@ -28,7 +28,7 @@ fn main() -> anyhow::Result<()> {
             snapshot.stats.estimated_tokens,
             f.interactive_covered,
             f.interactive_total,
-            f.text_without_closed_select_options() * 100.0,
+            f.text_shown() * 100.0,
             f.text() * 100.0
         );
         if let Some(word) = std::env::args().skip_while(|a| a != "--why").nth(1) {

@@ -10,16 +10,21 @@
 //!   ("FacebookTwitter") where the snapshot may keep them apart, and the other way round, so a
 //!   word of four or more characters with no exact match still counts when it occurs in the
 //!   snapshot's text with whitespace and markup removed. Words that are lost have neither.
-//! * `innerText` also lists every option of a closed `<select>`, which the snapshot summarises
-//!   (compound controls) past a few options; [`Fidelity::text_without_closed_select_options`] reports the
-//!   coverage of the text shown on the page, beside the raw figure.
+//! * Where the ground truth is wrong, the words are counted apart, never silently: `innerText`
+//!   lists every option of a closed `<select>`, which the page does not show and the snapshot
+//!   summarises (compound controls) past a few options; and it includes text that an opaque
+//!   element painted on top of it covers entirely (a cookie wall, a sticky banner), which a user
+//!   cannot see. [`Fidelity::text_shown`] reports the coverage of the text shown on the page,
+//!   beside the raw figure [`Fidelity::text`]; [`CorpusFidelity`] adds pages up, each kind of
+//!   discount with its count.
 
 use std::collections::{HashMap, HashSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sightline_core::capture::Capture;
-use sightline_core::snapshot::tree::PageTree;
-use sightline_core::snapshot::{Snapshot, actionable, render, text};
+use sightline_core::snapshot::signal::DropReason;
+use sightline_core::snapshot::tree::{NodeKind, PageTree};
+use sightline_core::snapshot::{Snapshot, actionable, occlusion, render, signal, text};
 
 /// The ground truth recorded by `cargo xtask capture`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -85,6 +90,10 @@ pub struct Fidelity {
     pub option_words: usize,
     /// Of the missing words, how many are such options.
     pub option_words_missing: usize,
+    /// Words of innerText in text an opaque element painted on top covers entirely.
+    pub covered_words: usize,
+    /// Of the missing words, how many are such covered text.
+    pub covered_words_missing: usize,
     /// Up to 20 missing words, for diagnosis.
     pub missing_words: Vec<String>,
 }
@@ -100,10 +109,17 @@ impl Fidelity {
         if self.words_total == 0 { 1.0 } else { self.words_covered as f64 / self.words_total as f64 }
     }
 
-    /// Text coverage in [0, 1] over the words of innerText that are not options of a closed
-    /// `<select>` the snapshot summarises.
-    pub fn text_without_closed_select_options(&self) -> f64 {
-        let total = self.words_total - self.option_words_missing;
+    /// The words of innerText a user can see: all of them less the options of closed selects
+    /// and the covered text the snapshot leaves out.
+    pub fn words_shown(&self) -> usize {
+        self.words_total - self.option_words_missing - self.covered_words_missing
+    }
+
+    /// Text coverage in [0, 1] over the words of innerText a user can see: not options of a
+    /// closed `<select>` the snapshot summarises, not text covered by an opaque element painted
+    /// on top.
+    pub fn text_shown(&self) -> f64 {
+        let total = self.words_shown();
         if total == 0 { 1.0 } else { self.words_covered as f64 / total as f64 }
     }
 }
@@ -169,6 +185,11 @@ pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) 
         *options.entry(w).or_default() += 1;
         f.option_words += 1;
     }
+    let mut covered: HashMap<String, usize> = HashMap::new();
+    for w in covered_text(&tree).iter().flat_map(|t| text::words(t)) {
+        *covered.entry(w).or_default() += 1;
+        f.covered_words += 1;
+    }
     let mut missing = Vec::new();
     for w in text::words(&recorded.ground_truth.inner_text) {
         f.words_total += 1;
@@ -185,10 +206,14 @@ pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) 
             f.words_covered += 1;
             continue;
         }
-        match options.get_mut(&w) {
-            Some(n) if *n > 0 => {
+        match (options.get_mut(&w), covered.get_mut(&w)) {
+            (Some(n), _) if *n > 0 => {
                 *n -= 1;
                 f.option_words_missing += 1;
+            }
+            (_, Some(n)) if *n > 0 => {
+                *n -= 1;
+                f.covered_words_missing += 1;
             }
             _ => {
                 if f.missing_words.len() < 20 {
@@ -198,6 +223,93 @@ pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) 
         }
     }
     f
+}
+
+/// The text of the text nodes an opaque element painted on top covers entirely (the pipeline's
+/// paint-order verdict, on the page's own boxes, paint orders and colours).
+fn covered_text<'a>(tree: &PageTree<'a>) -> Vec<&'a str> {
+    let candidates = actionable::candidates(tree);
+    let mut verdict = signal::filter(tree, &candidates);
+    occlusion::apply(tree, &mut verdict);
+    tree.nodes
+        .iter()
+        .enumerate()
+        .filter(|(id, n)| n.kind == NodeKind::Text && verdict.dropped[*id] == Some(DropReason::Occluded))
+        .map(|(_, n)| n.text)
+        .collect()
+}
+
+/// The fidelity of a whole corpus: pages added up, each kind of discounted word with its count.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CorpusFidelity {
+    /// Pages measured.
+    pub pages: usize,
+    /// Ground-truth interactive elements over all pages.
+    pub interactive_total: usize,
+    /// Of those, reachable through a ref.
+    pub interactive_covered: usize,
+    /// Pages where every interactive element has a ref.
+    pub pages_all_interactive: usize,
+    /// Words of innerText over all pages.
+    pub words_total: usize,
+    /// Of those, present in the snapshots.
+    pub words_covered: usize,
+    /// Missing words that are options of closed selects (discounted).
+    pub option_words_missing: usize,
+    /// Missing words of text covered by an opaque element painted on top (discounted).
+    pub covered_words_missing: usize,
+    /// Each page's text coverage over the words shown, by page name.
+    pub page_text: Vec<(String, f64)>,
+}
+
+impl CorpusFidelity {
+    /// Adds page `name`.
+    pub fn add(&mut self, name: &str, f: &Fidelity) {
+        self.pages += 1;
+        self.interactive_total += f.interactive_total;
+        self.interactive_covered += f.interactive_covered;
+        self.pages_all_interactive += usize::from(f.interactive_covered == f.interactive_total);
+        self.words_total += f.words_total;
+        self.words_covered += f.words_covered;
+        self.option_words_missing += f.option_words_missing;
+        self.covered_words_missing += f.covered_words_missing;
+        self.page_text.push((name.to_owned(), f.text_shown()));
+    }
+
+    /// Interactive coverage over the corpus.
+    pub fn interactive(&self) -> f64 {
+        ratio(self.interactive_covered, self.interactive_total)
+    }
+
+    /// Text coverage over the corpus, of the words shown (the documented kinds discounted).
+    pub fn text_shown(&self) -> f64 {
+        ratio(self.words_covered, self.words_total - self.option_words_missing - self.covered_words_missing)
+    }
+
+    /// Text coverage over the corpus, of every word of innerText.
+    pub fn text_raw(&self) -> f64 {
+        ratio(self.words_covered, self.words_total)
+    }
+
+    /// The median page's text coverage (words shown).
+    pub fn median_page_text(&self) -> f64 {
+        let mut v: Vec<f64> = self.page_text.iter().map(|(_, t)| *t).collect();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => 1.0,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    }
+
+    /// The page with the lowest text coverage (words shown).
+    pub fn lowest_page_text(&self) -> Option<(&str, f64)> {
+        self.page_text.iter().min_by(|a, b| a.1.total_cmp(&b.1)).map(|(n, t)| (n.as_str(), *t))
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 { 1.0 } else { part as f64 / whole as f64 }
 }
 
 /// The text with inline link markup removed: `[label](e12)` becomes `label`.

@@ -31,12 +31,95 @@ pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("tests/fixtures")
 }
 
-/// The shared corpus of real pages (`../shared/corpus` from the workspace root), if present.
+/// The shared readability corpus (`../shared/corpus/readability`), if present.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("SIGHTLINE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/corpus/readability"));
-    dir.is_dir().then_some(dir)
+    Corpus::Readability.dir()
+}
+
+/// A corpus of saved real pages under `../shared/corpus/`, served from 127.0.0.1 for the
+/// fidelity gate and the bench. The pages are never copied into the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Corpus {
+    /// Mozilla readability's test pages: one directory per page with its `source.html`.
+    Readability,
+    /// Trafilatura's test pages (news, blogs and shops in German, English and French): one
+    /// `<name>.html` file per page.
+    Trafilatura,
+}
+
+impl Corpus {
+    /// Every corpus, in the order reports list them.
+    pub const ALL: [Corpus; 2] = [Corpus::Readability, Corpus::Trafilatura];
+
+    /// Its name, as under `../shared/corpus/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Corpus::Readability => "readability",
+            Corpus::Trafilatura => "trafilatura",
+        }
+    }
+
+    /// The environment variable that points at it elsewhere.
+    pub fn env_var(self) -> &'static str {
+        match self {
+            Corpus::Readability => "SIGHTLINE_CORPUS",
+            Corpus::Trafilatura => "SIGHTLINE_CORPUS_TRAFILATURA",
+        }
+    }
+
+    /// Its directory (the environment variable, else `../shared/corpus/<name>` beside the
+    /// workspace), if present.
+    pub fn dir(self) -> Option<PathBuf> {
+        let dir = std::env::var_os(self.env_var())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| workspace_root().join("../shared/corpus").join(self.name()));
+        dir.is_dir().then_some(dir)
+    }
+
+    /// Where it is expected, for messages.
+    pub fn expected_at(self) -> String {
+        format!("../shared/corpus/{} (or set {})", self.name(), self.env_var())
+    }
+
+    /// Its pages (case names), sorted.
+    pub fn cases(self, dir: &std::path::Path) -> std::io::Result<Vec<String>> {
+        let mut cases = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            match self {
+                Corpus::Readability if path.join("source.html").is_file() => cases.push(name),
+                Corpus::Trafilatura if path.is_file() => {
+                    if let Some(stem) = name.strip_suffix(".html") {
+                        cases.push(stem.to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        cases.sort();
+        Ok(cases)
+    }
+
+    /// The path of page `case` relative to the corpus directory (and so in its URL).
+    pub fn page(self, case: &str) -> String {
+        match self {
+            Corpus::Readability => format!("{case}/source.html"),
+            Corpus::Trafilatura => format!("{case}.html"),
+        }
+    }
+
+    /// Where `cargo xtask test` (or `cargo xtask capture --corpus NAME --all`) keeps the
+    /// captures of every page, one `<case>.json` each. The readability corpus keeps the
+    /// directory it had when it was the only corpus.
+    pub fn captures_dir(self) -> PathBuf {
+        let name = match self {
+            Corpus::Readability => "corpus-all",
+            Corpus::Trafilatura => "corpus-trafilatura",
+        };
+        workspace_root().join("target/captures").join(name)
+    }
 }
 
 /// Whether this run is CI's (`CI=true`), where a missing corpus is a failure rather than a

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use sightline_e2e::FixtureServer;
 use sightline_e2e::cdp::CdpBrowser;
-use sightline_e2e::{FixtureServer, paths};
+use sightline_e2e::paths::{self, Corpus};
 
 /// Pages of the readability corpus captured by `--corpus` without `--all`: varied layouts
 /// (news, blogs, wikis, forums), with and without heavy navigation.
@@ -32,15 +33,23 @@ pub const CORPUS_SUBSET: &[&str] = &[
 pub struct CaptureArgs {
     /// Files (served from 127.0.0.1) or http(s) URLs.
     pub pages: Vec<String>,
-    /// Capture pages of the readability corpus (a fixed subset unless --all).
-    #[arg(long)]
-    pub corpus: bool,
+    /// Capture pages of a corpus under ../shared/corpus: `readability` (the default, a fixed
+    /// subset unless --all) or `trafilatura` (always every page).
+    #[arg(long, num_args = 0..=1, default_missing_value = "readability", value_parser = parse_corpus)]
+    pub corpus: Option<Corpus>,
     /// With --corpus: every page.
     #[arg(long)]
     pub all: bool,
     /// Output directory; one `<name>.json` per page.
     #[arg(long, default_value = "target/captures")]
     pub out: PathBuf,
+}
+
+fn parse_corpus(name: &str) -> Result<Corpus, String> {
+    Corpus::ALL
+        .into_iter()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| format!("no corpus {name:?}; there are {:?}", Corpus::ALL.map(Corpus::name)))
 }
 
 /// Records every requested page.
@@ -62,22 +71,17 @@ pub fn run(args: &CaptureArgs) -> anyhow::Result<()> {
         }
         count += 1;
     }
-    if args.corpus {
-        let corpus = paths::corpus_dir().context("the readability corpus is not at ../shared/corpus/readability")?;
-        let server = FixtureServer::start(&corpus)?;
-        let cases: Vec<String> = if args.all {
-            let mut all: Vec<String> = std::fs::read_dir(&corpus)?
-                .filter_map(Result::ok)
-                .filter(|e| e.path().join("source.html").is_file())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            all.sort();
-            all
+    if let Some(corpus) = args.corpus {
+        let dir =
+            corpus.dir().with_context(|| format!("the {} corpus is not at {}", corpus.name(), corpus.expected_at()))?;
+        let server = FixtureServer::start(&dir)?;
+        let cases: Vec<String> = if args.all || corpus != Corpus::Readability {
+            corpus.cases(&dir)?
         } else {
             CORPUS_SUBSET.iter().map(|s| s.to_string()).collect()
         };
         for case in cases {
-            save(&mut browser, &server.url(&format!("{case}/source.html")), &args.out.join(format!("{case}.json")))?;
+            save(&mut browser, &server.url(&corpus.page(&case)), &args.out.join(format!("{case}.json")))?;
             count += 1;
         }
     }
@@ -93,25 +97,31 @@ fn save(browser: &mut CdpBrowser, url: &str, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Where `cargo xtask test` keeps the captures of the whole corpus.
-pub const CORPUS_CAPTURES: &str = "target/captures/corpus-all";
-
-/// Records every corpus page for the fidelity test, unless captures newer than everything
-/// that shapes them are already there. Without the corpus there is nothing to do (the test
-/// says it skipped).
+/// Records every page of every corpus for the fidelity gate, unless captures newer than
+/// everything that shapes them are already there. A corpus that is absent fails the run under
+/// CI (a gate that passes by skipping guards nothing); elsewhere the fidelity test says it
+/// skipped it.
 pub fn ensure_corpus_captures() -> anyhow::Result<()> {
-    let Some(corpus) = paths::corpus_dir() else {
+    for corpus in Corpus::ALL {
+        ensure_captures_of(corpus)?;
+    }
+    Ok(())
+}
+
+fn ensure_captures_of(corpus: Corpus) -> anyhow::Result<()> {
+    let Some(dir) = corpus.dir() else {
         anyhow::ensure!(
             !paths::in_ci(),
-            "no corpus at ../shared/corpus/readability, and under CI=true the fidelity gate may not skip"
+            "no {} corpus at {}, and under CI=true the fidelity gate may not skip",
+            corpus.name(),
+            corpus.expected_at()
         );
-        eprintln!("xtask: no corpus at ../shared/corpus/readability; the fidelity test will skip");
+        eprintln!("xtask: no {} corpus at {}; the fidelity test will skip it", corpus.name(), corpus.expected_at());
         return Ok(());
     };
     let root = crate::build::workspace_root();
-    let out = root.join(CORPUS_CAPTURES);
-    let pages =
-        std::fs::read_dir(&corpus)?.filter_map(Result::ok).filter(|e| e.path().join("source.html").is_file()).count();
+    let out = corpus.captures_dir();
+    let pages = corpus.cases(&dir)?.len();
     let newest_input = [
         "tests/src/ground_truth.js",
         "tests/src/capture.rs",
@@ -129,5 +139,5 @@ pub fn ensure_corpus_captures() -> anyhow::Result<()> {
     if fresh {
         return Ok(());
     }
-    run(&CaptureArgs { pages: Vec::new(), corpus: true, all: true, out })
+    run(&CaptureArgs { pages: Vec::new(), corpus: Some(corpus), all: true, out })
 }

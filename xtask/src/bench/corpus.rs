@@ -1,4 +1,4 @@
-//! Snapshot size over the readability corpus: for each saved page, every server navigates to it
+//! Snapshot size over a corpus of real pages: for each saved page, every server navigates to it
 //! and then reads it with its snapshot tool; the bench records the tokens and characters of the
 //! snapshot reply's text, and the wall time of both calls.
 //!
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use sightline_e2e::FixtureServer;
+use sightline_e2e::paths::Corpus;
 
 use super::extensions::{self, ExtraColumn, PageProbe};
 use super::replies::Replies;
@@ -36,23 +37,18 @@ pub const QUICK_CASES: [&str; 15] = [
     "guardian-1",        // 1.2 MB, large news page
 ];
 
-/// The cases to measure: the quick subset, or every directory with a `source.html`, sorted.
-pub fn cases(dir: &Path, quick: bool) -> anyhow::Result<Vec<String>> {
+/// The cases to measure: every page of `corpus` (at `dir`), sorted; with `quick`, the quick
+/// subset of the readability corpus and none of the others.
+pub fn cases(corpus: Corpus, dir: &Path, quick: bool) -> anyhow::Result<Vec<String>> {
     if quick {
-        let missing: Vec<&str> =
-            QUICK_CASES.iter().copied().filter(|c| !dir.join(c).join("source.html").is_file()).collect();
+        if corpus != Corpus::Readability {
+            return Ok(Vec::new());
+        }
+        let missing: Vec<&str> = QUICK_CASES.iter().copied().filter(|c| !dir.join(corpus.page(c)).is_file()).collect();
         anyhow::ensure!(missing.is_empty(), "the corpus at {} lacks quick cases {missing:?}", dir.display());
         return Ok(QUICK_CASES.iter().map(|c| (*c).to_owned()).collect());
     }
-    let mut all = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.join("source.html").is_file() {
-            all.push(path.file_name().unwrap_or_default().to_string_lossy().into_owned());
-        }
-    }
-    all.sort();
-    Ok(all)
+    Ok(corpus.cases(dir)?)
 }
 
 /// How one call went.
@@ -140,6 +136,7 @@ pub struct CorpusRun {
 /// ran out of time or lost the connection.
 pub async fn measure(
     server: Server,
+    corpus: Corpus,
     site: &FixtureServer,
     dir: &Path,
     cases: &[String],
@@ -161,7 +158,7 @@ pub async fn measure(
             });
             continue;
         };
-        let url = site.url(&format!("{case}/source.html"));
+        let url = site.url(&corpus.page(case));
         let navigated = server.navigate(&url).await;
         let navigate = Outcome::from_call(navigated.as_ref(), tokenizer);
         let snapped = if navigated.is_ok() { Some(server.snapshot().await) } else { None };
@@ -174,8 +171,8 @@ pub async fn measure(
         }
         let mut extras = Vec::new();
         if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped) {
-            let source: PathBuf = dir.join(case).join("source.html");
-            let probe = PageProbe { server, case, url: &url, source: &source, snapshot: &timed.reply };
+            let source: PathBuf = dir.join(corpus.page(case));
+            let probe = PageProbe { server, corpus, case, url: &url, source: &source, snapshot: &timed.reply };
             extras = extensions::sightline_page_extras(&probe).await;
         }
         let progress = format!("bench: {} {}/{} {case}", kind.label(), i + 1, cases.len());

@@ -17,7 +17,7 @@ use sightline_e2e::client::Reply;
 
 use super::servers::Server;
 use super::tokens::{Size, Tokenizer};
-use crate::build::workspace_root;
+use sightline_e2e::paths::Corpus;
 
 /// One extra measurement of one page, shown as a column named `name`.
 #[derive(Debug, Clone, Serialize)]
@@ -53,11 +53,13 @@ impl std::fmt::Display for ExtraValue {
 pub struct PageProbe<'a> {
     /// Sightline, with the page loaded in its current tab.
     pub server: &'a Server,
-    /// The corpus case (directory name).
+    /// The corpus the page belongs to.
+    pub corpus: Corpus,
+    /// The corpus case (its directory or file name).
     pub case: &'a str,
     /// The URL the page was loaded from.
     pub url: &'a str,
-    /// The saved page (`<case>/source.html`).
+    /// The saved page.
     pub source: &'a Path,
     /// The snapshot reply measured for this page.
     pub snapshot: &'a Reply,
@@ -69,7 +71,7 @@ pub struct PageProbe<'a> {
 /// Called once per page, right after Sightline's snapshot of it. Return one [`ExtraColumn`] per
 /// measure, always with the same names; an empty list adds no column to the report.
 pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
-    let mut columns = fidelity(probe.case);
+    let mut columns = fidelity(probe.corpus, probe.case);
     // The extension measures both times itself and reports them with every snapshot.
     let stats = probe.snapshot.structured.as_ref().map(|s| &s["stats"]);
     let millis = |key: &str| stats.and_then(|s| s[key].as_f64());
@@ -87,11 +89,11 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
     columns
 }
 
-/// Interactive and text coverage of the page, measured on the capture `cargo xtask capture
-/// --corpus --all` (or `cargo xtask test`) recorded of the same page with its ground truth, by
-/// the same pipeline the extension runs (compiled natively). Nothing when no capture exists.
-fn fidelity(case: &str) -> Vec<ExtraColumn> {
-    let path = workspace_root().join(crate::capture::CORPUS_CAPTURES).join(format!("{case}.json"));
+/// Interactive and text coverage of the page, measured on the capture `cargo xtask test` (or
+/// `cargo xtask capture --corpus NAME --all`) recorded of the same page with its ground truth,
+/// by the same pipeline the extension runs (compiled natively). Nothing when no capture exists.
+fn fidelity(corpus: Corpus, case: &str) -> Vec<ExtraColumn> {
+    let path = corpus.captures_dir().join(format!("{case}.json"));
     let Ok(bytes) = std::fs::read(&path) else { return Vec::new() };
     let (Ok(capture), Ok(recorded)) = (
         serde_json::from_slice::<sightline_core::capture::Capture>(&bytes),
@@ -104,7 +106,7 @@ fn fidelity(case: &str) -> Vec<ExtraColumn> {
     let f = sightline_e2e::fidelity::measure(&capture, &recorded, &snapshot);
     vec![
         ExtraColumn { name: "interactive coverage".into(), value: ExtraValue::Ratio(f.interactive()) },
-        ExtraColumn { name: "text coverage".into(), value: ExtraValue::Ratio(f.text_without_closed_select_options()) },
+        ExtraColumn { name: "text coverage".into(), value: ExtraValue::Ratio(f.text_shown()) },
         ExtraColumn { name: "text coverage (raw innerText)".into(), value: ExtraValue::Ratio(f.text()) },
     ]
 }

@@ -10,7 +10,7 @@ use sightline_e2e::browser::BASE_FLAGS;
 use super::corpus::Outcome;
 use super::flow::{FlowRun, Purpose, StepRecord};
 use super::peers::VIEWPORT;
-use super::report::{Report, ServerSummary};
+use super::report::{CorpusSection, Report, ServerSummary};
 use super::servers::ServerKind;
 use super::stats::Summary;
 use super::stats::summarize;
@@ -19,7 +19,9 @@ use super::stats::summarize;
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     facts(&mut out, r);
-    corpus(&mut out, r);
+    for section in &r.corpora {
+        corpus(&mut out, section);
+    }
     flow(&mut out, r);
     tools(&mut out, r);
     timings(&mut out, r);
@@ -46,19 +48,27 @@ fn facts(out: &mut String, r: &Report) {
         let _ = writeln!(out, "| {} | {}{restarts} |", s.label, s.version);
     }
     let _ = writeln!(out, "| tokenizer | {} |", m.tokenizer);
-    let corpus = match &r.corpus.skipped {
-        Some(why) => format!("not measured: {why}"),
-        None if r.quick => format!("{} pages of the readability corpus (the `--quick` subset)", r.corpus.cases.len()),
-        None => format!("all {} pages of the readability corpus", r.corpus.cases.len()),
-    };
-    let _ = writeln!(out, "| corpus | {corpus} |");
+    for c in &r.corpora {
+        let name = c.corpus.name();
+        let pages = match &c.skipped {
+            Some(why) => format!("not measured: {why}"),
+            None if c.cases.is_empty() => "not measured in a `--quick` run".to_owned(),
+            None if r.quick => format!("{} pages (the `--quick` subset)", c.cases.len()),
+            None => format!("all {} pages", c.cases.len()),
+        };
+        let _ = writeln!(out, "| {name} corpus | {pages} |");
+    }
     let _ = writeln!(out, "| bench wall time | {:.0} s |\n", r.seconds);
 }
 
-fn corpus(out: &mut String, r: &Report) {
-    let _ = writeln!(out, "## Snapshot size over the readability corpus\n");
-    if let Some(why) = &r.corpus.skipped {
+fn corpus(out: &mut String, c: &CorpusSection) {
+    let _ = writeln!(out, "## Snapshot size over the {} corpus\n", c.corpus.name());
+    if let Some(why) = &c.skipped {
         let _ = writeln!(out, "Not measured: {why}\n");
+        return;
+    }
+    if c.cases.is_empty() {
+        let _ = writeln!(out, "Not measured in a `--quick` run.\n");
         return;
     }
     let _ = writeln!(
@@ -73,7 +83,7 @@ fn corpus(out: &mut String, r: &Report) {
         "| server | pages | failed | median tokens | p90 tokens | total tokens | median chars | p90 chars |"
     );
     let _ = writeln!(out, "|---|--:|--:|--:|--:|--:|--:|--:|");
-    for s in &r.summaries {
+    for s in &c.summaries {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -87,12 +97,12 @@ fn corpus(out: &mut String, r: &Report) {
             stat(s.snapshot_chars, |x| x.p90),
         );
     }
-    if !r.ratios.is_empty() {
+    if !c.ratios.is_empty() {
         let _ =
             writeln!(out, "\nSightline's snapshot tokens relative to each peer, over the pages both snapshotted:\n");
         let _ = writeln!(out, "| Sightline ÷ | pages | median per page | p90 per page | total ÷ total |");
         let _ = writeln!(out, "|---|--:|--:|--:|--:|");
-        for ratio in &r.ratios {
+        for ratio in &c.ratios {
             let _ = writeln!(
                 out,
                 "| {} | {} | {:.2} | {:.2} | {:.2} |",
@@ -104,17 +114,61 @@ fn corpus(out: &mut String, r: &Report) {
             );
         }
     }
-    failures(out, r);
-    sightline_measures(out, r);
-    pages(out, r);
+    fidelity(out, c);
+    failures(out, c);
+    sightline_measures(out, c);
+    pages(out, c);
+}
+
+/// Sightline's fidelity over the corpus, beside its tokens: what the gate measures.
+fn fidelity(out: &mut String, c: &CorpusSection) {
+    let Some(f) = &c.fidelity else {
+        let _ = writeln!(
+            out,
+            "\nSightline's fidelity: not measured (no captures: `cargo xtask capture --corpus {} --all`).",
+            c.corpus.name()
+        );
+        return;
+    };
+    let _ = writeln!(out, "\nSightline's fidelity over the same pages (the gate of `tests/tests/fidelity.rs`):\n");
+    let _ = writeln!(out, "| measure | value |\n|---|--:|");
+    let (lowest, lowest_text) = f.lowest_page_text().unwrap_or(("", 1.0));
+    let percent = |v: f64| format!("{:.2}%", v * 100.0);
+    let rows = [
+        ("pages measured (captures with ground truth)", f.pages.to_string()),
+        (
+            "interactive coverage",
+            format!("{} ({} of {})", percent(f.interactive()), f.interactive_covered, f.interactive_total),
+        ),
+        ("pages with every interactive element reachable", format!("{} of {}", f.pages_all_interactive, f.pages)),
+        ("text coverage, words a user can see", percent(f.text_shown())),
+        ("text coverage, median page", percent(f.median_page_text())),
+        ("text coverage, lowest page", format!("{} ({lowest})", percent(lowest_text))),
+        ("text coverage, raw innerText", percent(f.text_raw())),
+        ("innerText words", thousands(f.words_total as f64)),
+        (
+            "discounted: words of options of closed selects (innerText lists them)",
+            thousands(f.option_words_missing as f64),
+        ),
+        (
+            "discounted: words of text covered by an opaque element painted on top",
+            thousands(f.covered_words_missing as f64),
+        ),
+    ];
+    for (name, value) in rows {
+        let _ = writeln!(out, "| {name} | {value} |");
+    }
+    if !c.fidelity_missing.is_empty() {
+        let _ = writeln!(out, "\nNo capture for: {}.", c.fidelity_missing.join(", "));
+    }
 }
 
 /// Medians, 90th percentiles and minimums of Sightline's extra per-page measures (fidelity,
 /// pipeline and capture times), over the pages that have them.
-fn sightline_measures(out: &mut String, r: &Report) {
+fn sightline_measures(out: &mut String, c: &CorpusSection) {
     let mut by_name: Vec<(String, Vec<f64>, bool)> = Vec::new();
-    for case in &r.corpus.cases {
-        let Some(page) = r.corpus.result(ServerKind::Sightline, case) else { continue };
+    for case in &c.cases {
+        let Some(page) = c.result(ServerKind::Sightline, case) else { continue };
         for extra in &page.extras {
             let (value, ratio) = match extra.value {
                 super::extensions::ExtraValue::Ratio(v) => (v, true),
@@ -132,7 +186,7 @@ fn sightline_measures(out: &mut String, r: &Report) {
     let _ = writeln!(out, "\n### Sightline's fidelity and timing\n");
     let _ = writeln!(
         out,
-        "Fidelity is measured on a capture of the same page with its ground truth (`cargo xtask capture --corpus --all`), by \
+        "Fidelity is measured on a capture of the same page with its ground truth (`cargo xtask test` records them), by \
          the pipeline the extension runs, compiled natively. Timings are what the extension measured in the browser for \
          this snapshot: its pipeline in wasm, and the CDP capture it ran on.\n"
     );
@@ -152,11 +206,11 @@ fn sightline_measures(out: &mut String, r: &Report) {
     }
 }
 
-fn failures(out: &mut String, r: &Report) {
+fn failures(out: &mut String, c: &CorpusSection) {
     let mut rows = Vec::new();
     for server in ServerKind::ALL {
-        for case in &r.corpus.cases {
-            let Some(page) = r.corpus.result(server, case) else { continue };
+        for case in &c.cases {
+            let Some(page) = c.result(server, case) else { continue };
             for (call, outcome) in [("navigate", &page.navigate), ("snapshot", &page.snapshot)] {
                 if let Some(error) = outcome.error() {
                     rows.push(format!("| {} | {case} | {call} | {} |", server.label(), cell(error)));
@@ -178,11 +232,11 @@ fn failures(out: &mut String, r: &Report) {
     }
 }
 
-fn pages(out: &mut String, r: &Report) {
+fn pages(out: &mut String, c: &CorpusSection) {
     // Extra columns appear only when some page has them.
     let mut extra_names: Vec<String> = Vec::new();
-    for case in &r.corpus.cases {
-        if let Some(page) = r.corpus.result(ServerKind::Sightline, case) {
+    for case in &c.cases {
+        if let Some(page) = c.result(ServerKind::Sightline, case) {
             for extra in &page.extras {
                 if !extra_names.contains(&extra.name) {
                     extra_names.push(extra.name.clone());
@@ -210,8 +264,8 @@ fn pages(out: &mut String, r: &Report) {
         rule.push_str("--:|");
     }
     let _ = writeln!(out, "{header}\n{rule}");
-    for case in &r.corpus.cases {
-        let outcome = |s: ServerKind| r.corpus.result(s, case).map(|p| &p.snapshot);
+    for case in &c.cases {
+        let outcome = |s: ServerKind| c.result(s, case).map(|p| &p.snapshot);
         let mut row = format!("| {case} |");
         for s in ServerKind::ALL {
             let _ = write!(row, " {} |", size_cell(outcome(s), |z| z.tokens));
@@ -228,7 +282,7 @@ fn pages(out: &mut String, r: &Report) {
             };
             let _ = write!(row, " {ratio} |");
         }
-        let extras = r.corpus.result(ServerKind::Sightline, case).map(|p| p.extras.as_slice()).unwrap_or_default();
+        let extras = c.result(ServerKind::Sightline, case).map(|p| p.extras.as_slice()).unwrap_or_default();
         for name in &extra_names {
             let value =
                 extras.iter().find(|e| &e.name == name).map(|e| e.value.to_string()).unwrap_or_else(|| "—".to_owned());

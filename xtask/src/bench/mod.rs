@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: Sightline and its peers (Playwright MCP, chrome-devtools-mcp), each
 //! driven through its own MCP interface, measured on the same pages with the same tokenizer:
 //!
-//! 1. snapshot tokens and characters over the readability corpus (`corpus`),
+//! 1. snapshot tokens and characters over each corpus of real pages, each apart (`corpus`),
+//!    with Sightline's fidelity on the same pages beside them (`fidelity`),
 //! 2. a scripted shopping flow with every reply counted (`flow`),
 //! 3. each server's `tools/list` footprint,
 //! 4. wall time of navigations, snapshots and actions,
@@ -14,6 +15,7 @@
 mod changes;
 mod corpus;
 mod extensions;
+mod fidelity;
 mod flow;
 mod machine;
 mod markdown;
@@ -28,7 +30,10 @@ mod tokens;
 use std::process::Command;
 use std::time::Instant;
 
-use sightline_e2e::{FixtureServer, paths};
+use std::path::PathBuf;
+
+use sightline_e2e::FixtureServer;
+use sightline_e2e::paths::{self, Corpus};
 
 use self::corpus::{Outcome, PageResult};
 use self::flow::{Flow, FlowRun, StepRecord};
@@ -61,18 +66,24 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     let flow = Flow::load(&peers::bench_dir().join("flows/shop.json"))?;
     let shop_dir = peers::bench_dir().join(&flow.site);
 
-    let mut corpus = CorpusSection::default();
-    let corpus_dir = paths::corpus_dir();
-    match &corpus_dir {
-        Some(dir) => corpus.cases = corpus::cases(dir, quick)?,
-        None => {
-            let why =
-                "the readability corpus is absent (expected at ../shared/corpus/readability, or set SIGHTLINE_CORPUS)";
-            eprintln!("bench: skipping the corpus: {why}");
-            corpus.skipped = Some(why.to_owned());
+    let mut corpora: Vec<CorpusSection> = Vec::new();
+    let mut sites: Vec<Option<(FixtureServer, PathBuf)>> = Vec::new();
+    for kind in Corpus::ALL {
+        let mut section = CorpusSection::new(kind);
+        match kind.dir() {
+            Some(dir) => {
+                section.cases = corpus::cases(kind, &dir, quick)?;
+                sites.push(Some((FixtureServer::start(&dir)?, dir)));
+            }
+            None => {
+                let why = format!("the {} corpus is absent (expected at {})", kind.name(), kind.expected_at());
+                eprintln!("bench: skipping it: {why}");
+                section.skipped = Some(why);
+                sites.push(None);
+            }
         }
+        corpora.push(section);
     }
-    let corpus_site = corpus_dir.as_ref().map(FixtureServer::start).transpose()?;
     let replies = replies::Replies::fresh(report_dir().join("replies"));
 
     let mut servers = Vec::new();
@@ -83,20 +94,29 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     for kind in ServerKind::ALL {
         let mut restarts = 0;
 
-        // First session: tools/list, then every corpus page.
+        // First session: tools/list, then every page of every corpus.
         eprintln!("bench: starting {}", kind.label());
         match Server::start(kind, &chromium).await {
             Ok(server) => {
                 tools.push(footprint(&server, &tokenizer).await);
-                let server = match (&corpus_site, &corpus_dir) {
-                    (Some(site), Some(dir)) => {
-                        let run = corpus::measure(server, site, dir, &corpus.cases, &tokenizer, &replies).await;
-                        corpus.results.push(ServerPages { server: kind, pages: run.pages });
-                        restarts += run.restarts;
-                        run.server
+                let mut server = Some(server);
+                for (section, site) in corpora.iter_mut().zip(&sites) {
+                    let (Some(running), Some((site, dir))) = (server.take(), site) else { continue };
+                    let run =
+                        corpus::measure(running, section.corpus, site, dir, &section.cases, &tokenizer, &replies).await;
+                    section.results.push(ServerPages { server: kind, pages: run.pages });
+                    restarts += run.restarts;
+                    server = run.server;
+                    if server.is_none() {
+                        break;
                     }
-                    _ => Some(server),
-                };
+                }
+                for section in corpora.iter_mut().filter(|c| c.skipped.is_none()) {
+                    if !section.results.iter().any(|r| r.server == kind) {
+                        let why = format!("{} could not be restarted", kind.label());
+                        section.results.push(ServerPages { server: kind, pages: not_measured(&section.cases, &why) });
+                    }
+                }
                 if let Some(server) = server {
                     server.close().await;
                 }
@@ -105,7 +125,9 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
                 let why = format!("{} did not start: {e:#}", kind.label());
                 eprintln!("bench: {why}");
                 tools.push(ToolsFootprint { server: kind, tools: None, size: None, error: Some(why.clone()) });
-                corpus.results.push(ServerPages { server: kind, pages: not_measured(&corpus.cases, &why) });
+                for section in &mut corpora {
+                    section.results.push(ServerPages { server: kind, pages: not_measured(&section.cases, &why) });
+                }
             }
         }
 
@@ -140,18 +162,20 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     }
 
     let flow = FlowSection { flow, runs, sightline_full_pages: full_pages };
-    let summaries = report::summarize_servers(&corpus, &flow);
-    let ratios = report::ratios(&corpus);
+    for section in &mut corpora {
+        section.summarize();
+        (section.fidelity, section.fidelity_missing) = fidelity::over(section.corpus, &section.cases);
+    }
+    let summaries = report::summarize_servers(&corpora.iter().collect::<Vec<_>>(), Some(&flow));
     Ok(Report {
         quick,
         machine,
         servers,
-        corpus,
+        corpora,
         flow,
         tools,
         changes: Some(changes),
         summaries,
-        ratios,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -236,19 +260,44 @@ fn version(kind: ServerKind) -> String {
 
 /// A short summary on stdout; the report has the rest.
 fn print_headline(r: &Report) {
-    println!("\nSnapshot tokens over {} corpus pages (median / p90, failures):", r.corpus.cases.len());
-    for s in &r.summaries {
-        let t = s.snapshot_tokens;
+    for c in &r.corpora {
+        if let Some(why) = &c.skipped {
+            println!("\n{} corpus: not measured: {why}", c.corpus.name());
+            continue;
+        }
         println!(
-            "  {:<20} {:>8} / {:>8}  ({} failed)",
-            s.server.label(),
-            t.map(|x| format!("{:.0}", x.median)).unwrap_or_else(|| "—".into()),
-            t.map(|x| format!("{:.0}", x.p90)).unwrap_or_else(|| "—".into()),
-            s.pages_failed
+            "\n{} corpus, snapshot tokens over {} pages (median / p90, failures):",
+            c.corpus.name(),
+            c.cases.len()
         );
-    }
-    for ratio in &r.ratios {
-        println!("  Sightline ÷ {}: median {:.2}, totals {:.2}", ratio.peer.label(), ratio.median, ratio.total);
+        for s in &c.summaries {
+            let t = s.snapshot_tokens;
+            println!(
+                "  {:<20} {:>8} / {:>8}  ({} failed)",
+                s.server.label(),
+                t.map(|x| format!("{:.0}", x.median)).unwrap_or_else(|| "—".into()),
+                t.map(|x| format!("{:.0}", x.p90)).unwrap_or_else(|| "—".into()),
+                s.pages_failed
+            );
+        }
+        for ratio in &c.ratios {
+            println!("  Sightline ÷ {}: median {:.2}, totals {:.2}", ratio.peer.label(), ratio.median, ratio.total);
+        }
+        if let Some(f) = &c.fidelity {
+            let (lowest, lowest_text) = f.lowest_page_text().unwrap_or(("", 1.0));
+            println!(
+                "  Sightline fidelity over {} captured pages: interactive {:.2}%, text {:.2}% of the words shown \
+                 (median page {:.2}%, lowest {lowest} {:.2}%); discounted {} words of closed select options, {} of \
+                 covered text",
+                f.pages,
+                f.interactive() * 100.0,
+                f.text_shown() * 100.0,
+                f.median_page_text() * 100.0,
+                lowest_text * 100.0,
+                f.option_words_missing,
+                f.covered_words_missing
+            );
+        }
     }
     println!("Flow ({} steps) tokens:", r.flow.flow.steps.len());
     for run in &r.flow.runs {

@@ -12,6 +12,8 @@ use super::machine::Machine;
 use super::servers::ServerKind;
 use super::stats::{Summary, summarize};
 use super::tokens::Size;
+use sightline_e2e::fidelity::CorpusFidelity;
+use sightline_e2e::paths::Corpus;
 
 /// Everything one bench run measured.
 #[derive(Debug, Serialize)]
@@ -22,18 +24,17 @@ pub struct Report {
     pub machine: Machine,
     /// The servers and their versions.
     pub servers: Vec<ServerInfo>,
-    /// Snapshot sizes over the corpus.
-    pub corpus: CorpusSection,
+    /// Snapshot sizes over each corpus, each apart.
+    pub corpora: Vec<CorpusSection>,
     /// The scripted flow.
     pub flow: FlowSection,
     /// `tools/list` footprints.
     pub tools: Vec<ToolsFootprint>,
     /// Reading errors after the tracking page's scripted failures.
     pub changes: Option<ChangesRun>,
-    /// Summaries per server, derived from the raw results above.
+    /// Summaries per server over the pages of every corpus and the flow (wall time, flow
+    /// tokens), derived from the raw results above.
     pub summaries: Vec<ServerSummary>,
-    /// Sightline's snapshot tokens relative to each peer's.
-    pub ratios: Vec<Ratio>,
     /// Wall time of the whole bench, in seconds.
     pub seconds: f64,
 }
@@ -51,15 +52,25 @@ pub struct ServerInfo {
     pub restarts: usize,
 }
 
-/// The corpus part.
-#[derive(Debug, Default, Serialize)]
+/// One corpus.
+#[derive(Debug, Serialize)]
 pub struct CorpusSection {
+    /// Which corpus.
+    pub corpus: Corpus,
     /// Why the corpus was not measured, if it was not.
     pub skipped: Option<String>,
     /// The cases measured.
     pub cases: Vec<String>,
     /// Per server, one result per case, in case order.
     pub results: Vec<ServerPages>,
+    /// Per server, over this corpus's pages, derived from `results`.
+    pub summaries: Vec<ServerSummary>,
+    /// Sightline's snapshot tokens relative to each peer's, over this corpus.
+    pub ratios: Vec<Ratio>,
+    /// Sightline's fidelity over this corpus's cases, measured on their captures.
+    pub fidelity: Option<CorpusFidelity>,
+    /// Cases without a capture to measure fidelity on.
+    pub fidelity_missing: Vec<String>,
 }
 
 /// One server's pages.
@@ -72,6 +83,26 @@ pub struct ServerPages {
 }
 
 impl CorpusSection {
+    /// An empty section for `corpus`.
+    pub fn new(corpus: Corpus) -> Self {
+        CorpusSection {
+            corpus,
+            skipped: None,
+            cases: Vec::new(),
+            results: Vec::new(),
+            summaries: Vec::new(),
+            ratios: Vec::new(),
+            fidelity: None,
+            fidelity_missing: Vec::new(),
+        }
+    }
+
+    /// Derives the summaries and ratios from the results.
+    pub fn summarize(&mut self) {
+        self.summaries = summarize_servers(&[&*self], None);
+        self.ratios = ratios(self);
+    }
+
     /// The result of `server` on `case`.
     pub fn result(&self, server: ServerKind, case: &str) -> Option<&PageResult> {
         self.results.iter().find(|r| r.server == server)?.pages.iter().find(|p| p.case == case)
@@ -144,14 +175,14 @@ pub struct Ratio {
     pub total: f64,
 }
 
-/// Derives the per-server summaries.
-pub fn summarize_servers(corpus: &CorpusSection, flow: &FlowSection) -> Vec<ServerSummary> {
+/// Derives the per-server summaries over the pages of `corpora` and the `flow`.
+pub fn summarize_servers(corpora: &[&CorpusSection], flow: Option<&FlowSection>) -> Vec<ServerSummary> {
     ServerKind::ALL
         .iter()
         .map(|&server| {
-            let pages = corpus.pages(server);
+            let pages: Vec<&PageResult> = corpora.iter().flat_map(|c| c.pages(server)).collect();
             let sizes: Vec<Size> = pages.iter().filter_map(|p| p.snapshot.size()).collect();
-            let run = flow.runs.iter().find(|r| r.server == server);
+            let run = flow.and_then(|f| f.runs.iter().find(|r| r.server == server));
             let actions: Vec<f64> = run
                 .map(|r| {
                     r.steps
