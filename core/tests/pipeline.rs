@@ -85,6 +85,59 @@ fn visibility_a_dialog_on_screen_survives_aria_hidden() {
     assert_eq!(l[dialog + 2], "e1 button: Dialog button");
 }
 
+// A page hidden while it loads -------------------------------------------------------------
+
+#[test]
+fn hidden_root_a_page_that_hides_itself_is_shown_under_a_first_line_saying_so() {
+    let s = snapshot("hidden-root");
+    let note = "the page hides itself with its own styles (opacity: 0 on <html>), as pages do while they load; \
+                its content is shown as it would appear";
+    assert_eq!(
+        body(&s),
+        [
+            format!("! {note}").as_str(),
+            "<region name=\"header\">",
+            "[Daily Courier](e1)",
+            "</region>",
+            "<region name=\"main\">",
+            "# Harbour reopens after the storm",
+            "The harbour reopened on Tuesday morning after three days of closure, as crews cleared the last of the \
+             debris that the storm had left across the quays and the fish market.",
+            "Ferries to the islands resume their normal timetable tomorrow; the first crossing leaves at seven, and \
+             passengers with tickets for the cancelled sailings may use them until Sunday.",
+            "e2 button \"Read more\"",
+            "</region>",
+        ]
+        .join("\n")
+    );
+    assert!(s.stats.hidden_root);
+    assert_eq!(s.facts(1).notes, [note]);
+    let facts = serde_json::to_value(s.facts(1)).unwrap();
+    assert_eq!(facts["notes"][0], note);
+    assert_eq!(facts["stats"]["hidden_root"], true);
+}
+
+#[test]
+fn hidden_root_the_settling_wait_waits_for_a_page_that_shows_itself_soon() {
+    // The body is `visibility: hidden` until 600 ms after load: the recorder's settling wait (the
+    // extension's own script) waited for it, so the capture holds the page as shown, with no note.
+    let s = snapshot("hidden-root-brief");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert_eq!(l[0], "<region name=\"main\">");
+    assert!(has_line(&l, "# Timetable changes"));
+    assert!(has_line(&l, "[Plan a journey](e1)"));
+    assert!(!s.stats.hidden_root);
+    assert!(s.facts(1).notes.is_empty());
+    assert!(!serde_json::to_string(&s.facts(1)).unwrap().contains("notes"));
+}
+
+#[test]
+fn hidden_root_hidden_parts_of_a_shown_page_stay_hidden() {
+    let s = snapshot("visibility");
+    assert!(!s.stats.hidden_root && s.facts(1).notes.is_empty());
+    assert!(!mentions(&lines("visibility"), "Transparent text"));
+}
+
 // Lone separators ----------------------------------------------------------------------------
 
 #[test]
@@ -416,7 +469,19 @@ fn same_origin_and_cross_site_frames_are_read_in_place_with_their_own_identity()
 
 #[test]
 fn the_same_capture_gives_byte_identical_output() {
-    for name in ["visibility", "text", "modal", "nested", "containers", "forms", "shadow", "lists-tables", "frames"] {
+    for name in [
+        "visibility",
+        "text",
+        "modal",
+        "nested",
+        "containers",
+        "forms",
+        "shadow",
+        "lists-tables",
+        "frames",
+        "hidden-root",
+        "controls",
+    ] {
         let a = render(&snapshot(name), 3, &RenderOptions::default()).text;
         let b = render(&snapshot(name), 3, &RenderOptions::default()).text;
         assert_eq!(a, b, "{name}");

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! Capture ─► tree        join DOM, layout, styles and accessibility across frames
-//!         ─► signal      visibility, lone separators, noise tags
+//!         ─► signal      visibility, lone separators, noise tags, a page hidden while it loads
 //!         ─► occlusion   what something painted on top covers entirely
 //!         ─► actionable  what gets a ref; propagating bounds (one click target, one ref)
 //!         ─► outline     text collapsing, wrapper hoisting, name promotion, label dedup,
@@ -114,6 +114,8 @@ pub struct Snapshot {
     pub lines: Vec<LineRecord>,
     /// Some document's frame was unknown, so its refs could not be scoped.
     pub unknown_frames: bool,
+    /// What the agent should know about the page before its content (also its first lines).
+    pub notes: Vec<String>,
     /// The main frame's id.
     pub main_frame: String,
     /// Loader id of the main frame's document.
@@ -223,6 +225,7 @@ impl Snapshot {
             version,
             kind: "full".into(),
             reason: None,
+            notes: self.notes.clone(),
             unchanged_regions: Vec::new(),
             elements,
             states,
@@ -242,7 +245,20 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
         *a &= signal.kept(id) && !signal.ax_hidden[id];
     }
     let nested = actionable::propagate_bounds(&tree, &signal, &mut actionable);
-    let outline = outline::build(&tree, &signal, &actionable);
+    let mut outline = outline::build(&tree, &signal, &actionable);
+    let notes: Vec<String> = signal.hidden_root.iter().map(signal::HiddenRoot::note).collect();
+    if let Some(hidden) = &signal.hidden_root {
+        // The page's first line. It takes its node's last ordinal, so it never shares an
+        // identity with a line of the node's own text.
+        let note = outline::Line {
+            anchor: hidden.node,
+            ordinal: u32::MAX,
+            region: None,
+            indent: 0,
+            content: LineContent::Note(hidden.note()),
+        };
+        outline.lines.insert(0, note);
+    }
 
     let key = |id: tree::NodeId| {
         let frame = tree.frame_of(id);
@@ -289,6 +305,7 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
             DropReason::Occluded => stats.dropped_occluded += 1,
         }
     }
+    stats.hidden_root = signal.hidden_root.is_some();
     stats.aria_hidden = signal.ax_hidden.iter().zip(&signal.dropped).filter(|(h, d)| **h && d.is_none()).count();
     stats.hoisted_containers = outline.hoisted_containers;
     stats.promoted_names = outline.promoted_names;
@@ -353,6 +370,7 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
         regions,
         lines,
         unknown_frames: tree.unknown_frames > 0,
+        notes,
         main_frame: main_frame.id.clone(),
         main_loader: main_frame.loader_id.clone(),
         stats,

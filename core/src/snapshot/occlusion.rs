@@ -113,7 +113,9 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
     let mut walk = vec![tree.root];
     while let Some(id) = walk.pop() {
         order.push(id);
-        let own = tree.nodes[id].layout.as_ref().map(|l| l.opacity).unwrap_or(1.0);
+        // A hidden root the signal stage revealed counts as shown.
+        let revealed = signal.hidden_root.as_ref().is_some_and(|h| h.node == id);
+        let own = if revealed { 1.0 } else { tree.nodes[id].layout.as_ref().map(|l| l.opacity).unwrap_or(1.0) };
         let inherited = tree.nodes[id].parent.map(|p| opacity[p]).unwrap_or(1.0);
         opacity[id] = own * inherited;
         walk.extend(tree.nodes[id].children.iter().copied());

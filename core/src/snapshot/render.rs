@@ -201,6 +201,7 @@ pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: b
             format!("{pad}{}", element_line(&snapshot.element(*i).facts, &snapshot.element_ref(*i), bbox))
         }
         LineContent::Group { role, name } => format!("{pad}{role} {}:", quote(name)),
+        LineContent::Note(note) => format!("{pad}! {note}"),
     }
 }
 

@@ -15,6 +15,12 @@
 //!   unless they are the content of an actionable element. Punctuation that belongs to a
 //!   sentence (a full stop after a link) stays.
 //! * Noise tags — `script`, `style`, `noscript`, `template`, `meta`, `link`, `head` and friends.
+//! * A page hidden while it loads — anti-flicker snippets of A/B-testing tools put
+//!   `opacity: 0` (or `visibility: hidden`) on `<html>` or `<body>` until a script or a timeout
+//!   takes it off. When the root of the page is hidden that way over plenty of content, the page
+//!   is still loading, not empty: its content is judged as if the root were shown, and the
+//!   snapshot says in its first line that the page hides itself ([`HiddenRoot`]). The settling
+//!   wait before a capture already waits (within its cap) for such a page to show itself.
 //!
 //! Paint-order occlusion lives in [`super::occlusion`]; this module never looks at other nodes' boxes.
 
@@ -37,6 +43,30 @@ pub enum DropReason {
 pub const NOISE_TAGS: &[&str] =
     &["script", "style", "noscript", "template", "meta", "link", "head", "title", "base", "object", "param"];
 
+/// Text a hidden root must hold before the page counts as loading rather than empty.
+pub const HIDDEN_ROOT_MIN_CHARS: usize = 200;
+
+/// The root of the page (`<html>` or `<body>`) hides itself over content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenRoot {
+    /// The hidden element.
+    pub node: NodeId,
+    /// Its tag, `html` or `body`.
+    pub tag: String,
+    /// How it hides: `opacity: 0` or `visibility: hidden`.
+    pub how: &'static str,
+}
+
+impl HiddenRoot {
+    /// The note the snapshot opens with.
+    pub fn note(&self) -> String {
+        format!(
+            "the page hides itself with its own styles ({} on <{}>), as pages do while they load; its content is shown as it would appear",
+            self.how, self.tag
+        )
+    }
+}
+
 /// The verdict of every node.
 #[derive(Debug, Clone, Default)]
 pub struct Signal {
@@ -47,6 +77,8 @@ pub struct Signal {
     pub visible_self: Vec<bool>,
     /// Hidden from assistive technology (`aria-hidden`, `hidden`): kept as text only.
     pub ax_hidden: Vec<bool>,
+    /// The page's root hides itself over content; its content is judged as if it were shown.
+    pub hidden_root: Option<HiddenRoot>,
 }
 
 impl Signal {
@@ -59,19 +91,29 @@ impl Signal {
 /// Decides visibility, lone separators and noise tags for every node.
 pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
     let n = tree.nodes.len();
-    let mut signal = Signal { dropped: vec![None; n], visible_self: vec![false; n], ax_hidden: vec![false; n] };
-    // Walk from the root with the subtree-wide verdicts inherited from ancestors.
-    let mut stack: Vec<(NodeId, Option<DropReason>, bool)> = vec![(tree.root, None, false)];
-    while let Some((id, inherited, hidden_above)) = stack.pop() {
+    let hidden_root = hidden_root(tree);
+    let revealed = hidden_root.as_ref().map(|h| h.node);
+    let mut signal =
+        Signal { dropped: vec![None; n], visible_self: vec![false; n], ax_hidden: vec![false; n], hidden_root: None };
+    // Walk from the root with the subtree-wide verdicts inherited from ancestors, and whether
+    // a revealed root's `visibility: hidden` is inherited.
+    let mut stack: Vec<(NodeId, Option<DropReason>, bool, bool)> = vec![(tree.root, None, false, false)];
+    while let Some((id, inherited, hidden_above, shown_above)) = stack.pop() {
         let node = &tree.nodes[id];
-        let own = inherited.or_else(|| subtree_verdict(tree, id));
+        let own = match inherited {
+            Some(verdict) => Some(verdict),
+            None if revealed == Some(id) => None,
+            None => subtree_verdict(tree, id),
+        };
+        let shown =
+            shown_above || (revealed == Some(id) && hidden_root.as_ref().is_some_and(|h| h.how != OPACITY_ZERO));
         let ax_hidden = match ax_hidden_verdict(tree, id) {
             AxHidden::Hidden => true,
             AxHidden::Dialog => false,
             AxHidden::Inherit => hidden_above,
         };
         signal.ax_hidden[id] = ax_hidden;
-        let visible_self = own.is_none() && renders_itself(tree, id);
+        let visible_self = own.is_none() && renders_itself(tree, id, shown);
         signal.visible_self[id] = visible_self;
         signal.dropped[id] = own.or_else(|| match node.kind {
             NodeKind::Text if !visible_self => Some(DropReason::Invisible),
@@ -81,7 +123,7 @@ pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
             _ => None,
         });
         for &child in node.children.iter().rev() {
-            stack.push((child, own, ax_hidden));
+            stack.push((child, own, ax_hidden, shown && node.frame == tree.nodes[child].frame));
         }
     }
     // An element that is neither visible itself nor holds anything visible is invisible too.
@@ -95,7 +137,59 @@ pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
             signal.dropped[id] = Some(DropReason::Invisible);
         }
     }
+    signal.hidden_root = hidden_root;
     signal
+}
+
+const OPACITY_ZERO: &str = "opacity: 0";
+
+/// The page's `<html>` or `<body>` when it hides itself (`opacity: 0`, `visibility: hidden`)
+/// over at least [`HIDDEN_ROOT_MIN_CHARS`] of laid-out text.
+fn hidden_root(tree: &PageTree) -> Option<HiddenRoot> {
+    let element_child = |parent: NodeId, tag: &str| {
+        tree.nodes[parent]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| tree.nodes[c].kind == NodeKind::Element && tree.nodes[c].tag == tag)
+    };
+    let html = element_child(tree.root, "html")?;
+    let body = element_child(html, "body");
+    for id in std::iter::once(html).chain(body) {
+        let Some(layout) = &tree.nodes[id].layout else { continue };
+        let how = if layout.opacity <= 0.0 {
+            OPACITY_ZERO
+        } else if layout.visibility == "hidden" || layout.visibility == "collapse" {
+            "visibility: hidden"
+        } else {
+            continue;
+        };
+        if laid_out_text(tree, id) >= HIDDEN_ROOT_MIN_CHARS {
+            return Some(HiddenRoot { node: id, tag: tree.nodes[id].tag.clone(), how });
+        }
+        return None;
+    }
+    None
+}
+
+/// Characters of text laid out under `id` in its document, outside noise tags.
+fn laid_out_text(tree: &PageTree, id: NodeId) -> usize {
+    let mut chars = 0;
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        let node = &tree.nodes[x];
+        match node.kind {
+            NodeKind::Text if node.layout.as_ref().is_some_and(|l| l.bounds.w > 0.0 || l.bounds.h > 0.0) => {
+                chars += node.text.trim().chars().count();
+            }
+            NodeKind::Element if NOISE_TAGS.contains(&node.tag.as_str()) => {}
+            NodeKind::Element => {
+                stack.extend(node.children.iter().copied().filter(|&c| tree.nodes[c].frame == node.frame))
+            }
+            _ => {}
+        }
+    }
+    chars
 }
 
 /// A verdict that covers the node and everything inside it.
@@ -146,12 +240,12 @@ fn ax_hidden_verdict(tree: &PageTree, id: NodeId) -> AxHidden {
     AxHidden::Inherit
 }
 
-/// Whether the node itself is painted: laid out, `visibility: visible`, non-empty box (text
-/// nodes and `<br>` may be zero-width).
-fn renders_itself(tree: &PageTree, id: NodeId) -> bool {
+/// Whether the node itself is painted: laid out, `visibility: visible` (or under a revealed
+/// hidden root, `shown`), non-empty box (text nodes and `<br>` may be zero-width).
+fn renders_itself(tree: &PageTree, id: NodeId, shown: bool) -> bool {
     let node = &tree.nodes[id];
     let Some(layout) = &node.layout else { return false };
-    if layout.visibility == "hidden" || layout.visibility == "collapse" {
+    if (layout.visibility == "hidden" || layout.visibility == "collapse") && !shown {
         return false;
     }
     match node.kind {

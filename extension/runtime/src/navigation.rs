@@ -284,6 +284,11 @@ pub struct Stabilization {
     pub elapsed: f64,
     /// Mutation records observed.
     pub mutations: u64,
+    /// The page still hid its own root (`opacity: 0` or `visibility: hidden` on `<html>` or
+    /// `<body>`, over content) when the wait ended. The snapshot says so in its first line;
+    /// nothing more to note here.
+    #[serde(default)]
+    pub hidden: bool,
 }
 
 /// The settling script (shared with the test recorder); `QUIET` and `CAP` are filled in.
@@ -302,7 +307,8 @@ struct RemoteValue {
     value: Option<serde_json::Value>,
 }
 
-/// Waits until the DOM has been quiet for 100 ms, at most 2 s.
+/// Waits until the DOM has been quiet for 100 ms and the page no longer hides its own root, at
+/// most 2 s.
 pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());

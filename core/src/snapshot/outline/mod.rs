@@ -117,6 +117,9 @@ pub enum LineContent {
     },
     /// An actionable element on its own line.
     Element(ElementId),
+    /// Something the agent should know about the whole page before reading it (`! …`), such
+    /// as a page that hides itself while it loads.
+    Note(String),
     /// The head of a named group of controls (`radiogroup "Colour":`).
     Group {
         /// Role.
@@ -142,7 +145,7 @@ impl LineContent {
                 from_runs(runs)
             }
             LineContent::Row { cells, .. } => cells.iter().for_each(|c| from_runs(c)),
-            LineContent::Group { .. } => {}
+            LineContent::Group { .. } | LineContent::Note(_) => {}
         }
         out
     }
