@@ -6,6 +6,12 @@
 //! whose box the union covers completely is occluded. A node is never occluded by its own
 //! descendants (a button's opaque label paints over the button but does not hide it), and
 //! paint orders are only compared within one document.
+//!
+//! Two kinds of box never cover anything, because what they paint is smaller than their box:
+//! an inline element (a link that wraps over two lines has a box spanning both lines, but its
+//! background only paints behind its words), and an element inside a collapsed box (zero width
+//! or height) that it overflows — the usual way to hide a dropdown menu is a zero-height
+//! wrapper with `overflow: hidden`, and the capture does not say which overflow is clipped.
 
 use super::signal::{DropReason, Signal};
 use super::tree::{NodeId, NodeKind, PageTree, Rect};
@@ -107,8 +113,10 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
     }
     let descends = |child: NodeId, ancestor: NodeId| pre[ancestor] < pre[child] && post[child] < post[ancestor];
 
-    // Effective opacity multiplies down the tree.
+    // Effective opacity multiplies down the tree; a collapsed box clips (as far as we can tell)
+    // what it holds.
     let mut opacity = vec![1.0f64; n];
+    let mut in_collapsed = vec![false; n];
     let mut order: Vec<NodeId> = Vec::new();
     let mut walk = vec![tree.root];
     while let Some(id) = walk.pop() {
@@ -118,6 +126,9 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
         let own = if revealed { 1.0 } else { tree.nodes[id].layout.as_ref().map(|l| l.opacity).unwrap_or(1.0) };
         let inherited = tree.nodes[id].parent.map(|p| opacity[p]).unwrap_or(1.0);
         opacity[id] = own * inherited;
+        in_collapsed[id] = tree.nodes[id]
+            .parent
+            .is_some_and(|p| in_collapsed[p] || (tree.nodes[p].frame == tree.nodes[id].frame && collapses(tree, p)));
         walk.extend(tree.nodes[id].children.iter().copied());
     }
 
@@ -145,12 +156,27 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
                 occluded += 1;
                 continue;
             }
-            if tree.nodes[id].kind == NodeKind::Element && opacity[id] >= 0.8 && !is_transparent(&layout.background) {
+            if tree.nodes[id].kind == NodeKind::Element
+                && opacity[id] >= 0.8
+                && !is_transparent(&layout.background)
+                && layout.display != "inline"
+                && !in_collapsed[id]
+            {
                 union.add(rect, id);
             }
         }
     }
     occluded
+}
+
+/// Whether `id` is a laid-out block with no width or no height (not the page's own root).
+fn collapses(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    let Some(layout) = &node.layout else { return false };
+    node.kind == NodeKind::Element
+        && !matches!(node.tag.as_str(), "html" | "body")
+        && !matches!(layout.display.as_str(), "inline" | "contents" | "")
+        && (layout.bounds.w <= 0.0 || layout.bounds.h <= 0.0)
 }
 
 #[cfg(test)]
