@@ -1,6 +1,10 @@
 //! Recording a capture of a page over direct CDP: the extension's own capture plan
 //! (`sightline_core::capture::plan`) after the extension's own settling script, plus the page's
 //! ground truth, saved as one JSON file that `sightline_core::capture::Capture` reads.
+//!
+//! The capture and its ground truth must describe the same document: a page that navigates
+//! away while it is recorded (offline, an ad-blocker check that gives up redirects to a page
+//! that cannot load) is recorded again as it is then, so the two never disagree.
 
 use std::time::Duration;
 
@@ -28,6 +32,30 @@ pub fn record(browser: &mut CdpBrowser, url: &str) -> anyhow::Result<Value> {
     cdp.call(s, "Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}))?;
     cdp.call(s, "Page.navigate", json!({"url": url}))?;
     let _ = cdp.wait_event("Page.loadEventFired", Duration::from_secs(30), |e| e["sessionId"] == session.as_str());
+    for _ in 0..ATTEMPTS - 1 {
+        let before = main_loader(cdp, &session)?;
+        let recorded = record_once(cdp, &session, url)?;
+        if main_loader(cdp, &session)? == before {
+            return Ok(recorded);
+        }
+        eprintln!("capture: {url} navigated away while it was recorded; recording it again as it is now");
+        let _ = cdp.wait_event("Page.loadEventFired", Duration::from_secs(10), |e| e["sessionId"] == session.as_str());
+    }
+    record_once(cdp, &session, url)
+}
+
+/// Recordings of one page, at most, when it keeps navigating away while it is recorded.
+const ATTEMPTS: usize = 3;
+
+/// The loader id of the main frame's current document.
+fn main_loader(cdp: &mut crate::cdp::CdpConnection, session: &str) -> anyhow::Result<String> {
+    let tree = cdp.call(Some(session), "Page.getFrameTree", json!({}))?;
+    Ok(tree["frameTree"]["frame"]["loaderId"].as_str().unwrap_or_default().to_owned())
+}
+
+/// Settles the page, then records its capture and ground truth once.
+fn record_once(cdp: &mut crate::cdp::CdpConnection, session: &str, url: &str) -> anyhow::Result<Value> {
+    let s = Some(session);
     cdp.call(s, "Runtime.evaluate", json!({"expression": settle_script(), "awaitPromise": true}))?;
 
     let children: Vec<String> = cdp
@@ -43,7 +71,7 @@ pub fn record(browser: &mut CdpBrowser, url: &str) -> anyhow::Result<Value> {
             break;
         }
         for request in requests {
-            let target = request.session.as_deref().unwrap_or(&session);
+            let target = request.session.as_deref().unwrap_or(session);
             let timeout = Duration::from_millis(u64::from(request.timeout_ms) * 2);
             let reply = cdp.call_with_timeout(Some(target), request.method, request.params.clone(), timeout);
             if request.required
@@ -63,7 +91,7 @@ pub fn record(browser: &mut CdpBrowser, url: &str) -> anyhow::Result<Value> {
     let title = cdp.call(s, "Runtime.evaluate", json!({"expression": "document.title", "returnByValue": true}))?;
     recorded["url"] = url.into();
     recorded["title"] = title["result"]["value"].clone();
-    recorded["groundTruth"] = ground_truth(cdp, &session)?;
+    recorded["groundTruth"] = ground_truth(cdp, session)?;
     Ok(recorded)
 }
 
