@@ -82,7 +82,7 @@ fn visibility_a_dialog_on_screen_survives_aria_hidden() {
     let l = lines("visibility");
     let dialog = l.iter().position(|x| x == "<region name=\"dialog\">").expect("dialog region");
     assert_eq!(l[dialog + 1], "A dialog on screen despite aria-hidden.");
-    assert_eq!(l[dialog + 2], "e1 button: Dialog button");
+    assert_eq!(l[dialog + 2], "e1 button \"Dialog button\"", "its name from its text");
 }
 
 // A page hidden while it loads -------------------------------------------------------------
@@ -272,7 +272,7 @@ fn propagating_bounds_clickables_inside_a_button_or_link_are_the_same_target() {
 #[test]
 fn propagating_bounds_exceptions_keep_their_own_ref() {
     let l = lines("nested");
-    assert!(has_line(&l, "e4 clickable: with handler"), "onclick: {l:#?}");
+    assert!(has_line(&l, "e4 clickable \"with handler\""), "onclick: {l:#?}");
     assert!(has_line(&l, "e6 checkbox \"Select row\""), "form field");
     assert!(has_line(&l, "e8 clickable \"Labelled child\""), "aria-label");
     assert!(has_line(&l, "e10 link \"inner link\""), "interactive role");
@@ -281,7 +281,122 @@ fn propagating_bounds_exceptions_keep_their_own_ref() {
 #[test]
 fn listener_only_elements_are_clickable_when_they_hold_no_other_target() {
     let l = lines("nested");
-    assert!(has_line(&l, "e12 clickable id=\"listener\": Listener only element"), "{l:#?}");
+    assert!(has_line(&l, "e12 clickable \"Listener only element\""), "{l:#?}");
+}
+
+// Controls that keep what they are ------------------------------------------------------------
+
+#[test]
+fn controls_the_whole_booking_form_reads_as_its_controls() {
+    assert_eq!(
+        lines("controls"),
+        [
+            "# Book a flight",
+            "tablist \"Trip type\":",
+            "  e1 tab \"Round trip\" selected",
+            "  e2 tab \"Multi-city\"",
+            "Passengers",
+            "e3 clickable \"-\"",
+            "1",
+            "e4 clickable \"+\"",
+            "e5 checkbox \"One-way\"",
+            "e6 checkbox \"Flexible dates\" checked",
+            "e7 radio \"Economy\" checked",
+            "e8 radio \"Business\"",
+            "e9 checkbox \"Direct flights only\" checked",
+            "e10 searchbox \"From\" = \"Lisbon\"",
+            "e11 button (no name)",
+            "e12 button \"Swap origin and destination\"",
+            "e13 clickable \"Open the calendar\"",
+            "e14 clickable \"Close\"",
+            "e15 clickable \"Show more\"",
+            "## Design system controls",
+            "e16 switch \"Price alerts\" checked",
+            "e17 button \"Bold\" pressed",
+            "e18 button \"Fewer adults\": −",
+            "2",
+            "e19 button \"More adults\": +",
+            "e20 button \"Close\": ×",
+            "e21 button \"☰\"",
+            "e22 button \"?\"",
+            "<region name=\"nav\" label=\"Pages\">",
+            "[‹](e23) [›](e24)",
+            "</region>",
+        ]
+    );
+}
+
+#[test]
+fn controls_the_text_of_an_actionable_element_is_never_a_separator() {
+    // A passenger stepper of bare <div onclick>s: the agent must tell minus from plus.
+    let l = lines("controls");
+    let stepper = l.iter().position(|x| x == "Passengers").expect("stepper");
+    assert_eq!(&l[stepper + 1..stepper + 4], ["e3 clickable \"-\"", "1", "e4 clickable \"+\""]);
+    for symbol in ["\"☰\"", "\"?\"", ": ×", ": −", "[‹](e23)", "[›](e24)"] {
+        assert!(mentions(&l, symbol), "{symbol}: {l:#?}");
+    }
+}
+
+#[test]
+fn controls_a_visible_label_stands_for_its_hidden_native_checkbox_or_radio() {
+    let s = snapshot("controls");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    // <input type=checkbox> display:none beside its <label for>, checked or not; radios too; and
+    // an opacity-0 checkbox laid over its wrapping label.
+    for line in [
+        "e5 checkbox \"One-way\"",
+        "e6 checkbox \"Flexible dates\" checked",
+        "e7 radio \"Economy\" checked",
+        "e8 radio \"Business\"",
+        "e9 checkbox \"Direct flights only\" checked",
+    ] {
+        assert!(has_line(&l, line), "{line}: {l:#?}");
+    }
+    assert!(!has_line(&l, "One-way Flexible dates Economy Business"), "no longer plain text");
+    // The ref is the label's node: a click on a label toggles its control.
+    let label = |name: &str| s.elements.iter().find(|e| e.facts.name == name).expect(name);
+    for name in ["One-way", "Flexible dates", "Economy", "Direct flights only"] {
+        assert_eq!(label(name).facts.tag.as_deref(), Some("label"), "{name}");
+    }
+    let facts = s.facts(1);
+    assert_eq!(facts.states["checked"], ["e6", "e7", "e9", "e16"]);
+    let one_way = facts.elements.iter().find(|e| e.name == "One-way").unwrap();
+    assert_eq!((one_way.element_ref.as_str(), one_way.role.as_str()), ("e5", "checkbox"));
+}
+
+#[test]
+fn controls_an_element_without_a_name_takes_one_or_says_it_has_none() {
+    let l = lines("controls");
+    assert!(has_line(&l, "e11 button (no name)"), "a clear button with no text: {l:#?}");
+    assert!(has_line(&l, "e12 button \"Swap origin and destination\""), "its title");
+    assert!(has_line(&l, "e13 clickable \"Open the calendar\""), "its aria-describedby");
+    assert!(has_line(&l, "e14 clickable \"Close\""), "its icon's alt");
+    assert!(has_line(&l, "e15 clickable \"Show more\""), "its text");
+    assert!(!mentions(&l, "desc=\"Open the calendar\""), "not said twice");
+}
+
+#[test]
+fn controls_a_control_wrapping_another_of_the_same_name_is_one_line() {
+    let s = snapshot("controls");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    let tabs = l.iter().position(|x| x == "tablist \"Trip type\":").expect("tablist");
+    assert_eq!(&l[tabs + 1..tabs + 3], ["  e1 tab \"Round trip\" selected", "  e2 tab \"Multi-city\""]);
+    assert!(!mentions(&l, "link \"Round trip\""));
+    assert_eq!(s.stats.nested_clickables, 2);
+}
+
+#[test]
+fn controls_design_system_toggles_steppers_and_icon_buttons_keep_role_name_and_state() {
+    let l = lines("controls");
+    for line in [
+        "e16 switch \"Price alerts\" checked",
+        "e17 button \"Bold\" pressed",
+        "e18 button \"Fewer adults\": −",
+        "e19 button \"More adults\": +",
+        "e20 button \"Close\": ×",
+    ] {
+        assert!(has_line(&l, line), "{line}: {l:#?}");
+    }
 }
 
 // Short stable refs -------------------------------------------------------------------

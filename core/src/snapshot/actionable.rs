@@ -9,8 +9,19 @@
 //! combobox, a nested candidate whose box lies (≥ 99 %) within the outer one is the same click
 //! target and gets no ref of its own — unless it is a form field or label, another propagating
 //! element, has an `onclick` attribute, its own `aria-label`, or an interactive role.
+//!
+//! Same-name wrappers: a control inside another control of the same name (a `tab` around its
+//! own link "Round trip"), whose box lies within the outer one, is one control with one ref:
+//! the outer one, which takes the inner one's role when it has none of its own.
+//!
+//! Labels standing for hidden controls: a visible `<label>` whose native checkbox, radio or
+//! switch is hidden (a styled checkbox draws its own box and hides the real one) is what a user
+//! clicks, and clicking it toggles the control: the label gets the ref, shown as the control.
+
+use std::collections::HashMap;
 
 use super::signal::Signal;
+use super::text::normalise;
 use super::tree::{NodeId, NodeKind, PageTree, Rect};
 
 /// Accessible roles an agent can act on.
@@ -158,6 +169,113 @@ fn keeps_own_ref(tree: &PageTree, id: NodeId) -> bool {
         || node.has_attr("onclick")
         || node.attr("aria-label").is_some_and(|l| !l.trim().is_empty())
         || matches!(node.ax.role().as_str(), "button" | "link" | "checkbox" | "radio" | "tab" | "menuitem")
+}
+
+/// Labels standing for hidden controls: maps each visible label whose native checkbox, radio
+/// or switch gets no ref (hidden, or covered) to that control, and makes the label actionable.
+pub fn labels_for_hidden_controls(
+    tree: &PageTree,
+    signal: &Signal,
+    actionable: &mut [bool],
+) -> HashMap<NodeId, NodeId> {
+    let mut by_id: HashMap<(usize, &str), NodeId> = HashMap::new();
+    for (id, node) in tree.nodes.iter().enumerate() {
+        if let Some(i) = node.attr("id") {
+            by_id.entry((node.frame, i)).or_insert(id);
+        }
+    }
+    let toggle = |id: NodeId| {
+        let node = &tree.nodes[id];
+        node.tag == "input"
+            && node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio"))
+    };
+    let mut stands_for = HashMap::new();
+    for (id, node) in tree.nodes.iter().enumerate() {
+        if node.tag != "label" || !signal.kept(id) || signal.ax_hidden[id] {
+            continue;
+        }
+        let control = match node.attr("for") {
+            Some(target) => by_id.get(&(node.frame, target)).copied(),
+            None => first_descendant(tree, id, &toggle),
+        };
+        let Some(control) = control.filter(|&c| toggle(c) && !actionable[c]) else { continue };
+        if tree.nodes[control].has_attr("disabled") && !signal.kept(control) {
+            // A hidden, disabled control is not there for the user at all.
+            continue;
+        }
+        actionable[id] = true;
+        stands_for.insert(id, control);
+    }
+    stands_for
+}
+
+fn first_descendant(tree: &PageTree, id: NodeId, wanted: &dyn Fn(NodeId) -> bool) -> Option<NodeId> {
+    let mut stack: Vec<NodeId> = tree.nodes[id].children.iter().rev().copied().collect();
+    while let Some(x) = stack.pop() {
+        if wanted(x) {
+            return Some(x);
+        }
+        stack.extend(tree.nodes[x].children.iter().rev().copied());
+    }
+    None
+}
+
+/// Same-name wrappers: removes the ref of a control nested (box within, ≥ 99 %) in an actionable
+/// element of the same name. Returns how many it removed, and for each outer element without
+/// an interactive role of its own, the inner control whose role it takes.
+pub fn merge_same_name(tree: &PageTree, signal: &Signal, actionable: &mut [bool]) -> (usize, HashMap<NodeId, NodeId>) {
+    let mut removed = 0;
+    let mut borrowed = HashMap::new();
+    for id in 0..tree.nodes.len() {
+        let node = &tree.nodes[id];
+        if !actionable[id] || matches!(node.tag.as_str(), "input" | "select" | "textarea" | "label") {
+            continue;
+        }
+        let Some(outer) = tree.ancestors(id).find(|&a| actionable[a]) else { continue };
+        let (Some(inner_box), Some(outer_box)) = (node.bounds(), tree.nodes[outer].bounds()) else { continue };
+        if tree.nodes[outer].tag == "label" || !contained(inner_box, outer_box, 0.99) {
+            continue;
+        }
+        let name = plain_name(tree, signal, id);
+        if name.is_empty() || !name.eq_ignore_ascii_case(&plain_name(tree, signal, outer)) {
+            continue;
+        }
+        actionable[id] = false;
+        removed += 1;
+        if !has_interactive_role(tree, outer) {
+            borrowed.entry(outer).or_insert(id);
+        }
+    }
+    (removed, borrowed)
+}
+
+/// The accessible name, else the visible text, normalised.
+fn plain_name(tree: &PageTree, signal: &Signal, id: NodeId) -> String {
+    let name = normalise(&tree.nodes[id].ax.name());
+    if !name.is_empty() {
+        return name;
+    }
+    let mut out = String::new();
+    let mut stack = vec![id];
+    while let Some(x) = stack.pop() {
+        if !signal.kept(x) {
+            continue;
+        }
+        let node = &tree.nodes[x];
+        if node.kind == NodeKind::Text {
+            out.push_str(node.text);
+            out.push(' ');
+        }
+        stack.extend(node.children.iter().rev().copied());
+    }
+    normalise(&out)
+}
+
+/// Whether the element says what it is: an interactive role, or a tag that is one.
+fn has_interactive_role(tree: &PageTree, id: NodeId) -> bool {
+    let node = &tree.nodes[id];
+    INTERACTIVE_ROLES.contains(&node.ax.role().as_str())
+        || matches!(node.tag.as_str(), "a" | "button" | "summary" | "select" | "textarea" | "input")
 }
 
 /// Whether at least `threshold` of `inner`'s area lies within `outer`.

@@ -1,6 +1,13 @@
 //! The facts of one actionable element, as an agent reads them.
 //!
 //! * Role, accessible name, value and short state flags (`checked`, `disabled`, `expanded`…).
+//! * Names for what has none: an element without an accessible name takes one from its `title`,
+//!   its description (`aria-describedby`), an icon's alternative text, or its own text, in
+//!   that order; one with none at all says so (`(no name)`, written by the render stage). The
+//!   text of an actionable element is never dropped as a separator: a stepper's `-` and `+`, a
+//!   close button's `×` stay what the control says.
+//! * A visible `<label>` standing for the hidden native checkbox, radio or switch it labels
+//!   ([`label_facts`]) is shown as that control, with its state; clicking the label toggles it.
 //! * Attribute pruning — only attributes that help an agent survive (`placeholder`,
 //!   `type`, `title`, `id`, `data-testid`, the description); classes, styles, `data-*` and
 //!   handlers never do.
@@ -14,7 +21,7 @@
 //! * Password and payment field values are replaced by a fixed mask; they never leave the
 //!   browser.
 
-use super::text::{normalise, words_covered};
+use super::text::{normalise, words, words_covered};
 use super::tree::{NodeId, NodeKind, PageTree};
 
 /// The mask written instead of a secret value.
@@ -46,13 +53,29 @@ pub struct ElementFacts {
     pub text: Option<String>,
 }
 
-/// Builds the facts of actionable element `id`; `inner_text` is its visible text.
-pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str) -> ElementFacts {
+/// Builds the facts of actionable element `id`; `inner_text` is its visible text, `icon` the
+/// alternative text of the first image inside it, if any.
+pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) -> ElementFacts {
     let node = &tree.nodes[id];
     let ax_role = node.ax.role();
     let input_type = node.attr("type").unwrap_or("").to_ascii_lowercase();
-    let role = shown_role(&node.tag, &input_type, &ax_role);
-    let name = normalise(&node.ax.name());
+    let role = shown_role(node, &input_type, &ax_role);
+    let text_field = matches!(role.as_str(), "textbox" | "searchbox" | "combobox" | "listbox");
+    let own_text = normalise(inner_text);
+    // Names for what has none: its title, its description, an icon's alternative text, its
+    // own text (not a field's: that is its value).
+    let description = node.ax.node.and_then(|a| a.description.as_ref()).map(|d| normalise(&d.text()));
+    let name = [
+        Some(normalise(&node.ax.name())),
+        node.attr("title").map(normalise),
+        description,
+        icon.map(normalise),
+        (!text_field).then(|| own_text.clone()),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|n| !n.is_empty())
+    .unwrap_or_default();
     let secret = is_secret(tree, id);
     let mut value = current_value(tree, id, &role).map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
     if value.as_deref() == Some("") {
@@ -66,19 +89,44 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str) -> ElementFacts {
     let attrs = pruned_attrs(tree, id, &name, &role, &input_type);
     let tag = implied_tag_differs(&node.tag, &role).then(|| node.tag.clone());
     let compound = compound(tree, id, &role, &input_type);
-    let text = if role == "textbox" || role == "searchbox" || role == "combobox" || role == "listbox" {
-        None
-    } else {
-        let t = normalise(inner_text);
-        (!t.is_empty() && !words_covered(&t, &name)).then_some(t)
-    };
+    let text = (!text_field && !says_all_of(&name, &own_text)).then_some(own_text);
     ElementFacts { role, name, value, states, attrs, tag, compound, text }
 }
 
-/// The role an agent reads: the accessible role, refined for inputs whose role says too little.
-fn shown_role(tag: &str, input_type: &str, ax_role: &str) -> String {
+/// A visible `<label>` standing for the hidden native checkbox, radio or switch `control` it
+/// labels: the control's role, name and states, under the label (whose click toggles it).
+pub fn label_facts(tree: &PageTree, label: NodeId, control: NodeId, inner_text: &str) -> ElementFacts {
+    // A hidden control often has no accessibility node: its name then comes from the label's
+    // text, through the fallbacks.
+    let mut facts = facts(tree, control, inner_text, None);
+    facts.attrs.retain(|(k, _)| *k != "id");
+    facts.tag = Some(tree.nodes[label].tag.clone());
+    facts
+}
+
+/// Whether `name` already says everything `text` says: every word of it, or for text without
+/// words (`+`, `×`, `☰`), the text itself.
+pub fn says_all_of(name: &str, text: &str) -> bool {
+    if text.is_empty() {
+        return true;
+    }
+    if words(text).next().is_none() {
+        return name.contains(text);
+    }
+    words_covered(text, name)
+}
+
+/// The role an agent reads: the accessible role, refined for inputs whose role says too little
+/// (or that have none, being hidden from the accessibility tree).
+fn shown_role(node: &crate::snapshot::tree::Node, input_type: &str, ax_role: &str) -> String {
+    let tag = node.tag.as_str();
     if tag == "input" {
+        if node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("switch")) {
+            return "switch".into();
+        }
         match input_type {
+            "checkbox" if ax_role.is_empty() || ax_role == "none" || ax_role == "generic" => return "checkbox".into(),
+            "radio" if ax_role.is_empty() || ax_role == "none" || ax_role == "generic" => return "radio".into(),
             "date" => return "date".into(),
             "time" => return "time".into(),
             "datetime-local" => return "datetime".into(),

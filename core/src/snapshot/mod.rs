@@ -244,8 +244,10 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
     for (id, a) in actionable.iter_mut().enumerate() {
         *a &= signal.kept(id) && !signal.ax_hidden[id];
     }
+    let stands_for = actionable::labels_for_hidden_controls(&tree, &signal, &mut actionable);
     let nested = actionable::propagate_bounds(&tree, &signal, &mut actionable);
-    let mut outline = outline::build(&tree, &signal, &actionable);
+    let (merged, borrowed) = actionable::merge_same_name(&tree, &signal, &mut actionable);
+    let mut outline = outline::build(&tree, &signal, &actionable, &outline::Sources { stands_for, borrowed });
     let notes: Vec<String> = signal.hidden_root.iter().map(signal::HiddenRoot::note).collect();
     if let Some(hidden) = &signal.hidden_root {
         // The page's first line. It takes its node's last ordinal, so it never shares an
@@ -296,7 +298,8 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
     let index_of: HashMap<tree::NodeId, ElementId> =
         outline.elements.iter().enumerate().map(|(i, e)| (e.node, ElementId(i))).collect();
 
-    let mut stats = SnapshotStats { nodes_in: tree.nodes.len(), nested_clickables: nested, ..SnapshotStats::default() };
+    let mut stats =
+        SnapshotStats { nodes_in: tree.nodes.len(), nested_clickables: nested + merged, ..SnapshotStats::default() };
     for reason in signal.dropped.iter().flatten() {
         match reason {
             DropReason::Invisible => stats.dropped_invisible += 1,

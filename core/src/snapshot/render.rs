@@ -14,7 +14,8 @@
 //! Read [our guide](e6) before ordering.
 //! ```
 //!
-//! A ref appears only on what an agent can act on; links sit inside their sentence. Regions
+//! A ref appears only on what an agent can act on; links sit inside their sentence; an element
+//! with nothing to name it by says `(no name)`. Regions
 //! are marked only at landmarks, indentation only where hierarchy carries meaning (lists,
 //! groups, controls inside controls). Element boxes are added on request (`@x,y,w,h`, CSS
 //! pixels, page coordinates), except where a box repeats the enclosing element's. A page that
@@ -87,6 +88,15 @@ pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
+/// Written in place of the name of an element that has none at all (no accessible name, title,
+/// description, icon or text, and no hint).
+pub const NO_NAME: &str = "(no name)";
+
+/// Whether an element says nothing that could name it.
+fn nameless(facts: &ElementFacts) -> bool {
+    facts.name.is_empty() && facts.text.is_none() && !facts.attrs.iter().any(|(k, _)| *k == "hint")
+}
+
 /// The parts of one actionable element's line, in order: ref, role, quoted name, `=` and the
 /// quoted value, the compound description, states, attributes (`key="…"`), the element's own
 /// text (joined to the part before it with `: `), the box. [`element_line`] joins them with
@@ -95,6 +105,8 @@ pub fn element_parts(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64;
     let mut parts = vec![element_ref.to_owned(), facts.role.clone()];
     if !facts.name.is_empty() {
         parts.push(quote(&facts.name));
+    } else if nameless(facts) {
+        parts.push(NO_NAME.to_owned());
     }
     if let Some(value) = &facts.value {
         parts.push("=".to_owned());
@@ -153,6 +165,9 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool) -> String {
                 if !e.facts.name.is_empty() {
                     s.push(' ');
                     s.push_str(&quote(&e.facts.name));
+                } else if nameless(&e.facts) {
+                    s.push(' ');
+                    s.push_str(NO_NAME);
                 }
                 for state in &e.facts.states {
                     s.push(' ');

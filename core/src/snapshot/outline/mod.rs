@@ -31,8 +31,9 @@ mod tables;
 
 use std::collections::HashMap;
 
-use super::element::{ElementFacts, facts};
+use super::element::{ElementFacts, facts, label_facts, says_all_of};
 use super::signal::{DropReason, Signal};
+use super::text::normalise;
 use super::tree::{NodeId, NodeKind, PageTree};
 use super::{ElementId, RegionId};
 use blocks::{Block, BlockKind, heading_level};
@@ -175,12 +176,23 @@ pub struct OutlineElement {
     pub facts: ElementFacts,
 }
 
+/// What the actionable stage decided about some elements beyond whether they get a ref.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// Each visible label that stands for a hidden control, to that control.
+    pub stands_for: HashMap<NodeId, NodeId>,
+    /// Each element without a role of its own that wraps a control of the same name, to that
+    /// control (whose role it takes).
+    pub borrowed: HashMap<NodeId, NodeId>,
+}
+
 /// Builds the outline of `tree`.
-pub fn build(tree: &PageTree, signal: &Signal, actionable: &[bool]) -> Outline {
+pub fn build(tree: &PageTree, signal: &Signal, actionable: &[bool], sources: &Sources) -> Outline {
     let mut b = Builder {
         tree,
         signal,
         actionable,
+        sources,
         out: Outline::default(),
         regions: Vec::new(),
         indent: 0,
@@ -200,6 +212,7 @@ struct Builder<'t, 'a> {
     pub(super) tree: &'t PageTree<'a>,
     pub(super) signal: &'t Signal,
     pub(super) actionable: &'t [bool],
+    pub(super) sources: &'t Sources,
     pub(super) out: Outline,
     pub(super) regions: Vec<RegionId>,
     pub(super) indent: u8,
@@ -265,7 +278,7 @@ impl Builder<'_, '_> {
             self.flush();
             let element = self.actionable[id].then(|| {
                 let inner = self.visible_text(id);
-                let mut facts = facts(self.tree, id, &inner);
+                let mut facts = facts(self.tree, id, &inner, None);
                 facts.text = None; // the region's content follows as lines
                 self.out.elements.push(OutlineElement { node: id, facts });
                 ElementId(self.out.elements.len() - 1)
@@ -341,12 +354,23 @@ impl Builder<'_, '_> {
 
     pub(super) fn actionable_element(&mut self, id: NodeId) {
         let inner = self.visible_text(id);
-        let mut facts = facts(self.tree, id, &inner);
-        if facts.name.is_empty()
+        let mut facts = match self.sources.stands_for.get(&id) {
+            Some(&control) => label_facts(self.tree, id, control, &inner),
+            None => facts(self.tree, id, &inner, self.icon_name(id).as_deref()),
+        };
+        if facts.role == "clickable"
+            && let Some(&inner_control) = self.sources.borrowed.get(&id)
+        {
+            facts.role = super::element::facts(self.tree, inner_control, "", None).role;
+        }
+        // A wrapper's name beats the names taken from the element's title, text or icon.
+        if normalise(&self.tree.nodes[id].ax.name()).is_empty()
             && let Some(name) = self.promoted.remove(&id)
         {
+            let own = normalise(&inner);
+            facts.text = (!says_all_of(&name, &own)).then_some(own);
             facts.name = name;
-            facts.attrs.retain(|(k, _)| *k != "id");
+            facts.attrs.retain(|(k, v)| *k != "id" && *v != facts.name);
         }
         let inline = facts.role == "link" && facts.text.is_none() && !self.is_block(id) && !self.has_block_inside(id);
         let index = ElementId(self.out.elements.len());

@@ -26,6 +26,28 @@ impl Builder<'_, '_> {
         normalise(&out)
     }
 
+    /// The alternative text of the first image (`img`, `svg`, `role=img`) shown inside `id`.
+    pub(super) fn icon_name(&self, id: NodeId) -> Option<String> {
+        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.iter().rev().copied().collect();
+        while let Some(x) = stack.pop() {
+            if !self.signal.kept(x) {
+                continue;
+            }
+            let node = &self.tree.nodes[x];
+            let role = node.ax.role();
+            if matches!(node.tag.as_str(), "img" | "svg") || role == "image" || role == "img" {
+                let alt = normalise(node.attr("alt").unwrap_or(&node.ax.name()));
+                let alt = if alt.is_empty() { normalise(&node.ax.name()) } else { alt };
+                if !alt.is_empty() {
+                    return Some(alt);
+                }
+                continue;
+            }
+            stack.extend(node.children.iter().rev().copied());
+        }
+        None
+    }
+
     /// Whether the text inside `id` starts and ends with whitespace.
     pub(super) fn edge_whitespace(&self, id: NodeId) -> (bool, bool) {
         let mut texts = Vec::new();
@@ -52,7 +74,8 @@ impl Builder<'_, '_> {
                 self.tree.nodes.iter().position(|n| n.frame == node.frame && n.attr("id") == Some(target))
             })
             .or_else(|| self.actionable_descendants(id).first().copied());
-        let Some(control) = control else { return false };
+        // Only a control the agent is shown carries the label's words.
+        let Some(control) = control.filter(|&c| self.actionable[c] && self.signal.kept(c)) else { return false };
         let text = self.visible_text(id);
         let name = normalise(&self.tree.nodes[control].ax.name());
         !text.is_empty() && !name.is_empty() && words_covered(&text, &name)
