@@ -202,6 +202,27 @@ fn occlusion_a_translucent_backdrop_and_partial_cover_hide_nothing() {
     assert!(has_line(&l, "e3 button \"Accept\""), "{l:#?}");
 }
 
+#[test]
+fn occlusion_an_inline_box_covers_nothing() {
+    // The last link wraps over two lines: its box spans both, its background only its words.
+    let l = lines("covers");
+    assert_eq!(
+        l[0],
+        "[Highlighted](e1) [Interviews](e2) [A category whose name is long enough to wrap over two lines of this \
+         narrow column](e3)"
+    );
+}
+
+#[test]
+fn occlusion_a_box_inside_a_collapsed_box_covers_nothing() {
+    // A dropdown folded into a zero-height wrapper (overflow hidden, as far as the capture can
+    // tell) does not hide the breadcrumb it would paint over if it were shown.
+    let s = snapshot("covers");
+    let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
+    assert!(has_line(&l, "[Letters to the editor](e5)"), "{l:#?}");
+    assert_eq!(s.stats.dropped_occluded, 0);
+}
+
 // Text collapsing --------------------------------------------------------------------
 
 #[test]
@@ -596,6 +617,7 @@ fn the_same_capture_gives_byte_identical_output() {
         "frames",
         "hidden-root",
         "controls",
+        "covers",
     ] {
         let a = render(&snapshot(name), 3, &RenderOptions::default()).text;
         let b = render(&snapshot(name), 3, &RenderOptions::default()).text;
