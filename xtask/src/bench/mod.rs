@@ -46,6 +46,11 @@ use crate::build::{Built, workspace_root};
 pub fn run(built: &Built, quick: bool) -> anyhow::Result<()> {
     anyhow::ensure!(built.host_binary == paths::host_binary(), "host built outside target/release");
     peers::ensure_packages()?;
+    if !quick {
+        // Fidelity beside the tokens is measured on captures with ground truth (recorded unless
+        // they are already newer than everything that shapes them).
+        crate::capture::ensure_corpus_captures()?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let report = runtime.block_on(bench(quick))?;
     let dir = report_dir();

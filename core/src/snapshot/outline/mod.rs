@@ -277,9 +277,9 @@ impl Builder<'_, '_> {
         {
             self.flush();
             let element = self.actionable[id].then(|| {
-                let inner = self.visible_text(id);
-                let mut facts = facts(self.tree, id, &inner, None);
-                facts.text = None; // the region's content follows as lines
+                // The region's content follows as lines: it is neither its text nor its name.
+                let mut facts = facts(self.tree, id, "", None);
+                facts.text = None;
                 self.out.elements.push(OutlineElement { node: id, facts });
                 ElementId(self.out.elements.len() - 1)
             });
