@@ -284,11 +284,9 @@ pub struct Stabilization {
     pub elapsed: f64,
     /// Mutation records observed.
     pub mutations: u64,
-    /// The page still hid its own root (`opacity: 0` or `visibility: hidden` on `<html>` or
-    /// `<body>`, over content) when the wait ended. The snapshot says so in its first line;
-    /// nothing more to note here.
-    #[serde(default)]
-    pub hidden: bool,
+    // The script also reports `hidden`: the page still hid its own root when the wait ended.
+    // The engine sees that in the capture and says it in the snapshot's first line, so it is
+    // not read here.
 }
 
 /// The settling script (shared with the test recorder); `QUIET` and `CAP` are filled in.
