@@ -12,14 +12,15 @@
 new Promise((resolve) => {
   const quiet = QUIET, cap = CAP, start = performance.now();
   let mutations = 0, quietTimer = 0, lastMutation = start;
+  // Styles first: reading the body's text is the costly part, and only a hidden page needs it.
   const hiddenRoot = () => {
     const body = document.body;
-    if (!body || (body.textContent || '').trim().length < 200) return false;
-    return [document.documentElement, body].some((el) => {
+    const hidden = [document.documentElement, body].some((el) => {
       if (!el) return false;
       const style = getComputedStyle(el);
       return Number(style.opacity) === 0 || style.visibility === 'hidden';
     });
+    return hidden && !!body && (body.textContent || '').trim().length >= 200;
   };
   const finish = (stable) => {
     clearTimeout(quietTimer); clearTimeout(hardTimer); observer.disconnect();
