@@ -21,8 +21,7 @@ pub struct SnapshotFacts {
     /// Why the whole page was sent (`first look`, `new page`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// What the agent should know about the page before its content, as the text's first lines
-    /// (`!`) say it too: the page hides itself with its own styles while it loads, …
+    /// Notes on the whole page, also its first `!` lines (a page hiding itself while loading).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Regions written as unchanged since the previous page; their elements are still listed.
@@ -70,8 +69,7 @@ pub struct SnapshotStats {
     pub elements_out: usize,
     /// Nodes not rendered or not visible.
     pub dropped_invisible: usize,
-    /// The page hid its own root (`<html>` or `<body>`) over content, as pages do while they
-    /// load; its content was judged as if shown, and the snapshot opens with a note saying so.
+    /// The page hid its own root while loading; its content is shown under a note.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hidden_root: bool,
     /// Nodes hidden from assistive technology, kept as plain text without refs.
