@@ -325,6 +325,7 @@ fn controls_the_whole_booking_form_reads_as_its_controls() {
             "e7 radio \"Economy\" checked",
             "e8 radio \"Business\"",
             "e9 checkbox \"Direct flights only\" checked",
+            "Voucher code",
             "e10 searchbox \"From\" = \"Lisbon\"",
             "e11 button (no name)",
             "e12 button \"Swap origin and destination\"",
@@ -383,6 +384,14 @@ fn controls_a_visible_label_stands_for_its_hidden_native_checkbox_or_radio() {
     assert_eq!(facts.states["checked"], ["e6", "e7", "e9", "e16"]);
     let one_way = facts.elements.iter().find(|e| e.name == "One-way").unwrap();
     assert_eq!((one_way.element_ref.as_str(), one_way.role.as_str()), ("e5", "checkbox"));
+}
+
+#[test]
+fn dedup_a_label_is_kept_when_its_control_is_not_shown() {
+    // The field is transparent (no ref); its label is the only trace of it and stays as text.
+    let l = lines("controls");
+    assert!(has_line(&l, "Voucher code"), "{l:#?}");
+    assert!(!mentions(&l, "textbox \"Voucher code\""));
 }
 
 #[test]
