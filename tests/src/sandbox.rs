@@ -87,6 +87,13 @@ impl Sandbox {
         Ok((out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned()))
     }
 
+    /// Runs `sightline-host doctor` with `args` (none: every browser with a profile here);
+    /// returns (success, stdout).
+    pub fn doctor_with(&self, args: &[&str]) -> anyhow::Result<(bool, String)> {
+        let out = self.host_command().arg("doctor").args(args).output().context("running sightline-host doctor")?;
+        Ok((out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned()))
+    }
+
     /// The bridge log so far (for failure messages).
     pub fn bridge_log_text(&self) -> String {
         std::fs::read_to_string(self.bridge_log()).unwrap_or_default()

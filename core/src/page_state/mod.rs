@@ -234,9 +234,9 @@ impl PageState {
         Ok(Staleness::Behind(Delta { from: since, to: self.version, gone, lines: diff(old, now) }))
     }
 
-    /// A baseline: the full page, for `browser_snapshot` (`requested`: the agent asked for
-    /// everything, so nothing is collapsed) or `browser_navigate`.
-    pub fn baseline(&mut self, snapshot: Snapshot, requested: bool) -> Response {
+    /// A baseline: the full page, for `browser_snapshot` or `browser_navigate`; with
+    /// `everything`, no region is collapsed as unchanged since the previous baseline.
+    pub fn baseline(&mut self, snapshot: Snapshot, everything: bool) -> Response {
         let reason = if self.shown.is_none() {
             FullReason::FirstLook
         } else if snapshot.main_loader != self.main_loader {
@@ -244,7 +244,7 @@ impl PageState {
         } else {
             FullReason::Requested
         };
-        self.full(snapshot, reason, !requested)
+        self.full(snapshot, reason, !everything)
     }
 
     /// The agent's action ran and the page settled: what to tell it.
@@ -320,11 +320,12 @@ impl PageState {
         response
     }
 
-    /// `browser_snapshot`: the page as it is now (every region written out when the agent asks
-    /// for everything or for one region), with the snapshot's facts.
+    /// `browser_snapshot`: the page as it is now, every region written out unless the agent asks
+    /// for regions unchanged since its last page to be collapsed; with the snapshot's facts.
     pub fn answer_snapshot(&mut self, snapshot: Snapshot, params: &SnapshotParams) -> Result<ToolOutput, PageError> {
         let options = response::render_options(&snapshot, params, 1)?;
-        let response = self.baseline(snapshot, params.full || params.region.is_some());
+        let everything = !params.collapse || params.region.is_some();
+        let response = self.baseline(snapshot, everything);
         let snapshot = self.last.as_ref().expect("a snapshot was just recorded");
         Ok(response::answer(snapshot, &response, &options, &[], None, Structured::Snapshot))
     }

@@ -186,9 +186,9 @@ pub struct SnapshotParams {
     /// Add element boxes `@x,y,w,h`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bbox: bool,
-    /// Write every region out, even those unchanged since the last snapshot.
+    /// Write regions unchanged since your last page as one line each (fewer tokens).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub full: bool,
+    pub collapse: bool,
     /// Only this region, e.g. `nav` or `main`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
