@@ -115,7 +115,7 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams) -> Too
     let button = params.button.unwrap_or_default();
     let element_ref = params.element_ref.clone();
     act(state, session, tab, params.since_version, async move {
-        let (x, y) = input::element_centre(&at, &node, &element_ref).await?;
+        let (x, y) = input::click_point(&at, &node, &element_ref).await?;
         input::click_at(tab, x, y, button, params.double).await
     })
     .await
