@@ -369,7 +369,8 @@ fn an_overlay_replaced_by_another_of_the_same_name_is_a_new_overlay() {
 
 fn snapshot_call(ps: &mut PageState, page: &Page, params: serde_json::Value) -> sightline_core::protocol::ToolOutput {
     let snapshot = ps.compile(&capture(page));
-    ps.answer_snapshot(snapshot, &serde_json::from_value(params).unwrap()).unwrap()
+    let params = serde_json::from_value(params).expect("snapshot parameters");
+    ps.answer_snapshot(snapshot, &params).expect("an answer")
 }
 
 #[test]

@@ -10,9 +10,10 @@ use sightline_e2e::{Rig, ref_of};
 const WAIT: Duration = Duration::from_secs(10);
 
 async fn covered_page(rig: &Rig) -> sightline_e2e::client::Reply {
-    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/covered.html")})).await.unwrap();
+    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/covered.html")})).await;
+    let page = page.expect("browser_navigate");
     assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
-    let snapshot = rig.client.call("browser_snapshot", json!({})).await.unwrap();
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
     assert!(!page.is_error && !snapshot.is_error, "{}", snapshot.text);
     snapshot
 }
