@@ -14,3 +14,4 @@ pub mod page_state;
 pub mod protocol;
 pub mod refs;
 pub mod snapshot;
+pub mod urls;
