@@ -17,6 +17,9 @@ pub mod service_worker;
 pub mod websocket;
 
 pub use browser::Chromium;
+
+/// The extension's id (fixed by the manifest's key; the host allows only this origin).
+pub const EXTENSION_ID: &str = "pedjfcdnklnogkhfdbajokklfdgehmka";
 pub use client::McpClient;
 pub use sandbox::Sandbox;
 pub use server::FixtureServer;

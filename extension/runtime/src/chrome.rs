@@ -180,6 +180,12 @@ pub async fn activate_tab(tab_id: i32) -> Result<(), ChromeError> {
     settle(tabs_update(tab_id, &to_js(&serde_json::json!({"active": true}))?)).await.map(|_| ())
 }
 
+/// `chrome.tabs.update(tabId, {url})`: loads `url` without the debugger (which a page the
+/// browser does not let extensions debug has shut out).
+pub async fn navigate_tab(tab_id: i32, url: &str) -> Result<(), ChromeError> {
+    settle(tabs_update(tab_id, &to_js(&serde_json::json!({"url": url}))?)).await.map(|_| ())
+}
+
 /// `chrome.tabs.remove`.
 pub async fn remove_tab(tab_id: i32) -> Result<(), ChromeError> {
     settle(tabs_remove(tab_id)).await.map(|_| ())

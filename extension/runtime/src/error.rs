@@ -8,6 +8,7 @@ use sightline_core::changes::ChangesError;
 use sightline_core::keys::KeyError;
 use sightline_core::page_state::PageError;
 use sightline_core::refs::RefError;
+use sightline_core::urls::UrlError;
 
 use crate::cdp::CdpError;
 use crate::chrome::ChromeError;
@@ -101,13 +102,8 @@ pub enum ToolError {
         direction: &'static str,
     },
     /// A URL Sightline will not load.
-    #[error("{url} {why}")]
-    Url {
-        /// The URL as given.
-        url: String,
-        /// Why not.
-        why: &'static str,
-    },
+    #[error(transparent)]
+    Url(#[from] UrlError),
     /// Arguments that do not make a call.
     #[error("{0}")]
     Arguments(&'static str),

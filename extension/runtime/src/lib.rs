@@ -11,6 +11,7 @@ mod chrome;
 mod error;
 mod input;
 mod navigation;
+mod options;
 mod page_hooks;
 mod state;
 mod tabs;

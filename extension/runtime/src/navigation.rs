@@ -9,8 +9,10 @@ use serde::Deserialize;
 use sightline_core::protocol::HistoryMove;
 
 use crate::cdp::{self, CdpError, CdpEvent, Subscription};
+use crate::chrome;
 use crate::error::ToolError;
 use crate::state::State;
+use crate::timer;
 
 /// Longest wait for a page's `load` event.
 const LOAD_TIMEOUT_MS: u32 = 30_000;
@@ -64,6 +66,36 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     if let Some(loader) = result.loader_id {
         settled.navigated = true;
         wait_for_load(state, tab_id, &mut events, Some(&loader), &mut settled).await;
+    }
+    stabilize_into(tab_id, &mut settled).await;
+    Ok(settled)
+}
+
+/// Loads `url` in a tab whose page the browser does not let extensions debug (a browser page,
+/// a source view), through `chrome.tabs` instead of the debugger; once the new page lets the
+/// debugger in again, waits (bounded, as a navigation) for it to load and settle.
+pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+    chrome::navigate_tab(tab_id, url).await?;
+    let mut settled = Settled { navigated: true, ..Settled::default() };
+    let deadline = timer::now_ms() + f64::from(LOAD_TIMEOUT_MS);
+    // The old page may still be showing for a moment: attaching fails until the new one commits.
+    loop {
+        timer::sleep(100).await;
+        match state.ensure_attached(tab_id).await {
+            Ok(()) => break,
+            Err(ToolError::Refused { .. }) if timer::now_ms() < deadline => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    while ready_state(tab_id).await.as_deref() != Some("complete") {
+        if timer::now_ms() >= deadline {
+            settled.notes.push(format!(
+                "the page had not finished loading after {} s; what follows is what had loaded",
+                LOAD_TIMEOUT_MS / 1000
+            ));
+            break;
+        }
+        timer::sleep(100).await;
     }
     stabilize_into(tab_id, &mut settled).await;
     Ok(settled)

@@ -17,6 +17,7 @@ use super::{ToolResult, resolve_ref, target_tab};
 use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
+use crate::options::Options;
 use crate::state::State;
 
 /// `browser_navigate`.
@@ -40,35 +41,19 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams) 
     }
 }
 
-/// Loads `url` in `tab` and answers with the page.
+/// Loads `url` in `tab` (if the user's options allow it) and answers with the page.
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
-    let url = normalise_url(url)?;
+    let url = Options::read().await.url_policy().check(url)?.to_string();
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
-    let settled = navigation::goto(state, tab, &url).await?;
+    let settled = match state.ensure_attached(tab).await {
+        Ok(()) => navigation::goto(state, tab, &url).await?,
+        // The tab shows a page the browser does not let extensions debug (a browser page, a
+        // source view): move it away without the debugger, then take control again.
+        Err(ToolError::Refused { .. }) => navigation::goto_without_debugger(state, tab, &url).await?,
+        Err(e) => return Err(e),
+    };
     answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
-}
-
-/// Accepts absolute URLs and bare host names (`example.com` → `https://example.com`).
-fn normalise_url(url: &str) -> Result<String, ToolError> {
-    let url = url.trim();
-    if url.is_empty() {
-        return Err(ToolError::Arguments("the url is empty"));
-    }
-    if url.contains("://") || url.starts_with("about:") || url.starts_with("data:") {
-        if url.starts_with("chrome://") || url.starts_with("chrome-extension://") || url.starts_with("devtools://") {
-            return Err(ToolError::Url {
-                url: url.to_owned(),
-                why: "is a browser-internal page, which Sightline may not control",
-            });
-        }
-        return Ok(url.to_owned());
-    }
-    if url.starts_with("localhost") || url.starts_with("127.0.0.1") {
-        return Ok(format!("http://{url}"));
-    }
-    Ok(format!("https://{url}"))
 }
 
 /// Where an action stands before it runs.
