@@ -29,7 +29,9 @@ pub use intake::{AGENT_INPUT_GRACE_MS, Intake, Kept};
 use network::{InFlight, RequestKey};
 use websocket::{EarlyCode, WaitingClose};
 
-/// The binding the page's WebSocket hook reports close codes through (main world).
+/// The start of the name of the binding the page's WebSocket hook reports close codes through
+/// (main world). Each attach adds a random suffix, so a page cannot plant a setter on the name
+/// ahead of time to capture the binding and forge reports.
 pub const SOCKET_BINDING: &str = "__sightlineSocketClosed";
 /// The binding the user-action listener reports through (its own isolated world).
 pub const USER_BINDING: &str = "__sightlineUserAction";
@@ -124,7 +126,9 @@ impl Recorder {
     fn binding(&mut self, tab: u32, params: &Value, now_ms: u64) -> Option<Recorded> {
         let payload = text(&params["payload"]);
         match text(&params["name"]) {
-            SOCKET_BINDING => self.socket_close_reported(tab, payload, now_ms),
+            // The page-world binding's name carries a random suffix per attach (see
+            // `SOCKET_BINDING`); CDP reports calls only of bindings the extension added.
+            name if name.starts_with(SOCKET_BINDING) => self.socket_close_reported(tab, payload, now_ms),
             USER_BINDING => actions::user_action(tab, payload, now_ms).map(Recorded::UserAction),
             _ => None,
         }
