@@ -2,8 +2,8 @@
 //!
 //! [`record`] turns CDP events and the page's own reports into entries and decides which of them
 //! are kept. A [`Timeline`] keeps console messages, requests, WebSocket events and actions in
-//! four bounded rings; a request recorded at its response can get the size of its body later,
-//! if that load ever finishes. A
+//! four bounded rings; a request is kept from the moment its response arrives (or it fails
+//! without one), and the size of its body is added later, if that load ever finishes. A
 //! checkpoint remembers a position in each ring plus what was known about every endpoint;
 //! [`Timeline::changes_since`] reads each ring from a checkpoint (a session's automatic one, a
 //! named one, or a time) and compresses what it finds into a small report: new errors
@@ -11,7 +11,8 @@
 //! closes, actions, an overall severity and a one-line summary. Every action's response ends
 //! with [`Timeline::last_response_line`], one line on errors and failed requests since the
 //! previous response ([`Timeline::end_action_response`] puts it there).
-//! [`listing`] renders the raw console and network rings a page at a time, and
+//! [`listing`] renders the raw console and network rings a page at a time (with the requests
+//! still waiting for a response, which the recorder holds, as pending), and
 //! [`CheckpointReply`] says what a checkpoint call did.
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
