@@ -1,4 +1,4 @@
-//! The events a timeline records: console messages, finished or failed requests, WebSocket
+//! The events a timeline records: console messages, requests (answered or failed), WebSocket
 //! events and actions.
 //!
 //! The recorder ([`super::record`]) builds these from CDP events and the page's reports; this
@@ -56,7 +56,8 @@ pub struct ConsoleEntry {
     pub tab: u32,
 }
 
-/// One request that finished or failed.
+/// One request: recorded when its response arrives (or when it fails without one). How its body
+/// load ends, if it ever does, is added to the same entry later: its size, or an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NetworkEntry {
     /// HTTP method, e.g. `GET`.
@@ -65,18 +66,21 @@ pub struct NetworkEntry {
     pub url: String,
     /// HTTP status; 0 when no response arrived (DNS failure, refused, blocked, cancelled).
     pub status: u16,
-    /// Failure text such as `net::ERR_CONNECTION_REFUSED`, for requests without a response.
+    /// Failure text such as `net::ERR_CONNECTION_REFUSED`, for requests without a response, or
+    /// such as `net::ERR_INCOMPLETE_CHUNKED_ENCODING` for a body that failed after one (the
+    /// status then stands: whether the request failed is the status's to say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// From request sent to finished or failed, in milliseconds.
+    /// From request sent to response received (or to the failure, without a response), in
+    /// milliseconds.
     pub duration_ms: u64,
-    /// Bytes received on the wire.
+    /// Bytes received on the wire; 0 until the body has finished loading.
     #[serde(default)]
     pub encoded_bytes: u64,
     /// CDP resource type, e.g. `Document`, `XHR`, `Fetch`, `Script`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_type: Option<String>,
-    /// When it finished, in epoch milliseconds.
+    /// When it was recorded (its response arrived, or it failed), in epoch milliseconds.
     pub time_ms: u64,
     /// Browser tab id.
     pub tab: u32,
