@@ -141,7 +141,7 @@ impl Timeline {
 
     /// Sets the current page URL, which checkpoints remember.
     pub fn set_page_url(&mut self, url: impl Into<String>) {
-        self.buffers.page_url = Some(url.into());
+        self.buffers.page_url = Some(entries::recorded_url(&url.into()));
     }
 
     /// The recorded console entries, oldest first.

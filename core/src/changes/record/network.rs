@@ -10,6 +10,7 @@
 //! waiting for their response are [`PendingRequest`]s. `data:` URLs are not requests. What is in
 //! flight is bounded by `MAX_IN_FLIGHT`. Bodies are never read.
 
+use crate::changes::entries::recorded_url;
 use serde_json::Value;
 
 use super::{Recorded, Recorder, number, text};
@@ -83,8 +84,8 @@ impl Recorder {
                 self.remember(
                     key,
                     InFlight {
-                        method: text(&request["method"]).to_owned(),
-                        url: url.to_owned(),
+                        method: text(&request["method"]).chars().take(16).collect(),
+                        url: recorded_url(url),
                         started: seconds(params),
                         sent_ms: now_ms,
                         resource_type: params["type"].as_str().map(str::to_owned),
@@ -400,5 +401,20 @@ mod tests {
         assert_eq!(recorder.requests.len(), MAX_IN_FLIGHT);
         assert!(recorder.requests.contains_key(&key("waiting")));
         assert!(!recorder.requests.contains_key(&key("500")), "the answered one went");
+    }
+
+    #[test]
+    fn a_request_in_flight_is_held_with_its_secrets_masked_and_a_bounded_url() {
+        let mut recorder = Recorder::default();
+        let url = format!("https://a.test/poll?access_token=eyJabc&pad={}", "x".repeat(1_500_000));
+        send(&mut recorder, "1", &url, NOW);
+        let pending = recorder.pending();
+        assert_eq!(pending.len(), 1);
+        assert!(
+            pending[0].url.starts_with("https://a.test/poll?access_token=••••••&pad=xx"),
+            "{}",
+            &pending[0].url[..60]
+        );
+        assert!(pending[0].url.len() <= crate::changes::MAX_RECORDED_TEXT);
     }
 }
