@@ -445,6 +445,31 @@ fn the_reason_for_a_full_page_goes_on_the_version_line_whatever_the_title_says()
     assert_eq!(lines.next(), Some("https://shop.test/ · v2 · full page: new page"));
 }
 
+// What a person reviews --------------------------------------------------------------------------
+
+#[test]
+fn a_person_can_compare_any_two_versions_still_held_word_by_word() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 2 items", vec![]));
+    assert_eq!(ps.held_versions(), vec![1, 2, 3]);
+    let rows = ps.review(1, 3, 0).expect("both held");
+    let changed: Vec<_> = rows.iter().filter(|r| matches!(r, sightline_core::review::Row::Changed { .. })).collect();
+    assert_eq!(changed.len(), 1, "{rows:#?}");
+    let sightline_core::review::Row::Changed { words, .. } = changed[0] else { unreachable!() };
+    assert_eq!(words.before[1], sightline_core::review::Piece::Removed("0".into()));
+    assert_eq!(words.after[1], sightline_core::review::Piece::Added("2".into()));
+    assert!(ps.review(1, 9, 0).is_none(), "v9 was never shown");
+    for n in 3..40 {
+        act(&mut ps, &shop("L1", &format!("Basket: {n} items"), vec![]));
+    }
+    let held = ps.held_versions();
+    assert_eq!(held.len(), sightline_core::page_state::HELD_VERSIONS);
+    assert_eq!(held.last(), Some(&ps.version()));
+    assert!(ps.review(1, 2, 0).is_none(), "the oldest versions are let go");
+}
+
 // Refs come from the page's structure, never from its text ---------------------------------------
 
 #[test]
