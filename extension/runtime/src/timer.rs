@@ -53,6 +53,11 @@ impl Deadline {
         Deadline { at_ms: now_ms() + f64::from(ms) }
     }
 
+    /// `ms` milliseconds from now, for limits that arrive as 64-bit numbers.
+    pub fn after_u64(ms: u64) -> Deadline {
+        Deadline { at_ms: now_ms() + ms as f64 }
+    }
+
     /// Milliseconds left (0 once passed).
     pub fn left_ms(&self) -> u32 {
         (self.at_ms - now_ms()).clamp(0.0, f64::from(u32::MAX)) as u32
@@ -66,5 +71,13 @@ impl Deadline {
     /// At most `ms`, and never past the deadline.
     pub fn cap(&self, ms: u32) -> u32 {
         ms.min(self.left_ms())
+    }
+
+    /// Resolves when the moment has come.
+    pub async fn reached(self) {
+        // setTimeout may fire a little early; sleep again for what is left.
+        while !self.passed() {
+            sleep(self.left_ms().max(1)).await;
+        }
     }
 }
