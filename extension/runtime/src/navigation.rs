@@ -55,9 +55,10 @@ pub struct Settled {
     pub notes: Vec<String>,
     /// Whether the main frame loaded a new document.
     pub navigated: bool,
-    /// Whether the page stopped answering the browser while its load was awaited (a script
-    /// keeps its main thread busy): reading it now would only time out.
-    pub unresponsive: bool,
+    /// For how long the page had not answered the browser when the wait for its load ended (a
+    /// script keeps its main thread busy), if it had stopped answering: reading it now would
+    /// only time out.
+    pub silent_ms: Option<f64>,
 }
 
 impl Settled {
@@ -321,10 +322,11 @@ async fn wait_for_load(
         LOAD_TIMEOUT_MS / 1000
     ));
     if let Some(since) = silent_since {
-        settled.unresponsive = true;
+        let silent_ms = timer::now_ms() - since;
+        settled.silent_ms = Some(silent_ms);
         settled.note(format!(
             "the page has not answered the browser for {:.0} s: a script on it is keeping it busy",
-            (timer::now_ms() - since) / 1000.0
+            silent_ms / 1000.0
         ));
     }
 }
@@ -403,7 +405,7 @@ enum Wait {
 }
 
 async fn stabilize_into(tab_id: i32, settled: &mut Settled) -> Wait {
-    if settled.unresponsive {
+    if settled.silent_ms.is_some() {
         // It answered no probe while loading; the settling script would only time out too.
         return Wait::Done;
     }

@@ -108,12 +108,14 @@ async fn page_after_load(
     settled: &Settled,
     url: Option<&str>,
 ) -> ActionResult {
-    if settled.unresponsive {
+    if let Some(silent_ms) = settled.silent_ms {
         let what = url.map(|u| format!("opened {u}")).unwrap_or_else(|| "moved the tab".to_owned());
         return Err(Failure::Explained(format!(
-            "browser_navigate {what}, but {}, so it cannot be read yet. Take a browser_snapshot in a while, or \
-             navigate elsewhere.",
-            settled.notes.join("; ")
+            "browser_navigate {what}, but the page had not finished loading after {} s and has not answered the \
+             browser for {:.0} s (a script on it is keeping it busy), so it cannot be read yet. Take a \
+             browser_snapshot in a while, or navigate elsewhere.",
+            navigation::LOAD_TIMEOUT_MS / 1000,
+            silent_ms / 1000.0
         )));
     }
     Ok(answer(state, session, tab, Answer::Baseline, &settled.notes, None).await?)
