@@ -146,7 +146,7 @@ impl InFlight {
 
 /// Serves one MCP server process (or a `doctor` probe) connected to the socket.
 async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result<()> {
-    socket::check_peer(&stream, &bridge.socket)?;
+    socket::check_client(&stream, &bridge.socket)?;
     let (mut reader, mut writer) = stream.into_split();
     let Some(ClientMessage::Hello { version, session }) = frame::read_frame(&mut reader).await? else {
         anyhow::bail!("the first frame was not a hello");
@@ -191,6 +191,7 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
     });
 
     let in_flight = Arc::new(InFlight::default());
+    let mut calls = tokio::task::JoinSet::new();
     loop {
         let message = match frame::read_frame::<_, ClientMessage>(&mut reader).await {
             Ok(Some(message)) => message,
@@ -211,7 +212,8 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
                 let called_off = in_flight.start(id);
                 let (bridge, session, results_tx, in_flight) =
                     (bridge.clone(), session.clone(), results_tx.clone(), in_flight.clone());
-                tokio::spawn(async move {
+                while calls.try_join_next().is_some() {}
+                calls.spawn(async move {
                     let output = forward_call(&bridge, session, call, time_limit_ms, called_off).await;
                     in_flight.finish(id);
                     if let Some(output) = output {
@@ -224,10 +226,12 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
         }
     }
     tracing::info!(%session, "MCP session disconnected");
-    // Its calls have nobody to answer: stop them before they act.
+    // Its calls have nobody to answer: stop them before they act, and only then say the
+    // session is gone.
     in_flight.call_off_all();
-    let _ = bridge.to_extension.send(HostToExtension::SessionClosed { session }).await;
     drop(results_tx);
+    while calls.join_next().await.is_some() {}
+    let _ = bridge.to_extension.send(HostToExtension::SessionClosed { session }).await;
     let _ = result_writer.await;
     Ok(())
 }

@@ -123,6 +123,19 @@ pub enum Untrusted {
         /// This user.
         uid: u32,
     },
+    /// A process of another user connected to the bridge's socket.
+    #[error(
+        "refused a connection to {} from uid {peer}: only uid {uid} may use this bridge",
+        .socket.display()
+    )]
+    ClientUid {
+        /// The bridge's socket.
+        socket: PathBuf,
+        /// The client's uid.
+        peer: u32,
+        /// This user.
+        uid: u32,
+    },
     /// The listener's credentials could not be read.
     #[error("refusing {}: cannot tell who listens on it ({message}). Nothing was sent.", .socket.display())]
     PeerUnknown {
@@ -235,16 +248,31 @@ fn sort_key(entry: &Result<PathBuf, Untrusted>) -> &Path {
     }
 }
 
-/// Fails unless the process at the other end of `stream` runs as this user. A client calls it
-/// on `socket` right after connecting, before writing anything; the bridge on every client.
+/// Fails unless the process listening at the other end of `stream` runs as this user. A client
+/// calls it on `socket` right after connecting, before writing anything.
 pub fn check_peer(stream: &UnixStream, socket: &Path) -> Result<(), Untrusted> {
-    let cred =
-        stream.peer_cred().map_err(|e| Untrusted::PeerUnknown { socket: socket.to_owned(), message: e.to_string() })?;
     let uid = current_uid();
-    if cred.uid() != uid {
-        return Err(Untrusted::PeerUid { socket: socket.to_owned(), peer: cred.uid(), uid });
+    match peer_uid(stream, socket)? {
+        peer if peer == uid => Ok(()),
+        peer => Err(Untrusted::PeerUid { socket: socket.to_owned(), peer, uid }),
     }
-    Ok(())
+}
+
+/// Fails unless the process that connected to the bridge's `socket` runs as this user. The
+/// bridge calls it on every connection before reading anything.
+pub fn check_client(stream: &UnixStream, socket: &Path) -> Result<(), Untrusted> {
+    let uid = current_uid();
+    match peer_uid(stream, socket)? {
+        peer if peer == uid => Ok(()),
+        peer => Err(Untrusted::ClientUid { socket: socket.to_owned(), peer, uid }),
+    }
+}
+
+fn peer_uid(stream: &UnixStream, socket: &Path) -> Result<u32, Untrusted> {
+    stream
+        .peer_cred()
+        .map(|cred| cred.uid())
+        .map_err(|e| Untrusted::PeerUnknown { socket: socket.to_owned(), message: e.to_string() })
 }
 
 #[cfg(test)]
