@@ -154,6 +154,14 @@ fn cut_short(state: &State, session: &str, ctx: &CallContext, action: Option<(Ac
              Nothing was sent to the page. Retry once that call has answered."
         );
     }
+    if action.is_none() {
+        // Not an action on a page (browser_tabs may have been opening or closing a tab): say
+        // only what is known.
+        return format!(
+            "{tool} ran out of time (its limit is {limit:.0} s) before it finished. The page may be slow or busy: \
+             check with browser_tabs or browser_snapshot before you retry."
+        );
+    }
     format!(
         "{tool} ran out of time (its limit is {limit:.0} s) before it sent anything to the page, so nothing was \
          done. The page may be slow or busy: retry, or take a browser_snapshot to see it."
