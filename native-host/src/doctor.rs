@@ -6,7 +6,7 @@
 //! failure. A browser or profile named with `--browser` / `--user-data-dir` is always checked
 //! strictly.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::install::{self, HostManifest, Target};
@@ -148,23 +148,41 @@ async fn check_bridges(binary: Option<&Path>) -> Bridges {
     let mut checks = Vec::new();
     let mut connected = false;
     let dir = socket::socket_dir();
-    match std::fs::metadata(&dir) {
-        Ok(meta) if meta.uid() == socket::current_uid() && meta.mode() & 0o077 == 0 => {
-            checks.push(Check::pass(format!("socket directory {} is private", dir.display())))
-        }
-        Ok(_) => checks.push(Check::fail(
-            format!("socket directory {} is not private to you", dir.display()),
-            format!("rm -rf {} (the bridge recreates it)", dir.display()),
-        )),
-        Err(_) => {}
-    }
     let mut live = Vec::new();
-    for path in socket::candidate_sockets() {
-        match bridge_client::handshake(&path, None).await {
-            Ok((_, greeting)) => live.push(greeting),
-            Err(error) => {
-                checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
+    // Nothing is sent to a socket before its directory, file and listener are trusted.
+    match socket::check_dir(&dir) {
+        Ok(true) => {
+            checks.push(Check::pass(format!("socket directory {} is private", dir.display())));
+            for entry in socket::bridge_sockets(&dir) {
+                let path = match entry {
+                    Ok(path) => path,
+                    Err(untrusted) => {
+                        checks.push(Check::fail(untrusted.to_string(), "remove that socket"));
+                        continue;
+                    }
+                };
+                match bridge_client::handshake(&path, None).await {
+                    Ok((_, greeting)) => live.push(greeting),
+                    Err(error @ bridge_client::ConnectError::Untrusted(_)) => {
+                        checks.push(Check::fail(error.to_string(), "remove that socket"))
+                    }
+                    Err(error) => {
+                        checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
+                    }
+                }
             }
+        }
+        Ok(false) => {}
+        Err(untrusted) => {
+            let fix = match untrusted {
+                socket::Untrusted::DirMode { .. } | socket::Untrusted::NotADirectory { .. } => {
+                    format!("rm -rf {} (the bridge recreates it)", dir.display())
+                }
+                _ => "have it removed by its owner or root, or set XDG_RUNTIME_DIR to a private directory for both \
+                      the browser and your MCP client"
+                    .to_owned(),
+            };
+            checks.push(Check::fail(untrusted.to_string(), fix));
         }
     }
     if live.is_empty() {
@@ -180,7 +198,10 @@ async fn check_bridges(binary: Option<&Path>) -> Bridges {
         ));
     }
     for greeting in live {
-        let at = format!("bridge pid {} ({})", greeting.pid, greeting.socket.display());
+        let at = match &greeting.browser {
+            Some(browser) => format!("bridge pid {} ({}) for {browser}", greeting.pid, greeting.socket.display()),
+            None => format!("bridge pid {} ({})", greeting.pid, greeting.socket.display()),
+        };
         match greeting.extension {
             Some(ext) if ext.version == HOST_VERSION => {
                 connected = true;

@@ -46,6 +46,12 @@ const RIGS_AT_ONCE: usize = 3;
 
 static RIG_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RIGS_AT_ONCE);
 
+/// Room for `browsers` more browsers among those a test binary runs at once, for tests that
+/// start browsers themselves; held as long as the permit lives.
+pub async fn browser_slots(browsers: u32) -> anyhow::Result<tokio::sync::SemaphorePermit<'static>> {
+    Ok(RIG_SLOTS.acquire_many(browsers).await?)
+}
+
 impl Rig {
     /// Starts everything and waits (at most 60 s) for the browser to answer.
     pub async fn start() -> anyhow::Result<Rig> {
