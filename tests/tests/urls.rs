@@ -76,7 +76,15 @@ async fn a_tab_the_browser_shut_out_of_debugging_is_reported_and_can_be_left() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert!(refused.is_error && refused.text.contains("navigate it to a web page"), "{}", refused.text);
-    let tabs = c.ok("browser_tabs", json!({})).await;
+    // The tab list reports the committed URL, which follows a moment after the refusal.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let tabs = loop {
+        let tabs = c.ok("browser_tabs", json!({})).await;
+        if tabs.contains("chrome://version") || Instant::now() > deadline {
+            break tabs;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
     assert!(tabs.contains("chrome://version") && tabs.contains("(cannot be acted on here"), "{tabs}");
 
     // It can still be navigated away, and then everything works again.
