@@ -13,4 +13,6 @@ pub mod keys;
 pub mod page_state;
 pub mod protocol;
 pub mod refs;
+pub mod review;
 pub mod snapshot;
+pub mod urls;

@@ -40,7 +40,7 @@ fn act(ps: &mut PageState, page: &Page) -> Response {
 }
 
 fn text(ps: &PageState, r: &Response) -> String {
-    render_response(ps.snapshot().expect("a snapshot"), r, &RenderOptions::default())
+    render_response(ps.snapshot().expect("a snapshot"), r, &RenderOptions::default()).text
 }
 
 // Baselines and versions -----------------------------------------------------------------------
@@ -238,7 +238,8 @@ fn the_agent_can_ask_for_every_region_or_one_region() {
     let r = ps.baseline(snapshot, true);
     assert!(!text(&ps, &r).contains("unchanged"), "requested: nothing collapsed");
     let nav = ps.snapshot().unwrap().region_named("nav").unwrap();
-    let only = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { region: Some(nav), ..Default::default() });
+    let only =
+        render_response(ps.snapshot().unwrap(), &r, &RenderOptions { region: Some(nav), ..Default::default() }).text;
     assert!(only.contains("[Home](e1)") || only.contains("e1 link \"Home\""), "{only}");
     assert!(!only.contains("Add to basket"), "{only}");
 }
@@ -248,7 +249,8 @@ fn a_long_changed_region_is_trimmed_with_a_marker_and_find_reaches_what_was_trim
     let links: Vec<Node> = (0..30).map(|i| link(300 + i, &format!("Category {i}"))).collect();
     let mut ps = PageState::new();
     let r = baseline(&mut ps, &page("L1", vec![landmark(10, "navigation", "All", links)]));
-    let trimmed = render_response(ps.snapshot().unwrap(), &r, &RenderOptions { trim: Some(10), ..Default::default() });
+    let trimmed =
+        render_response(ps.snapshot().unwrap(), &r, &RenderOptions { trim: Some(10), ..Default::default() }).text;
     assert!(trimmed.contains("<trimmed count=\"20\" refs=\"20\" region=\"nav 'All'\" />"), "{trimmed}");
     assert!(!trimmed.contains("Category 15"));
     let found = find(ps.snapshot().unwrap(), &FindQuery { text: Some("category 15".into()), ..Default::default() }, 10);
@@ -361,6 +363,111 @@ fn an_overlay_replaced_by_another_of_the_same_name_is_a_new_overlay() {
     let t = text(&ps, &r);
     assert!(t.contains("gone: e6") && t.contains("Save choices"), "{t}");
     assert!(ps.resolve("e6", &frames("L1")).is_err());
+}
+
+// browser_snapshot: every region unless asked, paging and elements as data -------------------------
+
+fn snapshot_call(ps: &mut PageState, page: &Page, params: serde_json::Value) -> sightline_core::protocol::ToolOutput {
+    let snapshot = ps.compile(&capture(page));
+    let params = serde_json::from_value(params).expect("snapshot parameters");
+    ps.answer_snapshot(snapshot, &params).expect("an answer")
+}
+
+#[test]
+fn an_explicit_snapshot_writes_every_region_unless_asked_to_collapse() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let next = shop("L2", "Basket: 0 items", vec![]);
+    let navigated = baseline(&mut ps, &next);
+    assert!(
+        text(&ps, &navigated).contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\""),
+        "a navigation collapses"
+    );
+    let all = snapshot_call(&mut ps, &next, serde_json::json!({}));
+    assert!(all.text.contains("[Home](e1)") || all.text.contains("e1 link \"Home\""), "{}", all.text);
+    assert!(!all.text.contains("unchanged"), "{}", all.text);
+    let collapsed = snapshot_call(&mut ps, &next, serde_json::json!({"collapse": true}));
+    assert!(collapsed.text.contains("unchanged=\"true\""), "{}", collapsed.text);
+    assert_eq!(collapsed.structured.unwrap()["unchanged_regions"], serde_json::json!(["nav \"Main\"", "main"]));
+}
+
+#[test]
+fn a_paged_snapshot_says_its_page_and_the_next_one_in_its_facts() {
+    let items: Vec<Node> =
+        (0..1500).map(|i| p(1000 + i, &format!("Paragraph number {i} with some words in it"))).collect();
+    let long = page("L1", items);
+    let mut ps = PageState::new();
+    let first = snapshot_call(&mut ps, &long, serde_json::json!({}));
+    let facts = first.structured.unwrap();
+    let pages = facts["pages"].as_u64().unwrap();
+    assert!(pages >= 2, "{facts}");
+    assert_eq!((facts["page"].as_u64(), facts["next_page"].as_u64()), (Some(1), Some(2)));
+    let last = ps.continue_snapshot(&serde_json::from_value(serde_json::json!({"page": pages})).unwrap()).unwrap();
+    let facts = last.structured.unwrap();
+    assert_eq!(facts["page"].as_u64(), Some(pages));
+    assert!(facts.get("next_page").is_none(), "no page after the last: {facts}");
+}
+
+#[test]
+fn delta_lines_carry_their_elements_so_a_client_can_follow_without_the_text() {
+    let text: Vec<Node> = (0..12).map(|i| p(40 + i, &format!("Line {i} of the description"))).collect();
+    let mut ps = PageState::new();
+    let before = ps.compile(&capture(&shop("L1", "Basket: 0 items", text.clone())));
+    ps.answer_snapshot(before, &Default::default()).unwrap();
+    let mut after = shop("L1", "Basket: 0 items", [text, vec![button(30, "Checkout")]].concat());
+    if let Node::Element { children, .. } = &mut after.body[1] {
+        children[3] = checkbox(23, "Gift wrap", true);
+    }
+    let snapshot = ps.compile(&capture(&after));
+    let out = ps.answer(snapshot, sightline_core::page_state::Answer::AfterAction, &[], None);
+    let facts = out.structured.unwrap();
+    assert_eq!(facts["kind"], "delta", "{}", out.text);
+    let changed = facts["lines"]["changed"].as_array().unwrap();
+    let gift = changed.iter().find(|c| c["id"] == "e5").unwrap_or_else(|| panic!("{facts}"));
+    assert_eq!(
+        gift["elements"],
+        serde_json::json!([{"ref": "e5", "role": "checkbox", "name": "Gift wrap", "states": ["checked"]}])
+    );
+    let added = facts["lines"]["added"].as_array().unwrap();
+    assert_eq!(added[0]["line"]["elements"], serde_json::json!([{"ref": "e6", "role": "button", "name": "Checkout"}]));
+}
+
+#[test]
+fn the_reason_for_a_full_page_goes_on_the_version_line_whatever_the_title_says() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let mut next = shop("L2", "Basket: 0 items", vec![]);
+    next.title = "Release notes · v2 · what is new".into();
+    let r = baseline(&mut ps, &next);
+    let t = text(&ps, &r);
+    let mut lines = t.lines();
+    assert_eq!(lines.next(), Some("Release notes · v2 · what is new"));
+    assert_eq!(lines.next(), Some("https://shop.test/ · v2 · full page: new page"));
+}
+
+// What a person reviews --------------------------------------------------------------------------
+
+#[test]
+fn a_person_can_compare_any_two_versions_still_held_word_by_word() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
+    act(&mut ps, &shop("L1", "Basket: 2 items", vec![]));
+    assert_eq!(ps.held_versions(), vec![1, 2, 3]);
+    let rows = ps.review(1, 3, 0).expect("both held");
+    let changed: Vec<_> = rows.iter().filter(|r| matches!(r, sightline_core::review::Row::Changed { .. })).collect();
+    assert_eq!(changed.len(), 1, "{rows:#?}");
+    let sightline_core::review::Row::Changed { words, .. } = changed[0] else { unreachable!() };
+    assert_eq!(words.before[1], sightline_core::review::Piece::Removed("0".into()));
+    assert_eq!(words.after[1], sightline_core::review::Piece::Added("2".into()));
+    assert!(ps.review(1, 9, 0).is_none(), "v9 was never shown");
+    for n in 3..40 {
+        act(&mut ps, &shop("L1", &format!("Basket: {n} items"), vec![]));
+    }
+    let held = ps.held_versions();
+    assert_eq!(held.len(), sightline_core::page_state::HELD_VERSIONS);
+    assert_eq!(held.last(), Some(&ps.version()));
+    assert!(ps.review(1, 2, 0).is_none(), "the oldest versions are let go");
 }
 
 // Refs come from the page's structure, never from its text ---------------------------------------

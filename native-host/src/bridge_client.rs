@@ -1,12 +1,20 @@
-//! The client side of a bridge socket: finding a live bridge, the hello exchange, and
+//! The client side of a bridge socket: choosing a bridge it can trust, the hello exchange, and
 //! forwarding tool calls over the link.
 //!
 //! `sightline-host mcp` talks to the browser only through a [`BridgeClient`]; `doctor` uses
 //! [`handshake`] alone to probe each bridge. This module knows nothing of MCP: it turns a
 //! [`ToolCall`] into a [`ToolOutput`], and says what to do when no browser answers.
+//!
+//! Nothing is sent anywhere before the socket directory, the socket file and the listening
+//! process have been checked ([`socket`]). Among several live bridges one is chosen by a fixed
+//! rule (see [`Link::connect`]), or by the browser or profile the user named; a session stays
+//! with its bridge while it lives. Each call carries its time limit and is called off in the
+//! browser when its caller gives up.
 
+use std::future::Future;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,13 +24,17 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::Mutex;
 
-use crate::link::{self, BridgeMessage, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch};
+use crate::frame::{self, FrameError};
+use crate::install::Browser;
+use crate::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch};
 use crate::pending::{PendingCalls, Unanswered};
-use crate::socket;
+use crate::socket::{self, Untrusted};
 
-/// How long a call may wait for the browser; a little above the bridge's own cap so the
-/// bridge's clearer message wins.
-const CALL_TIMEOUT: Duration = Duration::from_secs(130);
+/// How long a call may run unless the user says otherwise (`sightline-host mcp --time-limit`).
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
+/// How long past a call's time limit the client still waits for the bridge; a little above the
+/// bridge's own grace, so the bridge's clearer message wins.
+const ANSWER_GRACE: Duration = Duration::from_secs(20);
 /// How long connecting and the hello exchange may take per socket.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -31,29 +43,62 @@ const NO_BROWSER: &str = "No browser is connected to Sightline. Open Chrome (or 
 with the Sightline extension loaded; it starts the bridge by itself. If it is open, run `sightline-host doctor` in \
 a terminal to see which link is missing.";
 
+/// Which browser a session wants, when several are open.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Choice {
+    /// This kind of browser.
+    pub browser: Option<Browser>,
+    /// The browser running with this profile (`--user-data-dir`).
+    pub user_data_dir: Option<PathBuf>,
+}
+
+impl Choice {
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(browser) = self.browser {
+            parts.push(format!("--browser {}", browser.name()));
+        }
+        if let Some(dir) = &self.user_data_dir {
+            parts.push(format!("--user-data-dir {}", dir.display()));
+        }
+        parts.join(" ")
+    }
+}
+
 /// One MCP session's way to the browser: keeps a link to a bridge, replaces it when it dies,
 /// and finds a browser started after the session.
 pub struct BridgeClient {
     session: String,
+    dir: PathBuf,
+    choice: Choice,
+    time_limit: Duration,
     link: Mutex<Option<Arc<Link>>>,
+    /// The profile of the bridge this session last used: preferred when it must reconnect.
+    profile: std::sync::Mutex<Option<PathBuf>>,
 }
 
 impl BridgeClient {
-    /// A client that introduces itself to bridges as MCP session `session`.
-    pub fn new(session: String) -> Self {
-        Self { session, link: Mutex::default() }
+    /// A client that introduces itself to bridges in `dir` as MCP session `session`, uses the
+    /// browser `choice` names, and gives each call `time_limit`.
+    pub fn new(session: String, dir: PathBuf, choice: Choice, time_limit: Duration) -> Self {
+        Self { session, dir, choice, time_limit, link: Mutex::default(), profile: std::sync::Mutex::default() }
     }
 
     /// Forwards one call to the browser; every failure comes back as an error output that says
-    /// what to do.
-    pub async fn call(&self, call: ToolCall) -> ToolOutput {
+    /// what to do. When `gave_up` resolves first, the call is called off in the browser (and
+    /// the output, which nobody reads, says so).
+    pub async fn call(&self, call: ToolCall, gave_up: impl Future<Output = ()>) -> ToolOutput {
+        let mut gave_up = std::pin::pin!(gave_up);
         // A link that died since the last call is replaced; a browser started since is found.
         for attempt in 0..2 {
-            let link = match self.live_link().await {
-                Ok(link) => link,
-                Err(error) => return ToolOutput::error(error.to_string()),
+            let link = tokio::select! {
+                link = self.live_link() => match link {
+                    Ok(link) => link,
+                    Err(error) => return ToolOutput::error(error.to_string()),
+                },
+                () = &mut gave_up => return ToolOutput::error(LinkLost::CalledOff.to_string()),
             };
-            match link.call(call.clone()).await {
+            match link.call(call.clone(), self.time_limit, gave_up.as_mut()).await {
                 Ok(output) => return output,
                 Err(LinkLost::BeforeSending) if attempt == 0 => continue,
                 Err(lost) => return ToolOutput::error(lost.to_string()),
@@ -70,16 +115,27 @@ impl BridgeClient {
             return Ok(link.clone());
         }
         *slot = None;
-        let link = Arc::new(Link::connect_any(&self.session).await?);
+        let prefer = self.profile.lock().ok().and_then(|p| p.clone());
+        let (link, greeting) = Link::connect(&self.dir, &self.session, &self.choice, prefer.as_deref()).await?;
+        if let Some(dir) = greeting.browser.and_then(|b| b.user_data_dir)
+            && let Ok(mut profile) = self.profile.lock()
+        {
+            *profile = Some(dir);
+        }
+        let link = Arc::new(link);
         *slot = Some(link.clone());
         Ok(link)
     }
 }
 
 /// Why no link to a bridge was opened. Every message says what happened; those an agent reads
-/// ([`ConnectError::NoBrowser`], a rejection) also say what to do.
+/// ([`ConnectError::NoBrowser`], a rejection, a refusal) also say what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
+    /// The socket directory, a socket, or the process listening on it is not the user's own:
+    /// nothing was sent to it.
+    #[error(transparent)]
+    Untrusted(#[from] Untrusted),
     /// Nobody listens on the socket: its bridge died without cleaning up, so the stale socket
     /// was removed.
     #[error("{}: {source}", .socket.display())]
@@ -98,12 +154,12 @@ pub enum ConnectError {
         source: io::Error,
     },
     /// Sending the hello or reading the bridge's answer failed.
-    #[error("{source}")]
+    #[error("{}: {source}", .socket.display())]
     HelloFailed {
         /// The socket.
         socket: PathBuf,
         /// What reading or writing said.
-        source: io::Error,
+        source: FrameError,
     },
     /// The bridge hung up, or answered something other than a welcome, during the hello.
     #[error("{} closed the connection during the hello", .socket.display())]
@@ -138,9 +194,41 @@ pub enum ConnectError {
         /// What the bridge said, with the fix.
         reason: String,
     },
+    /// Browsers are connected, but none is the one the user asked for.
+    #[error(
+        "No browser matching `{wanted}` is connected to Sightline; connected: {}. Open that browser (or profile) \
+         with the Sightline extension loaded, or change the option given to `sightline-host mcp`.",
+        .live.join("; ")
+    )]
+    NoMatch {
+        /// The options the user gave.
+        wanted: String,
+        /// What each live bridge serves.
+        live: Vec<String>,
+    },
     /// No bridge accepted this client: no browser with the extension is running.
     #[error("{NO_BROWSER}")]
     NoBrowser,
+}
+
+impl ConnectError {
+    /// How much this error tells a user, when several sockets failed: a refusal to trust one
+    /// first, then a bridge's own explanation, then anything else.
+    fn weight(&self) -> u8 {
+        match self {
+            ConnectError::Untrusted(_) => 3,
+            ConnectError::VersionMismatch { .. } | ConnectError::Rejected { .. } => 2,
+            ConnectError::NoMatch { .. } => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// Keeps the more telling of two errors.
+fn keep_telling(kept: &mut Option<ConnectError>, error: ConnectError) {
+    if error.weight() > 0 && kept.as_ref().is_none_or(|k| error.weight() > k.weight()) {
+        *kept = Some(error);
+    }
 }
 
 /// Why a call could not complete over a link.
@@ -148,10 +236,20 @@ pub enum ConnectError {
 enum LinkLost {
     #[error("the browser connection was already closed")]
     BeforeSending,
-    #[error("the browser connection closed while the call was running (did the browser exit?); retry once it is back")]
+    #[error(
+        "the browser connection closed while the call was running (did the browser exit?); it may have run. Retry \
+         once the browser is back, after a browser_snapshot"
+    )]
     WhileWaiting,
-    #[error("no answer from the browser within {} s; retry, or reload the Sightline extension", CALL_TIMEOUT.as_secs())]
+    #[error(
+        "no answer from the browser within {} s past the call's time limit; it may have run. Take a browser_snapshot \
+         before retrying; if this repeats, reload the Sightline extension", ANSWER_GRACE.as_secs()
+    )]
     TimedOut,
+    #[error("the call's arguments are {0} bytes, more than a bridge socket carries ({max}); send less", max = frame::MAX_FRAME)]
+    TooLarge(usize),
+    #[error("the call was cancelled")]
+    CalledOff,
 }
 
 /// An open connection to one bridge.
@@ -163,7 +261,7 @@ struct Link {
 }
 
 /// What a bridge said when a client connected.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Greeting {
     /// Socket the bridge listens on.
     pub socket: PathBuf,
@@ -171,9 +269,24 @@ pub struct Greeting {
     pub pid: u32,
     /// Extension behind the bridge, if it has said hello.
     pub extension: Option<ExtensionInfo>,
+    /// The browser that started the bridge, if the bridge could tell.
+    pub browser: Option<BrowserProcess>,
+    /// When the bridge started (milliseconds since the Unix epoch).
+    pub started_ms: u64,
 }
 
-/// Connects to the bridge at `path` and exchanges hellos. `session: None` makes a status probe.
+impl Greeting {
+    /// The browser and profile it serves, for messages.
+    pub fn describe(&self) -> String {
+        match &self.browser {
+            Some(browser) => format!("{browser} via {}", self.socket.display()),
+            None => format!("an unidentified browser via {}", self.socket.display()),
+        }
+    }
+}
+
+/// Connects to the bridge at `path`, checks that it runs as this user before writing anything,
+/// and exchanges hellos. `session: None` makes a status probe.
 pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(UnixStream, Greeting), ConnectError> {
     let socket = || path.to_owned();
     let attempt = async {
@@ -186,12 +299,13 @@ pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(UnixStream
                 ConnectError::Unreachable { socket: socket(), source }
             }
         })?;
+        socket::check_peer(&stream, path)?;
         let hello = ClientMessage::Hello { version: link::HOST_VERSION.into(), session: session.map(str::to_owned) };
         let hello_failed = |source| ConnectError::HelloFailed { socket: socket(), source };
-        socket::write_frame(&mut stream, &hello).await.map_err(hello_failed)?;
-        match socket::read_frame::<_, BridgeMessage>(&mut stream).await.map_err(hello_failed)? {
-            Some(BridgeMessage::Welcome { pid, extension, .. }) => {
-                Ok((stream, Greeting { socket: socket(), pid, extension }))
+        frame::write_frame(&mut stream, &hello).await.map_err(hello_failed)?;
+        match frame::read_frame::<_, BridgeMessage>(&mut stream).await.map_err(hello_failed)? {
+            Some(BridgeMessage::Welcome { pid, extension, browser, started_ms, .. }) => {
+                Ok((stream, Greeting { socket: socket(), pid, extension, browser, started_ms }))
             }
             Some(BridgeMessage::Rejected { reason, kind: RejectionKind::VersionMismatch(mismatch) }) => {
                 Err(ConnectError::VersionMismatch { socket: socket(), mismatch, reason })
@@ -207,6 +321,57 @@ pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(UnixStream
         .unwrap_or_else(|_| Err(ConnectError::TimedOut { socket: socket(), limit: CONNECT_TIMEOUT }))
 }
 
+/// Every live bridge in `dir` that this user may trust, with what it said, and the most telling
+/// reason a socket there was not used. Fails when the directory itself is not trusted.
+pub async fn probe_all(dir: &Path) -> Result<(Vec<Greeting>, Option<ConnectError>), ConnectError> {
+    if !socket::check_dir(dir)? {
+        return Ok((Vec::new(), None));
+    }
+    let mut live = Vec::new();
+    let mut problem = None;
+    for entry in socket::bridge_sockets(dir) {
+        let outcome = match entry {
+            Ok(path) => handshake(&path, None).await.map(|(_, greeting)| greeting),
+            Err(untrusted) => Err(untrusted.into()),
+        };
+        match outcome {
+            Ok(greeting) => live.push(greeting),
+            Err(error) => {
+                tracing::warn!("{error}");
+                keep_telling(&mut problem, error);
+            }
+        }
+    }
+    Ok((live, problem))
+}
+
+/// The bridges a session may use, best first: those serving the browser `choice` names (all
+/// when it names none); among them, those whose extension is connected, then the profile the
+/// session used before (`prefer`), then the bridge that has run longest, then by socket path.
+fn rank(live: Vec<Greeting>, choice: &Choice, prefer: Option<&Path>) -> Result<Vec<Greeting>, ConnectError> {
+    let matches = |g: &Greeting| {
+        crate::browser_process::matches(g.browser.as_ref(), choice.browser, choice.user_data_dir.as_deref())
+    };
+    let (mut chosen, others): (Vec<Greeting>, Vec<Greeting>) = live.into_iter().partition(matches);
+    if chosen.is_empty() && !others.is_empty() {
+        return Err(ConnectError::NoMatch {
+            wanted: choice.describe(),
+            live: others.iter().map(Greeting::describe).collect(),
+        });
+    }
+    let preferred =
+        |g: &Greeting| prefer.is_some_and(|p| g.browser.as_ref().and_then(|b| b.user_data_dir.as_deref()) == Some(p));
+    chosen.sort_by(|a, b| {
+        (a.extension.is_none(), !preferred(a), a.started_ms, &a.socket).cmp(&(
+            b.extension.is_none(),
+            !preferred(b),
+            b.started_ms,
+            &b.socket,
+        ))
+    });
+    Ok(chosen)
+}
+
 /// Opens a link to the first bridge among `sockets` that accepts this session.
 async fn connect_first(sockets: Vec<PathBuf>, session: &str) -> Result<(UnixStream, Greeting), ConnectError> {
     let mut rejection = None;
@@ -215,12 +380,9 @@ async fn connect_first(sockets: Vec<PathBuf>, session: &str) -> Result<(UnixStre
             Ok(connected) => return Ok(connected),
             Err(error) => {
                 tracing::warn!("{error}");
-                // A bridge that refused this client says what to do, which beats "no browser".
-                // Every bridge so far refuses only for a version mismatch; one that predates
-                // `RejectionKind` says so in words alone, so it arrives as `Rejected`.
-                if matches!(error, ConnectError::VersionMismatch { .. } | ConnectError::Rejected { .. }) {
-                    rejection = Some(error);
-                }
+                // A bridge that refused this client (or that this client refused) says what
+                // to do, which beats "no browser".
+                keep_telling(&mut rejection, error);
             }
         }
     }
@@ -228,11 +390,22 @@ async fn connect_first(sockets: Vec<PathBuf>, session: &str) -> Result<(UnixStre
 }
 
 impl Link {
-    /// Connects to the newest live bridge.
-    async fn connect_any(session: &str) -> Result<Link, ConnectError> {
-        let (stream, greeting) = connect_first(socket::candidate_sockets(), session).await?;
-        tracing::info!(socket = %greeting.socket.display(), pid = greeting.pid, "connected to bridge");
-        Ok(Link::start(stream))
+    /// Connects to the best live bridge in `dir` for `choice` (see [`rank`]).
+    async fn connect(
+        dir: &Path,
+        session: &str,
+        choice: &Choice,
+        prefer: Option<&Path>,
+    ) -> Result<(Link, Greeting), ConnectError> {
+        let (live, problem) = probe_all(dir).await?;
+        let ranked = rank(live, choice, prefer)?;
+        let (stream, greeting) = match connect_first(ranked.into_iter().map(|g| g.socket).collect(), session).await {
+            Ok(connected) => connected,
+            Err(ConnectError::NoBrowser) => return Err(problem.unwrap_or(ConnectError::NoBrowser)),
+            Err(error) => return Err(error),
+        };
+        tracing::info!(socket = %greeting.socket.display(), pid = greeting.pid, browser = ?greeting.browser, "connected to bridge");
+        Ok((Link::start(stream), greeting))
     }
 
     fn start(stream: UnixStream) -> Link {
@@ -241,9 +414,19 @@ impl Link {
         let alive = Arc::new(AtomicBool::new(true));
         let (reader_pending, reader_alive) = (pending.clone(), alive.clone());
         tokio::spawn(async move {
-            while let Ok(Some(message)) = socket::read_frame::<_, BridgeMessage>(&mut reader).await {
-                if let BridgeMessage::Result { id, output } = message {
-                    reader_pending.resolve(id, output);
+            loop {
+                match frame::read_frame::<_, BridgeMessage>(&mut reader).await {
+                    Ok(Some(BridgeMessage::Result { id, output })) => {
+                        reader_pending.resolve(id, output);
+                    }
+                    Ok(Some(_)) => {}
+                    // Read whole: still in step.
+                    Err(FrameError::Malformed(e)) => tracing::warn!("ignoring a malformed frame from the bridge: {e}"),
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::warn!("the bridge connection failed: {e}");
+                        break;
+                    }
                 }
             }
             reader_alive.store(false, Ordering::SeqCst);
@@ -252,21 +435,39 @@ impl Link {
         Link { writer: Mutex::new(writer), pending, alive }
     }
 
-    async fn call(&self, call: ToolCall) -> Result<ToolOutput, LinkLost> {
+    async fn call(
+        &self,
+        call: ToolCall,
+        time_limit: Duration,
+        gave_up: Pin<&mut impl Future<Output = ()>>,
+    ) -> Result<ToolOutput, LinkLost> {
         let waiter = self.pending.register();
         let id = waiter.id();
+        let time_limit_ms = time_limit.as_millis() as u64;
         let sent = {
             let mut writer = self.writer.lock().await;
-            socket::write_frame(&mut *writer, &ClientMessage::Call { id, call }).await
+            frame::write_frame(&mut *writer, &ClientMessage::Call { id, time_limit_ms, call }).await
         };
-        if sent.is_err() || !self.alive.load(Ordering::SeqCst) {
-            self.alive.store(false, Ordering::SeqCst);
-            return Err(LinkLost::BeforeSending);
+        match sent {
+            Err(FrameError::TooLarge { len }) => return Err(LinkLost::TooLarge(len)),
+            Err(_) => {
+                self.alive.store(false, Ordering::SeqCst);
+                return Err(LinkLost::BeforeSending);
+            }
+            Ok(()) if !self.alive.load(Ordering::SeqCst) => return Err(LinkLost::BeforeSending),
+            Ok(()) => {}
         }
-        match waiter.wait(CALL_TIMEOUT).await {
-            Ok(output) => Ok(output),
-            Err(Unanswered::ConnectionLost) => Err(LinkLost::WhileWaiting),
-            Err(Unanswered::TimedOut(_)) => Err(LinkLost::TimedOut),
+        tokio::select! {
+            answer = waiter.wait(time_limit + ANSWER_GRACE) => match answer {
+                Ok(output) => Ok(output),
+                Err(Unanswered::ConnectionLost) => Err(LinkLost::WhileWaiting),
+                Err(Unanswered::TimedOut(_)) => Err(LinkLost::TimedOut),
+            },
+            () = gave_up => {
+                let mut writer = self.writer.lock().await;
+                let _ = frame::write_frame(&mut *writer, &ClientMessage::Cancel { id }).await;
+                Err(LinkLost::CalledOff)
+            }
         }
     }
 }
@@ -304,9 +505,9 @@ mod tests {
         let listener = UnixListener::bind(path).unwrap();
         tokio::spawn(async move {
             let (mut stream, _) = listener.accept().await.unwrap();
-            let hello = socket::read_frame(&mut stream).await.unwrap().unwrap();
+            let hello = frame::read_frame(&mut stream).await.unwrap().unwrap();
             if let Some(answer) = answer {
-                socket::write_frame(&mut stream, &answer).await.unwrap();
+                frame::write_frame(&mut stream, &answer).await.unwrap();
             }
             hello
         })

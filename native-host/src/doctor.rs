@@ -1,26 +1,46 @@
 //! `sightline-host doctor`: checks every link between an MCP client and the browser and
 //! prints, for each broken one, the exact command or step that fixes it.
+//!
+//! When the extension is connected, a browser that has a profile here but no registration is
+//! not the browser in use: that is a note (with the command that registers it too), not a
+//! failure. A browser or profile named with `--browser` / `--user-data-dir` is always checked
+//! strictly.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::install::{self, HostManifest, Target};
 use crate::link::HOST_VERSION;
 use crate::{bridge_client, socket};
 
+/// How one check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// It works.
+    Pass,
+    /// Worth knowing, not broken.
+    Note,
+    /// Broken; `fix` says how to mend it.
+    Fail,
+}
+
 /// One line of the report.
 struct Check {
-    ok: bool,
+    status: Status,
     what: String,
     fix: Option<String>,
 }
 
 impl Check {
     fn pass(what: impl Into<String>) -> Self {
-        Check { ok: true, what: what.into(), fix: None }
+        Check { status: Status::Pass, what: what.into(), fix: None }
     }
     fn fail(what: impl Into<String>, fix: impl Into<String>) -> Self {
-        Check { ok: false, what: what.into(), fix: Some(fix.into()) }
+        Check { status: Status::Fail, what: what.into(), fix: Some(fix.into()) }
+    }
+    /// A failure that only matters for a browser other than the one in use.
+    fn into_note(self) -> Self {
+        Check { status: if self.status == Status::Fail { Status::Note } else { self.status }, ..self }
     }
 }
 
@@ -29,25 +49,42 @@ pub async fn run(targets: Vec<Target>, explicit: bool) -> bool {
     let mut checks = Vec::new();
     let binary = install::current_binary().ok();
     checks.push(check_binary(binary.as_deref()));
+    let Bridges { checks: bridges, connected } = check_bridges(binary.as_deref()).await;
     for target in &targets {
-        checks.push(check_manifest(target, binary.as_deref(), explicit));
+        let check = check_manifest(target, binary.as_deref(), explicit);
+        // The extension reached the host through some registration: an unregistered other
+        // browser is not what is broken.
+        checks.push(if connected && !explicit { check.into_note() } else { check });
     }
-    checks.extend(check_bridges(binary.as_deref()).await);
+    checks.extend(bridges);
 
     println!("sightline-host {HOST_VERSION} doctor");
     for check in &checks {
-        println!("{} {}", if check.ok { "ok  " } else { "FAIL" }, check.what);
+        let label = match check.status {
+            Status::Pass => "ok  ",
+            Status::Note => "note",
+            Status::Fail => "FAIL",
+        };
+        println!("{label} {}", check.what);
         if let Some(fix) = &check.fix {
-            println!("     fix: {fix}");
+            let how = if check.status == Status::Note { "to use that browser too" } else { "fix" };
+            println!("     {how}: {fix}");
         }
     }
-    let all_ok = checks.iter().all(|c| c.ok);
+    let all_ok = checks.iter().all(|c| c.status != Status::Fail);
     if all_ok {
         println!("All is well: an MCP client running `sightline-host mcp` reaches the browser.");
     } else {
         println!("Something is broken: apply the fixes above, then run `sightline-host doctor` again.");
     }
     all_ok
+}
+
+/// What the bridge checks found.
+struct Bridges {
+    checks: Vec<Check>,
+    /// An extension of this version is connected through a live bridge.
+    connected: bool,
 }
 
 fn check_binary(binary: Option<&Path>) -> Check {
@@ -107,26 +144,45 @@ fn check_manifest(target: &Target, binary: Option<&Path>, explicit: bool) -> Che
     Check::pass(label)
 }
 
-async fn check_bridges(binary: Option<&Path>) -> Vec<Check> {
+async fn check_bridges(binary: Option<&Path>) -> Bridges {
     let mut checks = Vec::new();
+    let mut connected = false;
     let dir = socket::socket_dir();
-    match std::fs::metadata(&dir) {
-        Ok(meta) if meta.uid() == socket::current_uid() && meta.mode() & 0o077 == 0 => {
-            checks.push(Check::pass(format!("socket directory {} is private", dir.display())))
-        }
-        Ok(_) => checks.push(Check::fail(
-            format!("socket directory {} is not private to you", dir.display()),
-            format!("rm -rf {} (the bridge recreates it)", dir.display()),
-        )),
-        Err(_) => {}
-    }
     let mut live = Vec::new();
-    for path in socket::candidate_sockets() {
-        match bridge_client::handshake(&path, None).await {
-            Ok((_, greeting)) => live.push(greeting),
-            Err(error) => {
-                checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
+    // Nothing is sent to a socket before its directory, file and listener are trusted.
+    match socket::check_dir(&dir) {
+        Ok(true) => {
+            checks.push(Check::pass(format!("socket directory {} is private", dir.display())));
+            for entry in socket::bridge_sockets(&dir) {
+                let path = match entry {
+                    Ok(path) => path,
+                    Err(untrusted) => {
+                        checks.push(Check::fail(untrusted.to_string(), "remove that socket"));
+                        continue;
+                    }
+                };
+                match bridge_client::handshake(&path, None).await {
+                    Ok((_, greeting)) => live.push(greeting),
+                    Err(error @ bridge_client::ConnectError::Untrusted(_)) => {
+                        checks.push(Check::fail(error.to_string(), "remove that socket"))
+                    }
+                    Err(error) => {
+                        checks.push(Check::fail(format!("bridge {}: {error}", path.display()), "restart the browser"))
+                    }
+                }
             }
+        }
+        Ok(false) => {}
+        Err(untrusted) => {
+            let fix = match untrusted {
+                socket::Untrusted::DirMode { .. } | socket::Untrusted::NotADirectory { .. } => {
+                    format!("rm -rf {} (the bridge recreates it)", dir.display())
+                }
+                _ => "have it removed by its owner or root, or set XDG_RUNTIME_DIR to a private directory for both \
+                      the browser and your MCP client"
+                    .to_owned(),
+            };
+            checks.push(Check::fail(untrusted.to_string(), fix));
         }
     }
     if live.is_empty() {
@@ -142,10 +198,18 @@ async fn check_bridges(binary: Option<&Path>) -> Vec<Check> {
         ));
     }
     for greeting in live {
-        let at = format!("bridge pid {} ({})", greeting.pid, greeting.socket.display());
+        let at = match &greeting.browser {
+            Some(browser) => format!("bridge pid {} ({}) for {browser}", greeting.pid, greeting.socket.display()),
+            None => format!("bridge pid {} ({})", greeting.pid, greeting.socket.display()),
+        };
         match greeting.extension {
-            Some(ext) if ext.version == HOST_VERSION => checks
-                .push(Check::pass(format!("extension connected: version {} via {at}; {}", ext.version, ext.browser))),
+            Some(ext) if ext.version == HOST_VERSION => {
+                connected = true;
+                checks.push(Check::pass(format!(
+                    "extension connected: version {} via {at}; {}",
+                    ext.version, ext.browser
+                )))
+            }
             Some(ext) => checks.push(Check::fail(
                 format!("extension connected via {at} but it is version {}, this host is {HOST_VERSION}", ext.version),
                 "rebuild with `cargo xtask build`, reload the extension, and rerun `sightline-host install`",
@@ -156,7 +220,7 @@ async fn check_bridges(binary: Option<&Path>) -> Vec<Check> {
             )),
         }
     }
-    checks
+    Bridges { checks, connected }
 }
 
 /// Where the unpacked extension most likely is: beside the binary's build directory.

@@ -8,11 +8,16 @@
 //! rejection must stay readable across versions: fields are only ever added (with a default),
 //! never renamed or removed.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 use sightline_core::protocol::{ToolCall, ToolOutput};
 
 /// This binary's version; both ends of a link must agree on it exactly.
 pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The longest time limit a call may carry; longer ones are cut to it.
+pub const MAX_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// A message from an MCP server process (or `doctor`) to a bridge.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -29,9 +34,17 @@ pub enum ClientMessage {
     Call {
         /// Chosen by the client, unique on this link.
         id: u64,
+        /// How long the client waits for the answer, in milliseconds; the extension answers
+        /// within it.
+        time_limit_ms: u64,
         /// The call.
         #[serde(flatten)]
         call: ToolCall,
+    },
+    /// The client gave up on call `id` (the agent cancelled it): stop it, send no result.
+    Cancel {
+        /// The call's id.
+        id: u64,
     },
 }
 
@@ -47,6 +60,13 @@ pub enum BridgeMessage {
         pid: u32,
         /// The extension on the other side, once it has said hello.
         extension: Option<ExtensionInfo>,
+        /// The browser that started the bridge, as far as the bridge can tell.
+        #[serde(default)]
+        browser: Option<BrowserProcess>,
+        /// When the bridge started (milliseconds since the Unix epoch): among several bridges,
+        /// clients pick the one that has run longest.
+        #[serde(default)]
+        started_ms: u64,
     },
     /// The link was refused; `reason` says why and what to do.
     Rejected {
@@ -121,6 +141,32 @@ pub struct ExtensionInfo {
     pub version: String,
     /// Browser user agent.
     pub browser: String,
+    /// The wire protocol the extension speaks (0 from a bridge that did not say).
+    #[serde(default)]
+    pub protocol: u32,
+}
+
+/// The browser process that started a bridge: which browser, and which profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrowserProcess {
+    /// Its process id.
+    pub pid: u32,
+    /// Which browser (`chrome`, `chromium`, `edge`, `brave`, `vivaldi`), when its executable
+    /// says.
+    pub browser: Option<String>,
+    /// Its user data directory: the `--user-data-dir` it was started with, or that browser's
+    /// default.
+    pub user_data_dir: Option<PathBuf>,
+}
+
+impl std::fmt::Display for BrowserProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.browser.as_deref().unwrap_or("a browser"))?;
+        match &self.user_data_dir {
+            Some(dir) => write!(f, " with profile {} (pid {})", dir.display(), self.pid),
+            None => write!(f, " (pid {})", self.pid),
+        }
+    }
 }
 
 /// Why a client of version `client` may not talk to a bridge of this version, if it may not.

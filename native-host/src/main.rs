@@ -8,7 +8,10 @@
 
 mod bridge;
 mod bridge_client;
+mod browser_process;
 mod doctor;
+mod extension_port;
+mod frame;
 mod install;
 mod link;
 mod logging;
@@ -38,13 +41,38 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Serve MCP on stdin/stdout (configure your MCP client to run this).
-    Mcp,
+    Mcp(McpArgs),
     /// Register this binary with browsers as Sightline's native messaging host.
     Install(TargetArgs),
     /// Remove the registration.
     Uninstall(TargetArgs),
     /// Check every link between an MCP client and the browser, and say how to fix a broken one.
     Doctor(TargetArgs),
+}
+
+#[derive(clap::Args)]
+struct McpArgs {
+    /// With several browsers open, use this kind (default: the one whose bridge has run longest).
+    #[arg(long, value_enum)]
+    browser: Option<Browser>,
+    /// With several browsers open, use the one running with this profile directory (its
+    /// --user-data-dir; a browser started without one uses its default directory).
+    #[arg(long, value_name = "DIR")]
+    user_data_dir: Option<PathBuf>,
+    /// Longest a tool call may run, in seconds; the browser stops it there and says whether it acted.
+    #[arg(long, value_name = "SECONDS", default_value_t = bridge_client::DEFAULT_TIME_LIMIT.as_secs(),
+          value_parser = clap::value_parser!(u64).range(5..=600))]
+    time_limit: u64,
+}
+
+impl McpArgs {
+    fn options(self) -> mcp::Options {
+        mcp::Options {
+            socket_dir: socket::socket_dir(),
+            choice: bridge_client::Choice { browser: self.browser, user_data_dir: self.user_data_dir },
+            time_limit: std::time::Duration::from_secs(self.time_limit),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -89,13 +117,16 @@ impl TargetArgs {
 fn main() -> ExitCode {
     // The browser starts a native host as `sightline-host chrome-extension://<id>/ [...]`.
     if let Some(origin) = std::env::args().nth(1).filter(|a| a.starts_with("chrome-extension://")) {
+        // Whatever the umask it inherits, what the bridge creates (socket directory, socket,
+        // log) is never open to others, not even for an instant.
+        rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
         let _guard = logging::to_file("bridge");
         return report(runtime().and_then(|rt| rt.block_on(bridge::run(&origin))));
     }
     let cli = Cli::parse();
     logging::to_stderr();
     match cli.command {
-        Command::Mcp => report(runtime().and_then(|rt| rt.block_on(mcp::run()))),
+        Command::Mcp(args) => report(runtime().and_then(|rt| rt.block_on(mcp::run(args.options())))),
         Command::Install(args) => report(args.targets().and_then(|t| install::install(&t)).map(|written| {
             for path in written {
                 println!("registered {} in {}", install::HOST_NAME, path.display());

@@ -5,20 +5,27 @@
 //! declares the tools, hands each call to a [`BridgeClient`] (which finds a live bridge of the
 //! same version; with no browser connected, each tool answers with what to do, and a browser
 //! that starts later is picked up on the next call), and maps the result onto MCP.
+//!
+//! An MCP `notifications/cancelled` for a call reaches the tool as its request's cancellation
+//! token; the call is then called off in the browser, where it stops before acting if it has
+//! not acted yet.
 
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
     ClickParams, FindParams, NavigateParams, PressKeyParams, SnapshotFacts, SnapshotParams, TabsParams, ToolCall,
     ToolOutput, TypeParams,
 };
 
-use crate::bridge_client::BridgeClient;
+use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
 use crate::link;
 
 const INSTRUCTIONS: &str = "Sightline drives the user's own browser. Read a page with browser_snapshot, act on \
@@ -31,9 +38,26 @@ pub struct SightlineMcp {
     tool_router: ToolRouter<Self>,
 }
 
+/// How `sightline-host mcp` reaches the browser.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Where bridge sockets are.
+    pub socket_dir: PathBuf,
+    /// Which browser to use when several are open.
+    pub choice: Choice,
+    /// How long each call may run.
+    pub time_limit: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { socket_dir: crate::socket::socket_dir(), choice: Choice::default(), time_limit: DEFAULT_TIME_LIMIT }
+    }
+}
+
 /// Runs the MCP server on stdin/stdout until the client disconnects.
-pub async fn run() -> anyhow::Result<()> {
-    let server = SightlineMcp::new();
+pub async fn run(options: Options) -> anyhow::Result<()> {
+    let server = SightlineMcp::new(options);
     let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
@@ -42,7 +66,7 @@ pub async fn run() -> anyhow::Result<()> {
 #[tool_router]
 impl SightlineMcp {
     /// A server with a fresh session id.
-    pub fn new() -> Self {
+    pub fn new(options: Options) -> Self {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let mut tool_router = Self::tool_router();
@@ -53,69 +77,104 @@ impl SightlineMcp {
             }
         }
         let session = format!("{}-{nanos:x}", std::process::id());
-        Self { client: Arc::new(BridgeClient::new(session)), tool_router }
+        let client = BridgeClient::new(session, options.socket_dir, options.choice, options.time_limit);
+        Self { client: Arc::new(client), tool_router }
     }
 
     #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
-    async fn browser_tabs(&self, Parameters(p): Parameters<TabsParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserTabs(p)).await)
+    async fn browser_tabs(
+        &self,
+        Parameters(p): Parameters<TabsParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserTabs(p), ctx).await)
     }
 
     #[tool(description = "Go to a URL, or back/forward/reload. Waits for load and a quiet DOM.")]
-    async fn browser_navigate(&self, Parameters(p): Parameters<NavigateParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserNavigate(p)).await)
+    async fn browser_navigate(
+        &self,
+        Parameters(p): Parameters<NavigateParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserNavigate(p), ctx).await)
     }
 
     #[tool(
         description = "Read the current page: text and actionable elements with refs.",
         output_schema = rmcp::handler::server::tool::schema_for_output::<SnapshotFacts>()
     )]
-    async fn browser_snapshot(&self, Parameters(p): Parameters<SnapshotParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserSnapshot(p)).await)
+    async fn browser_snapshot(
+        &self,
+        Parameters(p): Parameters<SnapshotParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserSnapshot(p), ctx).await)
     }
 
     #[tool(description = "Click an element by ref.")]
-    async fn browser_click(&self, Parameters(p): Parameters<ClickParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserClick(p)).await)
+    async fn browser_click(
+        &self,
+        Parameters(p): Parameters<ClickParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserClick(p), ctx).await)
     }
 
     #[tool(description = "Replace the text of an input or editable element by ref.")]
-    async fn browser_type(&self, Parameters(p): Parameters<TypeParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserType(p)).await)
+    async fn browser_type(
+        &self,
+        Parameters(p): Parameters<TypeParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserType(p), ctx).await)
     }
 
     #[tool(description = "Press a key or chord (Enter, ArrowDown, Control+a), optionally on an element.")]
-    async fn browser_press_key(&self, Parameters(p): Parameters<PressKeyParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserPressKey(p)).await)
+    async fn browser_press_key(
+        &self,
+        Parameters(p): Parameters<PressKeyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserPressKey(p), ctx).await)
     }
 
     #[tool(description = "Find elements by text, role or region, including regions shown as unchanged or trimmed.")]
-    async fn browser_find(&self, Parameters(p): Parameters<FindParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserFind(p)).await)
+    async fn browser_find(
+        &self,
+        Parameters(p): Parameters<FindParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserFind(p), ctx).await)
     }
 
     #[tool(
         description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
                        failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
     )]
-    async fn get_changes_since(&self, Parameters(p): Parameters<ChangesParams>) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::GetChangesSince(p)).await)
+    async fn get_changes_since(
+        &self,
+        Parameters(p): Parameters<ChangesParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::GetChangesSince(p), ctx).await)
     }
 
     #[tool(description = "Create, list or delete named checkpoints to compare against with get_changes_since.")]
     async fn browser_checkpoint(
         &self,
         Parameters(p): Parameters<CheckpointParams>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserCheckpoint(p)).await)
+        Ok(self.forward(ToolCall::BrowserCheckpoint(p), ctx).await)
     }
 
     #[tool(description = "Console messages of your tabs, newest last, a page at a time (page 1 is the newest).")]
     async fn browser_console_messages(
         &self,
         Parameters(p): Parameters<ConsoleMessagesParams>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserConsoleMessages(p)).await)
+        Ok(self.forward(ToolCall::BrowserConsoleMessages(p), ctx).await)
     }
 
     #[tool(
@@ -125,8 +184,9 @@ impl SightlineMcp {
     async fn browser_network_requests(
         &self,
         Parameters(p): Parameters<NetworkRequestsParams>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserNetworkRequests(p)).await)
+        Ok(self.forward(ToolCall::BrowserNetworkRequests(p), ctx).await)
     }
 }
 
@@ -141,16 +201,20 @@ impl ServerHandler for SightlineMcp {
 
 impl Default for SightlineMcp {
     fn default() -> Self {
-        Self::new()
+        Self::new(Options::default())
     }
 }
 
 impl SightlineMcp {
-    /// Forwards one call to the browser and maps its output onto MCP.
-    async fn forward(&self, call: ToolCall) -> CallToolResult {
-        to_mcp(self.client.call(call).await)
+    /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
+    /// client calls it off.
+    async fn forward(&self, call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        to_mcp(self.client.call(call, ctx.ct.cancelled_owned()).await)
     }
 }
+
+#[cfg(test)]
+mod argument_fuzz;
 
 fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(output.text)];

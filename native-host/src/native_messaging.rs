@@ -3,7 +3,9 @@
 //!
 //! Chrome refuses messages to the browser larger than 1 MB and sends at most 64 MiB the other
 //! way; both limits are enforced here so an oversized message fails with a clear error instead
-//! of Chrome silently closing the port.
+//! of Chrome silently closing the port. A message from the browser over its limit is read past
+//! and reported as [`Incoming::Oversized`] (with its first bytes, to tell which call it
+//! answered) rather than ending the port: the stream stays in step, and nothing else is lost.
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -33,8 +35,32 @@ pub enum FrameError {
     Io(#[from] std::io::Error),
 }
 
+/// How many leading bytes of an oversized message are kept.
+pub const OVERSIZED_HEAD: usize = 4096;
+
+/// One message read from the browser.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Incoming {
+    /// A message's bytes.
+    Message(Vec<u8>),
+    /// A message over [`MAX_FROM_BROWSER`], read past without keeping it.
+    Oversized {
+        /// Its announced (and read) size.
+        len: usize,
+        /// Its first bytes (at most [`OVERSIZED_HEAD`]).
+        head: Vec<u8>,
+    },
+}
+
+impl Incoming {
+    /// What went wrong with an oversized message, for the call it answered.
+    pub fn oversized_error(len: usize) -> FrameError {
+        FrameError::TooLarge { len, limit: MAX_FROM_BROWSER, direction: "from the browser" }
+    }
+}
+
 /// Reads one message from the browser. `Ok(None)` means the port closed cleanly.
-pub async fn read_message<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Option<Vec<u8>>, FrameError> {
+pub async fn read_message<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Option<Incoming>, FrameError> {
     let mut len_bytes = [0u8; 4];
     match reader.read_exact(&mut len_bytes).await {
         Ok(_) => {}
@@ -42,15 +68,23 @@ pub async fn read_message<R: AsyncRead + Unpin>(reader: &mut R) -> Result<Option
         Err(e) => return Err(e.into()),
     }
     let len = u32::from_ne_bytes(len_bytes) as usize;
-    if len > MAX_FROM_BROWSER {
-        return Err(FrameError::TooLarge { len, limit: MAX_FROM_BROWSER, direction: "from the browser" });
-    }
-    let mut body = vec![0u8; len];
-    reader.read_exact(&mut body).await.map_err(|e| match e.kind() {
+    let truncated = |e: std::io::Error| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => FrameError::Truncated,
         _ => FrameError::Io(e),
-    })?;
-    Ok(Some(body))
+    };
+    if len > MAX_FROM_BROWSER {
+        let mut head = vec![0u8; OVERSIZED_HEAD];
+        reader.read_exact(&mut head).await.map_err(truncated)?;
+        let rest = (len - OVERSIZED_HEAD) as u64;
+        let skipped = tokio::io::copy(&mut reader.take(rest), &mut tokio::io::sink()).await?;
+        if skipped < rest {
+            return Err(FrameError::Truncated);
+        }
+        return Ok(Some(Incoming::Oversized { len, head }));
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).await.map_err(truncated)?;
+    Ok(Some(Incoming::Message(body)))
 }
 
 /// Writes one message to the browser and flushes it.
@@ -80,7 +114,7 @@ mod tests {
         write_message(&mut buf, br#"{"a":1}"#).await.unwrap();
         assert_eq!(&buf[..4], &7u32.to_ne_bytes());
         let mut slice = &buf[..];
-        assert_eq!(read_message(&mut slice).await.unwrap().unwrap(), br#"{"a":1}"#);
+        assert_eq!(read_message(&mut slice).await.unwrap().unwrap(), Incoming::Message(br#"{"a":1}"#.to_vec()));
         assert!(read_message(&mut slice).await.unwrap().is_none(), "clean EOF after the last message");
     }
 
@@ -95,10 +129,30 @@ mod tests {
 
     #[tokio::test]
     async fn an_announced_length_over_64_mib_is_an_error_not_an_allocation() {
-        let frame = ((MAX_FROM_BROWSER + 1) as u32).to_ne_bytes();
-        let err = read_message(&mut &frame[..]).await.unwrap_err();
+        // Read past, keeping only its head; the message after it reads normally.
+        let len = MAX_FROM_BROWSER + 1;
+        let mut frame = (len as u32).to_ne_bytes().to_vec();
+        frame.extend_from_slice(br#"{"type":"result","id":7,"output":{"text":""#);
+        frame.resize(4 + len, b'x');
+        frame.extend_from_slice(&2u32.to_ne_bytes());
+        frame.extend_from_slice(b"{}");
+        let mut slice = &frame[..];
+        let Incoming::Oversized { len: read, head } = read_message(&mut slice).await.unwrap().unwrap() else {
+            panic!("not reported as oversized")
+        };
+        assert_eq!((read, head.len()), (len, OVERSIZED_HEAD));
+        assert!(head.starts_with(br#"{"type":"result","id":7"#));
+        let err = Incoming::oversized_error(read);
         assert!(matches!(err, FrameError::TooLarge { limit: MAX_FROM_BROWSER, .. }), "{err}");
         assert!(err.to_string().contains("exceeds"), "{err}");
+        assert_eq!(read_message(&mut slice).await.unwrap().unwrap(), Incoming::Message(b"{}".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_message_cut_short_is_reported_as_truncated() {
+        let frame = ((MAX_FROM_BROWSER + 1) as u32).to_ne_bytes();
+        let err = read_message(&mut &frame[..]).await.unwrap_err();
+        assert!(matches!(err, FrameError::Truncated), "{err}");
     }
 
     #[tokio::test]

@@ -39,6 +39,12 @@ impl Chromium {
 
     /// Starts Chromium with extra arguments (e.g. start-up URLs).
     pub fn launch_with(sandbox: &Sandbox, extra: &[&str]) -> anyhow::Result<Self> {
+        Self::launch_profile(sandbox, &sandbox.profile(), extra)
+    }
+
+    /// Starts Chromium on `profile` (one of the sandbox's, see [`Sandbox::profile_named`]) with
+    /// extra arguments, as the sandbox's user.
+    pub fn launch_profile(sandbox: &Sandbox, profile: &std::path::Path, extra: &[&str]) -> anyhow::Result<Self> {
         paths::require_artefacts();
         let ext = paths::extension_dir();
         let mut cmd = Command::new(paths::chromium());
@@ -47,7 +53,7 @@ impl Chromium {
             cmd.env(k, v);
         }
         cmd.args(BASE_FLAGS)
-            .arg(format!("--user-data-dir={}", sandbox.profile().display()))
+            .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--load-extension={}", ext.display()))
             .arg(format!("--disable-extensions-except={}", ext.display()))
             .args(extra)
@@ -58,7 +64,7 @@ impl Chromium {
             cmd.arg("about:blank");
         }
         let child = cmd.spawn()?;
-        Ok(Chromium { child, profile: sandbox.profile() })
+        Ok(Chromium { child, profile: profile.to_owned() })
     }
 
     /// The `ws://` address of the browser's DevTools endpoint, for a browser started with

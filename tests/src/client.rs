@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult};
+use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
@@ -30,8 +30,14 @@ pub struct Reply {
 impl McpClient {
     /// Spawns `sightline-host mcp` in `sandbox` and completes the MCP handshake.
     pub async fn connect(sandbox: &Sandbox) -> anyhow::Result<Self> {
+        Self::connect_with(sandbox, &[]).await
+    }
+
+    /// Spawns `sightline-host mcp <options>` in `sandbox` (e.g. `--user-data-dir DIR`) and
+    /// completes the MCP handshake.
+    pub async fn connect_with(sandbox: &Sandbox, options: &[&str]) -> anyhow::Result<Self> {
         let mut cmd = tokio::process::Command::new(paths::host_binary());
-        cmd.arg("mcp").env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        cmd.arg("mcp").args(options).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
         for (k, v) in sandbox.env() {
             cmd.env(k, v);
         }
@@ -63,6 +69,18 @@ impl McpClient {
         Ok(reply(result))
     }
 
+    /// Starts a tool call without waiting for it, so a test can cancel it (MCP
+    /// `notifications/cancelled`) or run others meanwhile.
+    pub async fn start(&self, tool: &str, args: Value) -> anyhow::Result<PendingCall> {
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        if let Value::Object(map) = args {
+            params.arguments = Some(map);
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self.service.peer().send_request_with_option(request, PeerRequestOptions::no_options()).await?;
+        Ok(PendingCall { handle })
+    }
+
     /// Calls a tool that must succeed and returns its text.
     pub async fn ok(&self, tool: &str, args: Value) -> String {
         match self.call(tool, args.clone()).await {
@@ -91,6 +109,27 @@ impl McpClient {
     pub async fn close(self) -> anyhow::Result<()> {
         self.service.cancel().await?;
         Ok(())
+    }
+}
+
+/// A tool call under way (see [`McpClient::start`]).
+pub struct PendingCall {
+    handle: RequestHandle<RoleClient>,
+}
+
+impl PendingCall {
+    /// Sends `notifications/cancelled` for the call; its answer, if any, is dropped.
+    pub async fn cancel(self) -> anyhow::Result<()> {
+        self.handle.cancel(Some("the test gave up on it".into())).await?;
+        Ok(())
+    }
+
+    /// Waits for the call's answer.
+    pub async fn answer(self) -> anyhow::Result<Reply> {
+        match self.handle.await_response().await? {
+            ServerResult::CallToolResult(result) => Ok(reply(result)),
+            other => anyhow::bail!("not a tool result: {other:?}"),
+        }
     }
 }
 

@@ -17,6 +17,9 @@ pub mod service_worker;
 pub mod websocket;
 
 pub use browser::Chromium;
+
+/// The extension's id (fixed by the manifest's key; the host allows only this origin).
+pub const EXTENSION_ID: &str = "pedjfcdnklnogkhfdbajokklfdgehmka";
 pub use client::McpClient;
 pub use sandbox::Sandbox;
 pub use server::FixtureServer;
@@ -42,6 +45,12 @@ pub struct Rig {
 const RIGS_AT_ONCE: usize = 3;
 
 static RIG_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RIGS_AT_ONCE);
+
+/// Room for `browsers` more browsers among those a test binary runs at once, for tests that
+/// start browsers themselves; held as long as the permit lives.
+pub async fn browser_slots(browsers: u32) -> anyhow::Result<tokio::sync::SemaphorePermit<'static>> {
+    Ok(RIG_SLOTS.acquire_many(browsers).await?)
+}
 
 impl Rig {
     /// Starts everything and waits (at most 60 s) for the browser to answer.

@@ -33,6 +33,14 @@ impl Sandbox {
         self.root().join("profile")
     }
 
+    /// Another browser profile in the sandbox (`<root>/<name>`), created if needed, for tests
+    /// that run two browsers as one user.
+    pub fn profile_named(&self, name: &str) -> anyhow::Result<PathBuf> {
+        let dir = self.root().join(name);
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
     /// `$XDG_RUNTIME_DIR`: bridge sockets live in `sightline/` under it.
     pub fn runtime_dir(&self) -> PathBuf {
         self.root().join("run")
@@ -66,10 +74,16 @@ impl Sandbox {
 
     /// Runs `sightline-host install --browser chromium --user-data-dir <profile>`.
     pub fn install_host(&self) -> anyhow::Result<()> {
+        self.install_host_for(&self.profile())
+    }
+
+    /// Runs `sightline-host install --browser chromium --user-data-dir <profile>` for any
+    /// profile.
+    pub fn install_host_for(&self, profile: &Path) -> anyhow::Result<()> {
         let out = self
             .host_command()
             .args(["install", "--browser", "chromium", "--user-data-dir"])
-            .arg(self.profile())
+            .arg(profile)
             .output()
             .context("running sightline-host install")?;
         anyhow::ensure!(out.status.success(), "install failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -84,6 +98,13 @@ impl Sandbox {
             .arg(self.profile())
             .output()
             .context("running sightline-host doctor")?;
+        Ok((out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned()))
+    }
+
+    /// Runs `sightline-host doctor` with `args` (none: every browser with a profile here);
+    /// returns (success, stdout).
+    pub fn doctor_with(&self, args: &[&str]) -> anyhow::Result<(bool, String)> {
+        let out = self.host_command().arg("doctor").args(args).output().context("running sightline-host doctor")?;
         Ok((out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned()))
     }
 

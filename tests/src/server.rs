@@ -2,13 +2,17 @@
 //!
 //! Besides files it answers `/event` (pages report what really happened to them: a click, a
 //! submitted value) so tests can check a tool's effect independently of what the snapshot
-//! says, `/status/<code>` (any status, for network tests), and `/switch/<name>`, whose status a
+//! says, `/status/<code>` (any status, for network tests), `/switch/<name>`, whose status a
 //! test sets with [`FixtureServer::set_status`] (200 until then), for an endpoint that starts
-//! failing.
+//! failing (with `?endless`, its body starts and never ends, like a stream the page never reads:
+//! the browser has the status but never finishes loading), and `/hang/<name>`, which is never answered: the request is put aside, unanswered,
+//! until the server is dropped. Neither blocks the one thread that serves everything else.
 
 use std::collections::HashMap;
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// A running server; stops when dropped.
@@ -17,6 +21,10 @@ pub struct FixtureServer {
     port: u16,
     events: Arc<Mutex<Vec<String>>>,
     switches: Arc<Mutex<HashMap<String, u16>>>,
+    /// `/hang/<name>` requests, held unanswered until the server is dropped.
+    held: Arc<Mutex<Vec<tiny_http::Request>>>,
+    /// What ends every `?endless` body, once dropped.
+    endless: Arc<Mutex<Vec<Sender<()>>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -28,15 +36,24 @@ impl FixtureServer {
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or_default();
         let events = Arc::new(Mutex::new(Vec::new()));
         let switches = Arc::new(Mutex::new(HashMap::new()));
-        let (srv, ev, sw) = (server.clone(), events.clone(), switches.clone());
+        let held = Arc::new(Mutex::new(Vec::new()));
+        let endless = Arc::new(Mutex::new(Vec::new()));
+        let (srv, ev, sw, hold, ends) =
+            (server.clone(), events.clone(), switches.clone(), held.clone(), endless.clone());
         let thread = std::thread::spawn(move || {
             for request in srv.incoming_requests() {
-                if let Some(request) = switched(request, &sw) {
+                if request.url().starts_with("/hang/") {
+                    if let Ok(mut held) = hold.lock() {
+                        held.push(request);
+                    }
+                    continue;
+                }
+                if let Some(request) = switched(request, &sw, &ends) {
                     respond(request, &root, &ev);
                 }
             }
         });
-        Ok(FixtureServer { server, port, events, switches, thread: Some(thread) })
+        Ok(FixtureServer { server, port, events, switches, held, endless, thread: Some(thread) })
     }
 
     /// `http://127.0.0.1:<port>/<path>`.
@@ -79,6 +96,14 @@ impl Drop for FixtureServer {
         self.server.unblock();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+        // Only now are the requests that were never to be answered let go, and endless bodies
+        // ended.
+        if let Ok(mut held) = self.held.lock() {
+            held.clear();
+        }
+        if let Ok(mut endless) = self.endless.lock() {
+            endless.clear();
         }
     }
 }
@@ -124,16 +149,56 @@ fn respond(mut request: tiny_http::Request, root: &Path, events: &Mutex<Vec<Stri
     }
 }
 
+/// Bytes an endless body sends before it stops: enough to get past every buffer on the way.
+const ENDLESS_START: usize = 64 * 1024;
+
 /// Answers `/switch/<name>` with the status set for it; hands back any other request.
-fn switched(request: tiny_http::Request, switches: &Mutex<HashMap<String, u16>>) -> Option<tiny_http::Request> {
+fn switched(
+    request: tiny_http::Request,
+    switches: &Mutex<HashMap<String, u16>>,
+    endless: &Mutex<Vec<Sender<()>>>,
+) -> Option<tiny_http::Request> {
     let url = request.url().to_owned();
-    let path = url.split_once('?').map_or(url.as_str(), |(p, _)| p);
+    let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
     let Some(name) = path.strip_prefix("/switch/") else { return Some(request) };
     let status = switches.lock().ok().and_then(|s| s.get(name).copied()).unwrap_or(200);
     let body = format!("{{\"status\":{status}}}");
-    let response = tiny_http::Response::from_string(body).with_status_code(status);
-    let _ = request.respond(response);
+    if query.split('&').any(|p| p == "endless") {
+        let (end, ended) = mpsc::channel();
+        if let Ok(mut endless) = endless.lock() {
+            endless.push(end);
+        }
+        // Whitespace after the JSON keeps it JSON; the length promised is never reached.
+        let start = body + &" ".repeat(ENDLESS_START);
+        let promised = start.len() * 2;
+        let body = EndlessBody { start: Cursor::new(start.into_bytes()), ended };
+        let response = tiny_http::Response::new(status.into(), Vec::new(), body, Some(promised), None);
+        std::thread::spawn(move || {
+            let _ = request.respond(response);
+        });
+    } else {
+        let _ = request.respond(tiny_http::Response::from_string(body).with_status_code(status));
+    }
     None
+}
+
+/// A body that sends its start, then waits until the server is dropped before it ends.
+struct EndlessBody {
+    start: Cursor<Vec<u8>>,
+    ended: Receiver<()>,
+}
+
+impl Read for EndlessBody {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.start.read(buf)? {
+            0 => {
+                // Returns once the sender is dropped with the server.
+                let _ = self.ended.recv();
+                Ok(0)
+            }
+            n => Ok(n),
+        }
+    }
 }
 
 fn content_type(path: &Path) -> String {

@@ -86,3 +86,22 @@ pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) 
     let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
     Ok(())
 }
+
+/// Navigates the page whose URL contains `url_part` to `url` over a DevTools connection of
+/// its own (as the user, or another tool, could), e.g. to a browser page the extension may not
+/// debug.
+pub fn navigate_page_elsewhere(devtools: &str, url_part: &str, url: &str) -> anyhow::Result<()> {
+    let mut cdp = CdpConnection::connect(devtools)?;
+    let targets = cdp.call(None, "Target.getTargets", json!({}))?;
+    let page = targets["targetInfos"]
+        .as_array()
+        .and_then(|all| {
+            all.iter().find(|t| t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.contains(url_part)))
+        })
+        .with_context(|| format!("no page at a URL containing {url_part}"))?;
+    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": page["targetId"], "flatten": true}))?;
+    let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+    cdp.call(Some(&session), "Page.navigate", json!({"url": url}))?;
+    let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
+    Ok(())
+}

@@ -2,8 +2,10 @@
 //! API go from 200 to 500 and closes its WebSocket; `get_changes_since` reports exactly those,
 //! then nothing; a named checkpoint keeps reporting the same window, also after the extension's
 //! service worker was stopped; every action's response ends with a line on new errors; the raw
-//! console and network reads page through everything; and the listener that reports the user's
-//! own actions in shared tabs never reports what was typed.
+//! console and network reads page through everything; requests whose bodies the page never reads
+//! are reported when their endpoint breaks, and one never answered is listed as pending, not
+//! failed; and the listener that reports the user's own actions in shared tabs never reports what
+//! was typed.
 
 use std::time::{Duration, Instant};
 
@@ -234,6 +236,112 @@ async fn console_and_network_reads_page_through_everything_recorded() {
     assert!(oldest.contains(&format!("GET 200 {}", rig.server.url("changes/app.html"))), "{oldest}");
     let past = c.ok("browser_network_requests", json!({"page_size": 1, "page": total + 1})).await;
     assert!(past.contains("is past the end") && past.contains("Page 1 is the newest"), "{past}");
+}
+
+/// The lines of `listing` that name `url` exactly (followed by a space).
+fn lines_naming<'a>(listing: &'a str, url: &str) -> Vec<&'a str> {
+    let url = format!(" {url} ");
+    listing.lines().filter(|line| line.contains(&url)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_whose_bodies_are_never_read_are_reported_and_one_never_answered_is_pending() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let (items, stock) = (rig.server.url("switch/items?endless"), rig.server.url("switch/stock"));
+    let (missing, hang) = (rig.server.url("status/404"), rig.server.url("hang/items"));
+    c.ok("browser_navigate", json!({"url": rig.server.url("changes/unread.html")})).await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "the page never got ready: {:?}", rig.server.events());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (first, _) = changes(c, json!({})).await;
+    assert_eq!(first["severity"], "clean", "{first:#}");
+    let new_endpoints = first["network"]["new_endpoints"].as_array().cloned().unwrap_or_default();
+    for endpoint in ["GET /switch/items", "GET /switch/stock"] {
+        assert!(
+            new_endpoints.contains(&json!({"endpoint": endpoint, "status": 200})),
+            "a status read without its body is a request: {first:#}"
+        );
+    }
+
+    // Both endpoints break; "Refresh" reads their statuses again, a 404, and leaves one hanging.
+    rig.server.set_status("items", 500);
+    rig.server.set_status("stock", 500);
+    let snapshot = c.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let refresh = ref_of(&snapshot, "button", "Refresh");
+    let clicked = c.ok("browser_click", json!({"ref": refresh})).await;
+    assert!(rig.server.wait_for_event("refreshed", WAIT), "the refresh never ended: {:?}", rig.server.events());
+    assert_eq!(
+        clicked.lines().last(),
+        Some("Since the last response: 3 failed requests (latest GET /status/404 → 404)."),
+        "{clicked}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let (report, text) = changes(c, json!({})).await;
+    assert_eq!(
+        findings(&report),
+        json!({
+            "severity": "error",
+            "summary": "3 network failure(s)",
+            "console_errors": null,
+            "console_warnings": null,
+            "failures": [
+                {"endpoint": "GET /switch/items", "status": 500, "previous_status": 200},
+                {"endpoint": "GET /switch/stock", "status": 500, "previous_status": 200},
+                {"endpoint": "GET /status/404", "status": 404},
+            ],
+            "still_failing": null,
+            "disconnections": null,
+            "socket_errors": null,
+        }),
+        "{report:#}"
+    );
+    assert!(!text.contains("/hang/"), "a request never answered is not a failure, nor anything else yet: {text}");
+    println!("get_changes_since after the refresh: {text}");
+
+    let all = c.ok("browser_network_requests", json!({})).await;
+    println!(
+        "browser_network_requests:
+{all}"
+    );
+    let listed_as = |url: &str, status: &str, kind: &str| {
+        let lines = lines_naming(&all, url);
+        assert!(
+            lines.iter().any(|line| line.contains(&format!(" GET {status} {url} ({kind}, "))),
+            "{url} answered {status} is listed: {all}"
+        );
+    };
+    listed_as(&items, "200", "Fetch");
+    listed_as(&items, "500", "Fetch");
+    listed_as(&stock, "200", "XHR");
+    listed_as(&stock, "500", "XHR");
+    listed_as(&missing, "404", "Fetch");
+    assert_eq!(lines_naming(&all, &items).len(), 2, "one entry per request, whatever came after the response: {all}");
+    assert_eq!(lines_naming(&all, &stock).len(), 2, "{all}");
+    let pending = lines_naming(&all, &hang);
+    assert_eq!(pending.len(), 1, "{all}");
+    let (listed, age) = pending[0].split_once(" (Fetch, no response after ").expect("pending with its wait");
+    assert!(listed.ends_with(&format!(" GET pending {hang}")), "{all}");
+    let seconds = age.strip_suffix(" s)").and_then(|s| s.parse::<f64>().ok());
+    assert!(seconds.is_some(), "the wait is in seconds: {all}");
+    assert_eq!(all.lines().last(), Some(pending[0]), "pending requests come last: {all}");
+
+    let failed = c.ok("browser_network_requests", json!({"failed": true})).await;
+    println!(
+        "browser_network_requests failed=true:
+{failed}"
+    );
+    assert!(
+        failed.starts_with(
+            "Requests (failed) 1–3 of 3, page 1 of 1 (newest last):
+"
+        ),
+        "{failed}"
+    );
+    for (url, status, kind) in [(&items, 500, "Fetch"), (&stock, 500, "XHR"), (&missing, 404, "Fetch")] {
+        assert!(failed.contains(&format!(" GET {status} {url} ({kind}, ")), "{failed}");
+    }
+    assert!(!failed.contains("pending") && !failed.contains("/hang/"), "pending is not failed: {failed}");
 }
 
 #[test]

@@ -88,13 +88,49 @@ fn version(reply: &Reply) -> u64 {
     reply.structured.as_ref().and_then(|s| s["version"].as_u64()).unwrap_or_else(|| panic!("no version: {reply:?}"))
 }
 
+/// The element table a client keeps: ref → (role, name, value).
+type Elements = BTreeMap<String, (String, String, Option<String>)>;
+
+fn element_entry(e: &serde_json::Value) -> (String, (String, String, Option<String>)) {
+    let text = |k: &str| e[k].as_str().map(str::to_owned);
+    (
+        text("ref").unwrap_or_default(),
+        (text("role").unwrap_or_default(), text("name").unwrap_or_default(), text("value")),
+    )
+}
+
+/// The elements of a full page's structured content.
+fn elements_of(reply: &Reply) -> Elements {
+    let facts = reply.structured.as_ref().expect("structured content");
+    facts["elements"].as_array().into_iter().flatten().map(element_entry).collect()
+}
+
+/// Follows a delta's structured facts alone: gone refs leave the table, elements of changed and
+/// added lines are (re)written.
+fn follow(table: &mut Elements, facts: &serde_json::Value) {
+    for gone in facts["gone"].as_array().into_iter().flatten() {
+        table.remove(gone.as_str().unwrap_or_default());
+    }
+    let lines = &facts["lines"];
+    let changed = lines["changed"].as_array().into_iter().flatten();
+    let added = lines["added"].as_array().into_iter().flatten().map(|a| &a["line"]);
+    for line in changed.chain(added) {
+        for e in line["elements"].as_array().into_iter().flatten() {
+            let (r, entry) = element_entry(e);
+            table.insert(r, entry);
+        }
+    }
+}
+
 fn kind(reply: &Reply) -> String {
     reply.structured.as_ref().and_then(|s| s["kind"].as_str()).unwrap_or("?").to_owned()
 }
 
 /// Over a thousand random DOM mutations in a real page, each action's delta, applied to what
-/// the agent had, gives exactly the page a fresh snapshot shows; no delta drops a ref the agent
-/// still holds, no ref ever points at another element, and no ref is reused.
+/// the agent had, gives exactly the page a fresh snapshot shows; a client that keeps its table
+/// of elements from the deltas' structured facts alone has exactly the snapshot's elements; no
+/// delta drops a ref the agent still holds, no ref ever points at another element, and no ref
+/// is reused.
 #[tokio::test(flavor = "multi_thread")]
 async fn deltas_replay_to_the_fresh_snapshot_over_a_thousand_random_mutations() {
     const MUTATIONS: u64 = 1_000;
@@ -103,12 +139,13 @@ async fn deltas_replay_to_the_fresh_snapshot_over_a_thousand_random_mutations() 
     c.ok("browser_navigate", json!({"url": rig.server.url("page-state/mutations.html?seed=20261121")})).await;
     let status = Regex::new(r"Step (\d+) · (\d+) mutations").unwrap();
 
-    let mut fresh = c.call("browser_snapshot", json!({"full": true})).await.unwrap();
+    let mut fresh = c.call("browser_snapshot", json!({})).await.unwrap();
     let mut lines = body(&fresh.text);
     let mutate = ref_of(&fresh, "button", "Mutate");
     let mut item_of: HashMap<u32, u32> = HashMap::new();
     let mut ref_of_item: HashMap<u32, u32> = HashMap::new();
     let mut ever_seen: BTreeSet<u32> = refs(&lines);
+    let mut table = elements_of(&fresh);
     let (mut steps, mut mutations, mut deltas) = (0u64, 0u64, 0u64);
 
     while mutations < MUTATIONS {
@@ -133,12 +170,16 @@ async fn deltas_replay_to_the_fresh_snapshot_over_a_thousand_random_mutations() 
                 assert_eq!(facts["from"].as_u64(), Some(before_version), "{}", acted.text);
                 assert_eq!(after_version, before_version + 1, "one action, one version: {}", acted.text);
                 apply(&mut view, &facts["lines"]);
+                follow(&mut table, &facts);
             }
-            "full" => view = counted(&body(&acted.text)),
+            "full" => {
+                view = counted(&body(&acted.text));
+                table = elements_of(&acted);
+            }
             other => panic!("step {steps}: a mutation answered {other}: {}", acted.text),
         }
 
-        fresh = c.call("browser_snapshot", json!({"full": true})).await.unwrap();
+        fresh = c.call("browser_snapshot", json!({})).await.unwrap();
         assert!(!fresh.is_error, "{}", fresh.text);
         assert_eq!(version(&fresh), after_version, "looking again at an unchanged page is the same version");
         lines = body(&fresh.text);
@@ -152,6 +193,13 @@ async fn deltas_replay_to_the_fresh_snapshot_over_a_thousand_random_mutations() 
                 acted.text
             );
         }
+
+        assert_eq!(
+            table,
+            elements_of(&fresh),
+            "step {steps}: the elements followed from deltas differ:\n{}",
+            acted.text
+        );
 
         let now_refs = refs(&lines);
         if kind(&acted) == "delta" {
@@ -335,12 +383,16 @@ async fn regions_unchanged_since_the_last_page_collapse_and_stay_reachable() {
     let region = Regex::new(r"^\[([^\]]+)\]").unwrap().captures(line).map(|c| c[1].to_owned()).expect("a region");
     let expanded = c.ok("browser_snapshot", json!({"region": region})).await;
     assert!(expanded.contains(&format!("({basket})")) && !expanded.contains("unchanged=\"true\""), "{expanded}");
-    let full = c.ok("browser_snapshot", json!({"full": true})).await;
+    // An explicit snapshot right after a navigation writes every region out…
+    let full = c.ok("browser_snapshot", json!({})).await;
     assert!(full.contains(&format!("({basket})")) && !full.contains("unchanged=\"true\""), "{full}");
+    // …unless the agent asks for what it has already read to collapse.
+    let again = c.ok("browser_snapshot", json!({"collapse": true})).await;
+    assert!(again.contains("unchanged=\"true\"") && again.len() < full.len() / 2, "{again}");
 
     // Trimmed on request: the first and last lines of each region, a marker for the rest, and
     // find still reaches what was left out.
-    let trimmed = c.ok("browser_snapshot", json!({"full": true, "trim": 6})).await;
+    let trimmed = c.ok("browser_snapshot", json!({"trim": 6})).await;
     assert!(trimmed.contains("<trimmed count=") && trimmed.len() < full.len() / 2, "{trimmed}");
     assert!(!trimmed.contains("Shop all men"), "{trimmed}");
     let found = c.ok("browser_find", json!({"text": "Shop all men"})).await;
@@ -424,4 +476,30 @@ async fn overlays_keep_track_of_their_frames_and_of_being_replaced() {
     let finish = ref_of(&c.call("browser_snapshot", json!({})).await.unwrap(), "button", "Finish");
     let finished = c.call("browser_click", json!({"ref": finish})).await.unwrap();
     assert_eq!(kind(&finished), "overlay_closed", "{}", finished.text);
+}
+
+/// A snapshot too long for one answer says, in its structured content, which page it is, how
+/// many there are and which to ask for next; the pages together hold every line once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_snapshot_is_paged_and_its_facts_say_how_to_continue() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("page-state/long.html")})).await;
+    let first = c.call("browser_snapshot", json!({})).await.unwrap();
+    let facts = first.structured.clone().unwrap();
+    let pages = facts["pages"].as_u64().unwrap();
+    assert!(pages >= 2, "{facts}");
+    assert_eq!((facts["page"].as_u64(), facts["next_page"].as_u64()), (Some(1), Some(2)));
+    let mut seen: Vec<String> = body(&first.text).into_iter().filter(|l| l.starts_with("Paragraph")).collect();
+    let mut next = facts["next_page"].as_u64();
+    while let Some(page) = next {
+        let reply = c.call("browser_snapshot", json!({"page": page})).await.unwrap();
+        let facts = reply.structured.clone().unwrap();
+        assert_eq!(facts["page"].as_u64(), Some(page), "{facts}");
+        seen.extend(body(&reply.text).into_iter().filter(|l| l.starts_with("Paragraph")));
+        next = facts["next_page"].as_u64();
+    }
+    let expected: Vec<String> =
+        (0..1500).map(|i| format!("Paragraph {i} of a page too long for one answer.")).collect();
+    assert_eq!(seen, expected, "every line once, in order, across the pages");
 }

@@ -94,3 +94,26 @@ async fn doctor_names_the_missing_manifest_and_the_missing_extension_and_then_sa
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_browser_registration_not_in_use_is_a_note_while_the_extension_is_connected() {
+    let rig = sightline_e2e::Rig::start().await.unwrap();
+    // Chromium's default profile exists but has no registration: the user registered the
+    // --user-data-dir profile the browser actually runs with.
+    let default_profile = rig.sandbox.root().join("home/.config/chromium");
+    std::fs::create_dir_all(&default_profile).unwrap();
+
+    let (ok, report) = rig.sandbox.doctor_with(&[]).unwrap();
+    assert!(ok, "a connected extension with another browser unregistered is not broken:\n{report}");
+    assert!(report.contains("ok   extension connected: version"), "{report}");
+    let note =
+        report.lines().find(|l| l.starts_with("note ") && l.contains("manifest")).unwrap_or_else(|| panic!("{report}"));
+    assert!(note.contains("chromium") && note.contains("missing"), "{note}");
+    assert!(report.contains("to use that browser too: sightline-host install --browser chromium"), "{report}");
+    assert!(!report.contains("FAIL"), "{report}");
+
+    // Asked about that browser by name, the missing registration is a failure again.
+    let (ok, report) = rig.sandbox.doctor_with(&["--browser", "chromium"]).unwrap();
+    assert!(!ok, "{report}");
+    assert!(report.contains("FAIL") && report.contains("missing"), "{report}");
+}

@@ -1,12 +1,13 @@
 //! The recorded events: four bounded rings (console, network, WebSocket, actions) and what is
 //! learned as events arrive (endpoint statuses and latencies, the page URL, the time of the
-//! newest evicted entry of each ring).
+//! newest evicted entry of each ring, which held requests may still get their size).
 //!
 //! This is the half of a timeline that events write to; checkpoints only ever read it. It
 //! holds the noise rules too, since they are applied while reading it. It never reads a clock.
 
 use serde::{Deserialize, Serialize};
 
+use super::answered::{AnsweredRequests, LoadEnd, LoadOutcome, RequestId};
 use super::endpoints::EndpointBook;
 use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 use super::fingerprint::endpoint_key;
@@ -96,6 +97,10 @@ pub(crate) struct Buffers {
     pub(crate) noise: NoiseRules,
     pub(crate) page_url: Option<String>,
     pub(crate) evicted: EvictedTimes,
+    /// Requests recorded at their response whose load has not ended yet. Absent from state
+    /// saved before requests were recorded at their response, hence the default.
+    #[serde(default)]
+    pub(crate) answered: AnsweredRequests,
 }
 
 impl Buffers {
@@ -110,6 +115,7 @@ impl Buffers {
             noise: NoiseRules::default(),
             page_url: None,
             evicted: EvictedTimes::default(),
+            answered: AnsweredRequests::default(),
         }
     }
 
@@ -151,6 +157,26 @@ impl Buffers {
         note_eviction(&mut self.evicted.network, evicted.map(|e| e.time_ms));
     }
 
+    /// Records a request whose response just arrived; [`Buffers::end_load`] may amend it.
+    pub(crate) fn record_answered(&mut self, request: RequestId, entry: NetworkEntry) {
+        let position = self.network.next_position();
+        self.record_network(entry);
+        self.answered.note(request, position, self.network.oldest_position());
+    }
+
+    /// Adds how an answered request's load ended to its entry; `false` when the entry is no
+    /// longer held (or was never recorded).
+    pub(crate) fn end_load(&mut self, end: LoadEnd) -> bool {
+        let Some(position) = self.answered.take(&end.request) else { return false };
+        let Some(entry) = self.network.get_mut(position) else { return false };
+        match end.outcome {
+            LoadOutcome::Finished { encoded_bytes } => entry.encoded_bytes = encoded_bytes,
+            LoadOutcome::Failed { error } => entry.error = Some(error),
+        }
+        entry.bound();
+        true
+    }
+
     pub(crate) fn record_websocket(&mut self, mut event: WebSocketEvent) {
         event.bound();
         let evicted = self.websocket.push(event);
@@ -174,5 +200,6 @@ impl Buffers {
         self.websocket.repair(Some(limits.websocket));
         self.actions.repair(Some(limits.actions));
         self.endpoints.repair(limits.endpoints);
+        self.answered.repair(self.network.oldest_position(), self.network.next_position());
     }
 }

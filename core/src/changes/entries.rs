@@ -1,15 +1,20 @@
-//! The events a timeline records: console messages, finished or failed requests, WebSocket
+//! The events a timeline records: console messages, requests (answered or failed), WebSocket
 //! events and actions.
 //!
 //! The recorder ([`super::record`]) builds these from CDP events and the page's reports; this
 //! module only defines their shape, how they serialise (for persistence across service-worker
 //! restarts), and the size bounds applied when they are recorded. It never interprets CDP itself.
 
+use crate::urls::{redact_text_urls, redact_url};
 use serde::{Deserialize, Serialize};
 
-/// Longest console text, URL or description kept per entry, in characters; the rest is cut
-/// when the entry is recorded so one runaway message cannot fill memory.
+/// Longest console text, URL or description kept per entry, in bytes; the rest is cut when the
+/// entry is recorded so one runaway message cannot fill memory.
 pub const MAX_RECORDED_TEXT: usize = 2000;
+
+/// Longest raw text ever looked at when something is recorded (beyond it nothing is kept
+/// anyway), so masking secrets in a 1.5 MB URL costs what masking 64 kB does.
+const MAX_RAW_TEXT: usize = 64 * 1024;
 
 /// How serious a console message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -56,7 +61,8 @@ pub struct ConsoleEntry {
     pub tab: u32,
 }
 
-/// One request that finished or failed.
+/// One request: recorded when its response arrives (or when it fails without one). How its body
+/// load ends, if it ever does, is added to the same entry later: its size, or an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NetworkEntry {
     /// HTTP method, e.g. `GET`.
@@ -65,18 +71,21 @@ pub struct NetworkEntry {
     pub url: String,
     /// HTTP status; 0 when no response arrived (DNS failure, refused, blocked, cancelled).
     pub status: u16,
-    /// Failure text such as `net::ERR_CONNECTION_REFUSED`, for requests without a response.
+    /// Failure text such as `net::ERR_CONNECTION_REFUSED`, for requests without a response, or
+    /// such as `net::ERR_INCOMPLETE_CHUNKED_ENCODING` for a body that failed after one (the
+    /// status then stands: whether the request failed is the status's to say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// From request sent to finished or failed, in milliseconds.
+    /// From request sent to response received (or to the failure, without a response), in
+    /// milliseconds.
     pub duration_ms: u64,
-    /// Bytes received on the wire.
+    /// Bytes received on the wire; 0 until the body has finished loading.
     #[serde(default)]
     pub encoded_bytes: u64,
     /// CDP resource type, e.g. `Document`, `XHR`, `Fetch`, `Script`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_type: Option<String>,
-    /// When it finished, in epoch milliseconds.
+    /// When it was recorded (its response arrived, or it failed), in epoch milliseconds.
     pub time_ms: u64,
     /// Browser tab id.
     pub tab: u32,
@@ -203,17 +212,46 @@ pub struct ActionEntry {
 }
 
 /// Cuts `text` to at most `max` characters, in place.
+/// Cuts `text` to at most `max` bytes, at a character boundary.
 pub(crate) fn bound_text(text: &mut String, max: usize) {
-    if let Some((cut, _)) = text.char_indices().nth(max) {
-        text.truncate(cut);
+    let cut = prefix_bytes(text, max).len();
+    text.truncate(cut);
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends at a character boundary.
+fn prefix_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
     }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// A URL as the timeline keeps it: secrets in it masked ([`redact_url`]), at most
+/// [`MAX_RECORDED_TEXT`] bytes. Used wherever a URL enters the recorder, so nothing held (not
+/// even a request still in flight) keeps a secret or a runaway length.
+pub fn recorded_url(url: &str) -> String {
+    let mut url = redact_url(prefix_bytes(url, MAX_RAW_TEXT));
+    bound_text(&mut url, MAX_RECORDED_TEXT);
+    url
+}
+
+/// Free text (a console message, an error, a close reason, a description) as the timeline keeps
+/// it: URLs in it masked ([`redact_text_urls`]), at most [`MAX_RECORDED_TEXT`] bytes.
+pub fn recorded_text(text: &str) -> String {
+    let mut text = redact_text_urls(prefix_bytes(text, MAX_RAW_TEXT));
+    bound_text(&mut text, MAX_RECORDED_TEXT);
+    text
 }
 
 impl ConsoleEntry {
     pub(crate) fn bound(&mut self) {
-        bound_text(&mut self.text, MAX_RECORDED_TEXT);
+        self.text = recorded_text(&self.text);
         if let Some(source) = &mut self.source {
-            bound_text(&mut source.url, MAX_RECORDED_TEXT);
+            source.url = recorded_url(&source.url);
         }
     }
 }
@@ -221,9 +259,9 @@ impl ConsoleEntry {
 impl NetworkEntry {
     pub(crate) fn bound(&mut self) {
         bound_text(&mut self.method, 16);
-        bound_text(&mut self.url, MAX_RECORDED_TEXT);
+        self.url = recorded_url(&self.url);
         if let Some(error) = &mut self.error {
-            bound_text(error, MAX_RECORDED_TEXT);
+            *error = recorded_text(error);
         }
     }
 }
@@ -231,10 +269,10 @@ impl NetworkEntry {
 impl WebSocketEvent {
     pub(crate) fn bound(&mut self) {
         bound_text(&mut self.connection, 128);
-        bound_text(&mut self.url, MAX_RECORDED_TEXT);
+        self.url = recorded_url(&self.url);
         match &mut self.kind {
-            WebSocketEventKind::Error { message } => bound_text(message, MAX_RECORDED_TEXT),
-            WebSocketEventKind::Closed { reason: Some(reason), .. } => bound_text(reason, MAX_RECORDED_TEXT),
+            WebSocketEventKind::Error { message } => *message = recorded_text(message),
+            WebSocketEventKind::Closed { reason: Some(reason), .. } => *reason = recorded_text(reason),
             _ => {}
         }
     }
@@ -242,9 +280,9 @@ impl WebSocketEvent {
 
 impl ActionEntry {
     pub(crate) fn bound(&mut self) {
-        bound_text(&mut self.description, MAX_RECORDED_TEXT);
+        self.description = recorded_text(&self.description);
         if let Some(url) = &mut self.url {
-            bound_text(url, MAX_RECORDED_TEXT);
+            *url = recorded_url(url);
         }
     }
 }
@@ -276,9 +314,24 @@ mod tests {
     }
 
     #[test]
-    fn recorded_text_is_cut_on_a_character_boundary() {
+    fn recorded_text_is_cut_in_bytes_on_a_character_boundary() {
         let mut text = "é".repeat(5);
         bound_text(&mut text, 3);
-        assert_eq!(text, "ééé");
+        assert_eq!(text, "é", "two bytes fit in three, the next character does not");
+        let mut ascii = "abcdef".to_owned();
+        bound_text(&mut ascii, 3);
+        assert_eq!(ascii, "abc");
+    }
+
+    #[test]
+    fn recorded_urls_and_text_have_their_secrets_masked_and_a_bounded_length() {
+        assert_eq!(recorded_url("https://a.test/cb?code=4a7&state=1"), "https://a.test/cb?code=••••••&state=1");
+        assert_eq!(
+            recorded_text("fetch https://a.test/x?token=abc failed"),
+            "fetch https://a.test/x?token=•••••• failed"
+        );
+        let huge = format!("https://a.test/x?token=abc&pad={}", "p".repeat(1_500_000));
+        let kept = recorded_url(&huge);
+        assert!(kept.len() <= MAX_RECORDED_TEXT && kept.starts_with("https://a.test/x?token=••••••&pad=pp"));
     }
 }

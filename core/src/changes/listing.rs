@@ -2,12 +2,15 @@
 //! `browser_network_requests`: the console and network rings of its tabs, a page at a time.
 //!
 //! Page 1 holds the newest entries; every page lists oldest first (newest last) and says which
-//! page holds older ones. Nothing is filtered as noise here: these are the raw reads, for when a
-//! change report is not enough. This module only renders entries handed to it; it never records
-//! or changes anything.
+//! page holds older ones. Requests still waiting for their response come after every recorded
+//! one, as `pending` with how long they have waited; they are not failures. Nothing is filtered as
+//! noise here: these are the raw reads, for when a change report is not enough. This module only
+//! renders what is handed to it (and the time to measure waits against); it never records or
+//! changes anything.
 
 use super::entries::{ConsoleEntry, ConsoleLevel, NetworkEntry};
 use super::iso_time::format_iso;
+use super::record::PendingRequest;
 use crate::protocol::{ConsoleMessagesParams, MessageLevel, NetworkRequestsParams};
 
 /// Entries per page when the call names none.
@@ -140,10 +143,42 @@ fn bytes(n: u64) -> String {
     if n < 1024 { format!("{n} B") } else { format!("{:.1} kB", n as f64 / 1024.0) }
 }
 
-/// The network requests page `params` asks for.
-pub fn render_network<'a>(entries: impl Iterator<Item = &'a NetworkEntry>, params: &NetworkRequestsParams) -> String {
-    let matching: Vec<&NetworkEntry> =
-        entries.filter(|e| (!params.failed || e.failed()) && params.tab.is_none_or(|tab| e.tab == tab)).collect();
+/// One line of the network listing: a recorded request, or one still waiting for its response.
+#[derive(Clone, Copy)]
+enum RequestLine<'a> {
+    Recorded(&'a NetworkEntry),
+    Pending(&'a PendingRequest),
+}
+
+impl RequestLine<'_> {
+    fn tab(&self) -> u32 {
+        match self {
+            RequestLine::Recorded(entry) => entry.tab,
+            RequestLine::Pending(request) => request.tab,
+        }
+    }
+}
+
+/// Seconds, to a tenth: `12.3 s`.
+fn seconds(ms: u64) -> String {
+    format!("{}.{} s", ms / 1000, ms % 1000 / 100)
+}
+
+/// The network requests page `params` asks for: the recorded `entries`, then the `pending`
+/// requests (oldest first) with their wait measured at `now_ms`. `failed` leaves pending
+/// requests out: nothing has failed yet.
+pub fn render_network<'a>(
+    entries: impl Iterator<Item = &'a NetworkEntry>,
+    pending: &[PendingRequest],
+    params: &NetworkRequestsParams,
+    now_ms: u64,
+) -> String {
+    let on_tab = |tab: u32| params.tab.is_none_or(|wanted| tab == wanted);
+    let mut matching: Vec<RequestLine<'_>> =
+        entries.filter(|e| (!params.failed || e.failed()) && on_tab(e.tab)).map(RequestLine::Recorded).collect();
+    if !params.failed {
+        matching.extend(pending.iter().filter(|p| on_tab(p.tab)).map(RequestLine::Pending));
+    }
     let mut filter = if params.failed { " (failed)".to_owned() } else { String::new() };
     if let Some(tab) = params.tab {
         filter.push_str(&format!(" in tab {tab}"));
@@ -156,26 +191,38 @@ pub fn render_network<'a>(entries: impl Iterator<Item = &'a NetworkEntry>, param
         Err(e) => return format!("Requests{filter}: {e} Page 1 is the newest."),
     };
     let shown = &matching[page.start..page.end];
-    let tabs = params.tab.is_none() && several_tabs(shown, |e| e.tab);
+    let tabs = params.tab.is_none() && several_tabs(&shown.iter().collect::<Vec<_>>(), RequestLine::tab);
     let mut text = heading("Requests", &filter, matching.len(), page);
-    for entry in shown {
-        text.push_str(&clock(entry.time_ms));
+    for line in shown {
+        let (time_ms, method, outcome, url, kind) = match line {
+            RequestLine::Recorded(entry) => {
+                let outcome = if entry.status == 0 { "failed".to_owned() } else { entry.status.to_string() };
+                (entry.time_ms, &entry.method, outcome, &entry.url, &entry.resource_type)
+            }
+            RequestLine::Pending(request) => {
+                (request.sent_ms, &request.method, "pending".to_owned(), &request.url, &request.resource_type)
+            }
+        };
+        text.push_str(&clock(time_ms));
         text.push(' ');
         if tabs {
-            text.push_str(&format!("tab {} ", entry.tab));
+            text.push_str(&format!("tab {} ", line.tab()));
         }
-        let outcome = if entry.status == 0 { "failed".to_owned() } else { entry.status.to_string() };
-        text.push_str(&format!("{} {outcome} {}", entry.method, entry.url));
-        if let Some(error) = &entry.error {
-            text.push_str(&format!(" — {error}"));
-        }
-        let mut details = Vec::new();
-        if let Some(kind) = &entry.resource_type {
-            details.push(kind.clone());
-        }
-        details.push(format!("{} ms", entry.duration_ms));
-        if entry.encoded_bytes > 0 {
-            details.push(bytes(entry.encoded_bytes));
+        text.push_str(&format!("{method} {outcome} {url}"));
+        let mut details: Vec<String> = kind.iter().cloned().collect();
+        match line {
+            RequestLine::Recorded(entry) => {
+                if let Some(error) = &entry.error {
+                    text.push_str(&format!(" — {error}"));
+                }
+                details.push(format!("{} ms", entry.duration_ms));
+                if entry.encoded_bytes > 0 {
+                    details.push(bytes(entry.encoded_bytes));
+                }
+            }
+            RequestLine::Pending(request) => {
+                details.push(format!("no response after {}", seconds(now_ms.saturating_sub(request.sent_ms))));
+            }
         }
         text.push_str(&format!(" ({})\n", details.join(", ")));
     }
@@ -259,14 +306,65 @@ mod tests {
         ];
         let failed = NetworkRequestsParams { failed: true, ..Default::default() };
         assert_eq!(
-            render_network(entries.iter(), &failed),
+            render_network(entries.iter(), &[], &failed, T0),
             "Requests (failed) 1–2 of 2, page 1 of 1 (newest last):\n\
              03:04:05.000 GET 503 http://x/api/status (Fetch, 12 ms, 2.0 kB)\n\
              03:04:05.000 GET failed http://nowhere.invalid/track — net::ERR_NAME_NOT_RESOLVED (Fetch, 12 ms, 2.0 kB)\n"
         );
         assert_eq!(
-            render_network([].iter(), &NetworkRequestsParams::default()),
+            render_network([].iter(), &[], &NetworkRequestsParams::default(), T0),
             "No requests recorded in your tabs yet."
+        );
+    }
+
+    fn pending(url: &str, sent_ms: u64, tab: u32) -> PendingRequest {
+        PendingRequest { method: "GET".into(), url: url.into(), resource_type: Some("Fetch".into()), sent_ms, tab }
+    }
+
+    #[test]
+    fn requests_waiting_for_a_response_come_last_as_pending_with_how_long_they_waited() {
+        let mut unread = request("http://x/api/items", 500, None);
+        unread.encoded_bytes = 0;
+        let entries = [request("http://x/app.html", 200, None), unread];
+        let waiting = [pending("http://x/hang", T0 - 12_345, 3), pending("http://x/poll", T0 - 40, 3)];
+        assert_eq!(
+            render_network(entries.iter(), &waiting, &NetworkRequestsParams::default(), T0),
+            "Requests 1–4 of 4, page 1 of 1 (newest last):\n\
+             03:04:05.000 GET 200 http://x/app.html (Fetch, 12 ms, 2.0 kB)\n\
+             03:04:05.000 GET 500 http://x/api/items (Fetch, 12 ms)\n\
+             03:03:52.655 GET pending http://x/hang (Fetch, no response after 12.3 s)\n\
+             03:04:04.960 GET pending http://x/poll (Fetch, no response after 0.0 s)\n"
+        );
+        let newest = NetworkRequestsParams { page_size: Some(1), ..Default::default() };
+        assert_eq!(
+            render_network(entries.iter(), &waiting, &newest, T0),
+            "Requests 4–4 of 4, page 1 of 4 (newest last; older on page 2):\n\
+             03:04:04.960 GET pending http://x/poll (Fetch, no response after 0.0 s)\n"
+        );
+    }
+
+    #[test]
+    fn pending_requests_are_not_failures_and_follow_the_tab_filter() {
+        let entries = [request("http://x/api/items", 500, None)];
+        let waiting = [pending("http://x/hang", T0 - 2_000, 3), pending("http://y/other", T0 - 1_000, 4)];
+        let failed = NetworkRequestsParams { failed: true, ..Default::default() };
+        assert_eq!(
+            render_network(entries.iter(), &waiting, &failed, T0),
+            "Requests (failed) 1–1 of 1, page 1 of 1 (newest last):\n\
+             03:04:05.000 GET 500 http://x/api/items (Fetch, 12 ms, 2.0 kB)\n"
+        );
+        assert_eq!(render_network([].iter(), &waiting, &failed, T0), "No requests (failed) recorded in your tabs yet.");
+        assert_eq!(
+            render_network([].iter(), &waiting, &NetworkRequestsParams::default(), T0),
+            "Requests 1–2 of 2, page 1 of 1 (newest last):\n\
+             03:04:03.000 tab 3 GET pending http://x/hang (Fetch, no response after 2.0 s)\n\
+             03:04:04.000 tab 4 GET pending http://y/other (Fetch, no response after 1.0 s)\n"
+        );
+        let tab = NetworkRequestsParams { tab: Some(4), ..Default::default() };
+        assert_eq!(
+            render_network(entries.iter(), &waiting, &tab, T0),
+            "Requests in tab 4 1–1 of 1, page 1 of 1 (newest last):\n\
+             03:04:04.000 GET pending http://y/other (Fetch, no response after 1.0 s)\n"
         );
     }
 

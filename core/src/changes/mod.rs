@@ -1,15 +1,18 @@
 //! Checkpoints and change reports: what happened in the browser since an agent last looked.
 //!
 //! [`record`] turns CDP events and the page's own reports into entries and decides which of them
-//! are kept. A [`Timeline`] keeps console messages, finished requests, WebSocket events and
-//! actions in four bounded rings. A checkpoint remembers a position in each ring plus what was
-//! known about every endpoint; [`Timeline::changes_since`] reads each ring from a checkpoint (a
-//! session's automatic one, a named one, or a time) and compresses what it finds into a small
-//! report: new errors deduplicated by fingerprint, endpoints that started failing, new or slow
-//! endpoints, WebSocket closes, actions, an overall severity and a one-line summary. Every
-//! action's response ends with [`Timeline::last_response_line`], one line on errors and failed
-//! requests since the previous response ([`Timeline::end_action_response`] puts it there).
-//! [`listing`] renders the raw console and network rings a page at a time, and
+//! are kept. A [`Timeline`] keeps console messages, requests, WebSocket events and actions in
+//! four bounded rings; a request is kept from the moment its response arrives (or it fails
+//! without one), and the size of its body is added later, if that load ever finishes. A
+//! checkpoint remembers a position in each ring plus what was known about every endpoint;
+//! [`Timeline::changes_since`] reads each ring from a checkpoint (a session's automatic one, a
+//! named one, or a time) and compresses what it finds into a small report: new errors
+//! deduplicated by fingerprint, endpoints that started failing, new or slow endpoints, WebSocket
+//! closes, actions, an overall severity and a one-line summary. Every action's response ends
+//! with [`Timeline::last_response_line`], one line on errors and failed requests since the
+//! previous response ([`Timeline::end_action_response`] puts it there).
+//! [`listing`] renders the raw console and network rings a page at a time (with the requests
+//! still waiting for a response, which the recorder holds, as pending), and
 //! [`CheckpointReply`] says what a checkpoint call did.
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
@@ -17,6 +20,7 @@
 //! service-worker restarts. The extension runtime only feeds events in, stores the state and
 //! schedules; every decision and every text is made here.
 
+mod answered;
 mod buffers;
 mod checkpoint;
 mod diff;
@@ -33,6 +37,7 @@ mod reply;
 mod report;
 mod ring;
 
+pub use answered::{LoadEnd, LoadOutcome, RequestId};
 pub use buffers::{Limits, Positions};
 pub use checkpoint::{Checkpoint, CheckpointInfo, MAX_NAME_LEN, MAX_NAMED, NamedCheckpoints, validate_name};
 pub use endpoints::{EndpointMark, EndpointMarks};
@@ -58,7 +63,9 @@ use crate::protocol::{ChangesParams, CheckpointAction, CheckpointParams};
 use buffers::Buffers;
 use checkpoint::CheckpointStore;
 
-/// Format number of [`TimelineState`]; bumped whenever its shape changes incompatibly.
+/// Format number of [`TimelineState`]; bumped whenever its shape changes incompatibly. Fields
+/// added with a default (such as the answered requests awaiting their size) keep it: state
+/// saved before them still restores.
 pub const STATE_FORMAT: u32 = 1;
 
 /// The recorded events, noise rules and checkpoints of one browser.
@@ -103,9 +110,23 @@ impl Timeline {
         self.buffers.record_console(entry);
     }
 
-    /// Records a finished or failed request.
+    /// Records a request complete as it is: one that failed without a response, or one hop of
+    /// a redirect.
     pub fn record_network(&mut self, entry: NetworkEntry) {
         self.buffers.record_network(entry);
+    }
+
+    /// Records `request` as its response arrives; how its load ends may follow through
+    /// [`Timeline::end_load`].
+    pub fn record_answered(&mut self, request: RequestId, entry: NetworkEntry) {
+        self.buffers.record_answered(request, entry);
+    }
+
+    /// Adds how an answered request's load ended (its size, or the error that cut its body
+    /// short) to the entry recorded at its response. Returns `false`, changing nothing, when
+    /// that entry is no longer held.
+    pub fn end_load(&mut self, end: LoadEnd) -> bool {
+        self.buffers.end_load(end)
     }
 
     /// Records a WebSocket event.
@@ -120,7 +141,7 @@ impl Timeline {
 
     /// Sets the current page URL, which checkpoints remember.
     pub fn set_page_url(&mut self, url: impl Into<String>) {
-        self.buffers.page_url = Some(url.into());
+        self.buffers.page_url = Some(entries::recorded_url(&url.into()));
     }
 
     /// The recorded console entries, oldest first.

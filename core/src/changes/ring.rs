@@ -3,8 +3,9 @@
 //! Every entry ever pushed gets the next position (0, 1, 2, …); the ring holds only the newest
 //! `capacity` of them. A checkpoint remembers a position, and reading "from position p" later
 //! says how many entries past p were evicted in between, so a report can be honest about what it
-//! could not show. The ring never grows past its capacity and never panics on a stale, future or
-//! corrupted position.
+//! could not show. An entry still held can be amended in place (a request's size arriving after
+//! it was recorded) without moving. The ring never grows past its capacity and never panics on a
+//! stale, future or corrupted position.
 
 use std::collections::VecDeque;
 use std::collections::vec_deque;
@@ -79,6 +80,12 @@ impl<T> Ring<T> {
     pub fn get(&self, position: u64) -> Option<&T> {
         let offset = position.checked_sub(self.first)?;
         self.entries.get(usize::try_from(offset).ok()?)
+    }
+
+    /// The entry at an absolute position, if still held, to amend in place.
+    pub(crate) fn get_mut(&mut self, position: u64) -> Option<&mut T> {
+        let offset = position.checked_sub(self.first)?;
+        self.entries.get_mut(usize::try_from(offset).ok()?)
     }
 
     /// Entries at `position` and after. A position older than the oldest entry held yields
@@ -167,6 +174,16 @@ mod tests {
     fn zero_capacity_holds_one() {
         let ring = ring_of(0, 0..3);
         assert_eq!((ring.capacity(), ring.iter().copied().collect::<Vec<_>>()), (1, vec![2]));
+    }
+
+    #[test]
+    fn an_entry_still_held_is_amended_in_place_and_an_evicted_one_is_not() {
+        let mut ring = ring_of(3, 0..5);
+        *ring.get_mut(3).unwrap() += 10;
+        assert_eq!(ring.get_mut(1), None);
+        assert_eq!(ring.get_mut(5), None);
+        assert_eq!(ring.iter().copied().collect::<Vec<_>>(), vec![2, 13, 4]);
+        assert_eq!((ring.oldest_position(), ring.next_position()), (2, 5));
     }
 
     #[test]

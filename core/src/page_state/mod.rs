@@ -42,6 +42,10 @@ use view::{View, diff};
 
 /// How many past versions of the agent's view are kept for agents that act on an older one.
 pub const HISTORY: usize = 3;
+/// How many versions of the agent's view are held for a person to compare (the panel).
+pub const HELD_VERSIONS: usize = 30;
+/// At most this many bytes of held views (the oldest go first).
+pub const HELD_BYTES: usize = 4 * 1024 * 1024;
 /// Below this confidence a delta would mislead, and the full page is sent.
 pub const MIN_CONFIDENCE: f64 = 0.6;
 /// Above this share of changed lines the full page is sent.
@@ -173,6 +177,8 @@ pub struct PageState {
     last: Option<Snapshot>,
     /// The last full response: later pages of it render from here.
     last_full: Option<Response>,
+    /// Views the agent was shown, by version, for a person to compare (newest last).
+    held: VecDeque<(u64, View)>,
 }
 
 impl PageState {
@@ -234,9 +240,9 @@ impl PageState {
         Ok(Staleness::Behind(Delta { from: since, to: self.version, gone, lines: diff(old, now) }))
     }
 
-    /// A baseline: the full page, for `browser_snapshot` (`requested`: the agent asked for
-    /// everything, so nothing is collapsed) or `browser_navigate`.
-    pub fn baseline(&mut self, snapshot: Snapshot, requested: bool) -> Response {
+    /// A baseline: the full page, for `browser_snapshot` or `browser_navigate`; with
+    /// `everything`, no region is collapsed as unchanged since the previous baseline.
+    pub fn baseline(&mut self, snapshot: Snapshot, everything: bool) -> Response {
         let reason = if self.shown.is_none() {
             FullReason::FirstLook
         } else if snapshot.main_loader != self.main_loader {
@@ -244,7 +250,7 @@ impl PageState {
         } else {
             FullReason::Requested
         };
-        self.full(snapshot, reason, !requested)
+        self.full(snapshot, reason, !everything)
     }
 
     /// The agent's action ran and the page settled: what to tell it.
@@ -320,11 +326,12 @@ impl PageState {
         response
     }
 
-    /// `browser_snapshot`: the page as it is now (every region written out when the agent asks
-    /// for everything or for one region), with the snapshot's facts.
+    /// `browser_snapshot`: the page as it is now, every region written out unless the agent asks
+    /// for regions unchanged since its last page to be collapsed; with the snapshot's facts.
     pub fn answer_snapshot(&mut self, snapshot: Snapshot, params: &SnapshotParams) -> Result<ToolOutput, PageError> {
         let options = response::render_options(&snapshot, params, 1)?;
-        let response = self.baseline(snapshot, params.full || params.region.is_some());
+        let everything = !params.collapse || params.region.is_some();
+        let response = self.baseline(snapshot, everything);
         let snapshot = self.last.as_ref().expect("a snapshot was just recorded");
         Ok(response::answer(snapshot, &response, &options, &[], None, Structured::Snapshot))
     }
@@ -402,8 +409,32 @@ impl PageState {
                 self.history.pop_front();
             }
         }
+        if self.held.back().is_none_or(|(v, _)| *v != self.version) {
+            self.held.push_back((self.version, view.clone()));
+        } else if let Some(last) = self.held.back_mut() {
+            last.1 = view.clone();
+        }
+        let size = |v: &View| v.lines.iter().map(|l| l.text.len() + 16).sum::<usize>();
+        while self.held.len() > HELD_VERSIONS || self.held.iter().map(|(_, v)| size(v)).sum::<usize>() > HELD_BYTES {
+            if self.held.len() <= 1 {
+                break;
+            }
+            self.held.pop_front();
+        }
         self.shown = Some(view);
         self.shown_version = self.version;
         self.last = Some(snapshot);
+    }
+
+    /// The versions still held for a person to compare, oldest first.
+    pub fn held_versions(&self) -> Vec<u64> {
+        self.held.iter().map(|(v, _)| *v).collect()
+    }
+
+    /// How the agent's view changed from version `from` to version `to`, as a person reads it,
+    /// with `context` unchanged lines around each change; `None` when either is no longer held.
+    pub fn review(&self, from: u64, to: u64, context: usize) -> Option<Vec<crate::review::Row>> {
+        let find = |v: u64| self.held.iter().find(|(held, _)| *held == v).map(|(_, view)| view);
+        Some(crate::review::rows(find(from)?, find(to)?, context))
     }
 }

@@ -3,38 +3,35 @@
 //! prefixed by what the agent should know first (waits that hit their limit, what changed
 //! before the action of an agent that acted on an older version).
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::delta::{Delta, count, delta_lines, render_notice};
-use super::view::LineDiff;
+use super::view::{ChangedLine, LineDiff, LineKey, ViewLine};
 use super::{FullReason, Outcome, PageError, Response};
-use crate::protocol::{SnapshotParams, ToolOutput};
-use crate::snapshot::Snapshot;
-use crate::snapshot::render::{RenderOptions, render};
+use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotParams, ToolOutput};
+use crate::snapshot::render::{RenderOptions, Rendered, render};
+use crate::snapshot::{ElementId, Snapshot};
 
 /// Renders a response for the agent. `snapshot` is the page the response was computed from.
-pub fn render_response(snapshot: &Snapshot, response: &Response, options: &RenderOptions) -> String {
+pub fn render_response(snapshot: &Snapshot, response: &Response, options: &RenderOptions) -> Rendered {
+    let one_page = |text: String| Rendered { text, page: 1, pages: 1 };
     match &response.outcome {
         Outcome::Full { reason, collapsed } => {
-            let options = RenderOptions { collapsed: collapsed.clone(), ..options.clone() };
-            let text = render(snapshot, response.version, &options).text;
-            match reason {
-                FullReason::FirstLook | FullReason::Requested => text,
-                other => {
-                    // The reason goes on the header's version line.
-                    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-                    if let Some(line) = lines.iter_mut().find(|l| l.contains(&format!(" · v{}", response.version))) {
-                        line.push_str(&format!(" · full page: {other}"));
-                    }
-                    lines.join("\n")
-                }
-            }
+            // The reason goes on the header's version line.
+            let header_note = match reason {
+                FullReason::FirstLook | FullReason::Requested => None,
+                other => Some(format!("full page: {other}")),
+            };
+            let options = RenderOptions { collapsed: collapsed.clone(), header_note, ..options.clone() };
+            render(snapshot, response.version, &options)
         }
-        Outcome::NoChange => format!("v{} · no change", response.version),
+        Outcome::NoChange => one_page(format!("v{} · no change", response.version)),
         Outcome::Changed(delta) => {
             let mut out = vec![format!("v{} · {} since v{}", delta.to, count(delta), delta.from)];
             out.extend(delta_lines(delta));
-            out.join("\n")
+            one_page(out.join("\n"))
         }
         Outcome::OverlayOpened { overlay, delta } => {
             let mut out = vec![format!(
@@ -42,7 +39,7 @@ pub fn render_response(snapshot: &Snapshot, response: &Response, options: &Rende
                 delta.to
             )];
             out.extend(delta_lines(delta));
-            out.join("\n")
+            one_page(out.join("\n"))
         }
         Outcome::OverlayClosed { overlay, delta } => {
             let mut out = vec![format!("v{} · {overlay} closed", delta.to)];
@@ -54,7 +51,7 @@ pub fn render_response(snapshot: &Snapshot, response: &Response, options: &Rende
                 out.push("the page behind it changed while it was open:".into());
                 out.extend(lines);
             }
-            out.join("\n")
+            one_page(out.join("\n"))
         }
     }
 }
@@ -78,12 +75,84 @@ pub struct ResponseFacts {
     /// Refs that no longer resolve.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gone: Vec<String>,
-    /// The exact line changes (apply them to the previous view to get the new one).
+    /// The exact line changes (apply them to the previous view to get the new one); added and
+    /// changed lines carry the elements they show.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines: Option<LineDiff>,
+    pub lines: Option<LineChanges>,
     /// Regions written as unchanged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unchanged_regions: Vec<String>,
+}
+
+/// A delta's line changes as a client reads them: [`LineDiff`] with, on every added and changed
+/// line, the elements it shows (ref, role, name, value, states), so a client can keep its table
+/// of elements from deltas alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineChanges {
+    /// Lines that are gone.
+    pub removed: Vec<ViewLine>,
+    /// Lines whose text changed.
+    pub changed: Vec<ChangedLineFacts>,
+    /// Lines that appeared (or moved), in new-view order.
+    pub added: Vec<AddedLineFacts>,
+}
+
+/// A changed line and the elements it now shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangedLineFacts {
+    /// The change.
+    #[serde(flatten)]
+    pub line: ChangedLine,
+    /// Elements the line shows after the change.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub elements: Vec<ElementOutput>,
+}
+
+/// An added line, where it goes, and the elements it shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct AddedLineFacts {
+    /// Key of the line it comes after (`None`: first).
+    pub after: Option<LineKey>,
+    /// The line.
+    pub line: LineFacts,
+}
+
+/// A line and the elements it shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineFacts {
+    /// The line.
+    #[serde(flatten)]
+    pub line: ViewLine,
+    /// Elements the line shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub elements: Vec<ElementOutput>,
+}
+
+impl LineChanges {
+    /// The changes of `diff`, with elements looked up in `snapshot` (the page after them).
+    pub fn of(diff: &LineDiff, snapshot: &Snapshot) -> LineChanges {
+        let by_ref: HashMap<u32, ElementId> =
+            snapshot.element_ids().map(|id| (snapshot.element(id).number, id)).collect();
+        let elements = |refs: &[u32]| -> Vec<ElementOutput> {
+            refs.iter().filter_map(|r| by_ref.get(r)).map(|&id| snapshot.element_output(id)).collect()
+        };
+        LineChanges {
+            removed: diff.removed.clone(),
+            changed: diff
+                .changed
+                .iter()
+                .map(|c| ChangedLineFacts { line: c.clone(), elements: elements(&c.refs) })
+                .collect(),
+            added: diff
+                .added
+                .iter()
+                .map(|a| AddedLineFacts {
+                    after: a.after.clone(),
+                    line: LineFacts { line: a.line.clone(), elements: elements(&a.line.refs) },
+                })
+                .collect(),
+        }
+    }
 }
 
 /// The structured facts of a response.
@@ -101,7 +170,7 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
     let with_delta = |facts: &mut ResponseFacts, delta: &Delta| {
         facts.from = Some(delta.from);
         facts.gone = delta.gone.iter().map(|(r, _)| format!("e{r}")).collect();
-        facts.lines = Some(delta.lines.clone());
+        facts.lines = Some(LineChanges::of(&delta.lines, snapshot));
     };
     match &response.outcome {
         Outcome::Full { reason, collapsed } => {
@@ -158,15 +227,22 @@ pub fn answer(
         text.push_str(&render_notice(delta));
         text.push('\n');
     }
-    text.push_str(&render_response(snapshot, response, options));
+    let rendered = render_response(snapshot, response, options);
+    text.push_str(&rendered.text);
+    let paged = |mut page: SnapshotFacts| {
+        page.page = rendered.page;
+        page.pages = rendered.pages;
+        page.next_page = (rendered.page < rendered.pages).then_some(rendered.page + 1);
+        page
+    };
     let structured = match (&response.outcome, structured) {
         (Outcome::Full { reason, collapsed }, _) => {
-            let mut page = snapshot.facts(response.version);
+            let mut page = paged(snapshot.facts(response.version));
             page.reason = Some(reason.to_string());
             page.unchanged_regions = collapsed.iter().map(|&r| snapshot.region(r).name.clone()).collect();
             serde_json::to_value(page).ok()
         }
-        (_, Structured::Snapshot) => serde_json::to_value(snapshot.facts(response.version)).ok(),
+        (_, Structured::Snapshot) => serde_json::to_value(paged(snapshot.facts(response.version))).ok(),
         (_, Structured::Outcome) => serde_json::to_value(facts(snapshot, response)).ok(),
     };
     ToolOutput { text, structured, ..ToolOutput::default() }

@@ -27,7 +27,16 @@ pub struct SnapshotFacts {
     /// Regions written as unchanged since the previous page; their elements are still listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchanged_regions: Vec<String>,
-    /// Elements an agent can act on, in reading order.
+    /// This page of the snapshot's text (1-based).
+    #[serde(default = "first_page")]
+    pub page: usize,
+    /// How many pages the text has.
+    #[serde(default = "first_page")]
+    pub pages: usize,
+    /// The `page` argument that reads the rest of the text, when there is more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_page: Option<usize>,
+    /// Elements an agent can act on, in reading order (all of them, whichever page this is).
     pub elements: Vec<ElementFacts>,
     /// Refs by state (`checked`, `disabled`, `expanded`, `collapsed`, `selected`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -39,6 +48,10 @@ pub struct SnapshotFacts {
 
 fn full_kind() -> String {
     "full".into()
+}
+
+fn first_page() -> usize {
+    1
 }
 
 /// One element an agent can act on.
@@ -55,6 +68,10 @@ pub struct ElementFacts {
     /// Current value, for form fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// State flags (`checked`, `disabled`…). In a delta's lines; a snapshot lists refs by
+    /// state under `states` instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
 }
 
 /// What the snapshot pipeline did to one page.

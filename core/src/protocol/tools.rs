@@ -186,9 +186,9 @@ pub struct SnapshotParams {
     /// Add element boxes `@x,y,w,h`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bbox: bool,
-    /// Write every region out, even those unchanged since the last snapshot.
+    /// Write regions unchanged since your last page as one line each (fewer tokens).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub full: bool,
+    pub collapse: bool,
     /// Only this region, e.g. `nav` or `main`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
@@ -312,12 +312,14 @@ pub struct ConsoleMessagesParams {
     pub tab: Option<u32>,
 }
 
-/// Requests of your tabs, a page at a time; page 1 is the newest.
+/// Requests of your tabs, a page at a time; page 1 is the newest. Each is listed once its
+/// response arrives, read or not; those still waiting come last as `pending` with their wait.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NetworkRequestsParams {
-    /// Only failed requests (no response, 4xx, 5xx).
+    /// Only failed requests (4xx, 5xx, refused, blocked…); pending ones, still waiting for a
+    /// response, are not failed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
     /// Page (default 1, the newest).

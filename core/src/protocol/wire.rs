@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 use super::tools::ToolCall;
 
 /// Version of the host ⇄ extension message format. Bumped on any incompatible change.
-pub const WIRE_PROTOCOL: u32 = 1;
+///
+/// 2: every call carries its time limit (`time_limit_ms`), and the host can call one off
+/// ([`HostToExtension::Cancel`]).
+pub const WIRE_PROTOCOL: u32 = 2;
 
 /// A message from the native host to the extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -18,9 +21,21 @@ pub enum HostToExtension {
         id: u64,
         /// The MCP session the call belongs to: page state is kept per (session, tab).
         session: String,
+        /// How long the caller waits, in milliseconds from when the extension reads the call.
+        /// The extension answers within it: whatever the call still waits for when it runs out
+        /// is dropped (the tab is released), and the answer says whether the action may have
+        /// run. Relative, so the two ends need not share a clock.
+        time_limit_ms: u64,
         /// The tool and its arguments.
         #[serde(flatten)]
         call: ToolCall,
+    },
+    /// The caller gave up on call `id` (the agent cancelled it, the MCP session ended, or the
+    /// host stopped waiting): stop it where it is, release its tab, never start its action if
+    /// it has not started, and send no result.
+    Cancel {
+        /// The call's id.
+        id: u64,
     },
     /// An MCP session ended: its page states can be dropped.
     SessionClosed {
@@ -99,16 +114,32 @@ mod tests {
         let msg = HostToExtension::Call {
             id: 7,
             session: "s1".into(),
+            time_limit_ms: 60_000,
             call: ToolCall::BrowserClick(ClickParams { element_ref: "e12".into(), ..ClickParams::default() }),
         };
         let json = serde_json::to_value(&msg).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"type": "call", "id": 7, "session": "s1",
+            serde_json::json!({"type": "call", "id": 7, "session": "s1", "time_limit_ms": 60_000,
                 "tool": "browser_click", "args": {"ref": "e12"}})
         );
         let back: HostToExtension = serde_json::from_value(json).unwrap();
         assert_eq!(back, msg);
+    }
+
+    #[test]
+    fn cancel_names_only_the_call() {
+        let json = serde_json::to_value(HostToExtension::Cancel { id: 9 }).unwrap();
+        assert_eq!(json, serde_json::json!({"type": "cancel", "id": 9}));
+        assert_eq!(serde_json::from_value::<HostToExtension>(json).unwrap(), HostToExtension::Cancel { id: 9 });
+    }
+
+    #[test]
+    fn a_call_without_a_time_limit_is_refused_rather_than_run_unbounded() {
+        // A host of protocol 1 sends none: the extension answers with the version mismatch.
+        let json = serde_json::json!({"type": "call", "id": 7, "session": "s1", "tool": "browser_tabs", "args": {}});
+        let error = serde_json::from_value::<HostToExtension>(json).unwrap_err();
+        assert!(error.to_string().contains("time_limit_ms"), "{error}");
     }
 
     #[test]

@@ -188,6 +188,18 @@ impl Snapshot {
         self.region_path(region).into_iter().find(|&r| self.region(r).overlay.is_some())
     }
 
+    /// What a client is told about element `id` on its own (with its states).
+    pub fn element_output(&self, id: ElementId) -> ElementOutput {
+        let e = self.element(id);
+        ElementOutput {
+            element_ref: format_ref(e.number),
+            role: e.facts.role.clone(),
+            name: e.facts.name.clone(),
+            value: e.facts.value.clone(),
+            states: e.facts.states.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
     /// Ref numbers of the elements inside region `r` (and the regions inside it), in order.
     pub fn refs_in_region(&self, r: RegionId) -> Vec<u32> {
         self.elements.iter().filter(|e| self.within(e.region, r)).map(|e| e.number).collect()
@@ -216,6 +228,7 @@ impl Snapshot {
                     role: e.facts.role.clone(),
                     name: e.facts.name.clone(),
                     value: e.facts.value.clone(),
+                    states: Vec::new(),
                 }
             })
             .collect();
@@ -227,6 +240,9 @@ impl Snapshot {
             reason: None,
             notes: self.notes.clone(),
             unchanged_regions: Vec::new(),
+            page: 1,
+            pages: 1,
+            next_page: None,
             elements,
             states,
             stats: self.stats.clone(),

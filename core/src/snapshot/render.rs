@@ -51,6 +51,8 @@ pub struct RenderOptions {
     /// Show at most this many lines of each region (its first and last lines), with a
     /// `<trimmed …/>` marker saying what was left out and how to get it.
     pub trim: Option<usize>,
+    /// Said at the end of the header's version line (why the full page is sent).
+    pub header_note: Option<String>,
 }
 
 impl Default for RenderOptions {
@@ -62,6 +64,7 @@ impl Default for RenderOptions {
             collapsed: BTreeSet::new(),
             region: None,
             trim: None,
+            header_note: None,
         }
     }
 }
@@ -288,6 +291,9 @@ pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Ren
     let mut out = vec![header];
     if count > 1 {
         out[0].push_str(&format!(" · page {page} of {count}"));
+    }
+    if let Some(note) = &options.header_note {
+        out[0].push_str(&format!(" · {note}"));
     }
     let chosen = pages.get(page - 1).cloned().unwrap_or_default();
     with_regions(snapshot, &chosen, &mut out);

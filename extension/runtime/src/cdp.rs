@@ -1,7 +1,14 @@
-//! Talking CDP to a tab through `chrome.debugger`: commands with time limits, and a hub that
-//! hands debugger events to whoever subscribed to them.
+//! Talking CDP to a tab through `chrome.debugger`: commands with time limits, a record of the
+//! commands that change a page (input, navigation) and whether the page has answered them, and
+//! a hub that hands debugger events to whoever subscribed to them.
+//!
+//! A command that times out is not taken back: the browser still delivers it, and a busy page
+//! runs it once it is free. So a command that changes the page is watched until the browser
+//! answers it, whoever stopped waiting, and no new input is sent to a tab while earlier input
+//! is still unanswered there: an agent's retry can never pile a second click behind the first.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::StreamExt;
@@ -70,6 +77,20 @@ pub enum CdpError {
         /// The limit.
         ms: u32,
     },
+    /// Input sent to this tab earlier has not been answered yet, so this input was not sent.
+    #[error(
+        "{method} was not sent: the page has not yet processed the input sent to it {waited_ms} ms ago ({earlier}); \
+         a script is probably keeping it busy, and it may still act on that input. Wait, then take a browser_snapshot \
+         to see what happened before acting again"
+    )]
+    InputPending {
+        /// The command that was not sent.
+        method: String,
+        /// The unanswered one.
+        earlier: String,
+        /// How long it has waited.
+        waited_ms: u32,
+    },
 }
 
 impl CdpError {
@@ -102,11 +123,111 @@ pub async fn send_raw(
     params: serde_json::Value,
     timeout_ms: u32,
 ) -> Result<wasm_bindgen::JsValue, CdpError> {
-    match timer::within(timeout_ms, chrome::send_command(target, method, &params)).await {
+    let answer = if changes_page(method) {
+        send_effect(target, method, params, timeout_ms).await?
+    } else {
+        timer::within(timeout_ms, chrome::send_command(target, method, &params)).await
+    };
+    match answer {
         None => Err(CdpError::Timeout { method: method.to_owned(), ms: timeout_ms }),
         Some(Ok(value)) => Ok(value),
         Some(Err(error)) => Err(CdpError::classify(method, error)),
     }
+}
+
+/// Whether `method` changes what the page is or does: input, and loading a document.
+fn changes_page(method: &str) -> bool {
+    method.starts_with("Input.") || matches!(method, "Page.navigate" | "Page.reload" | "Page.navigateToHistoryEntry")
+}
+
+/// Sends a command that changes the page, records it, and watches it until the browser answers
+/// (even after this caller stops waiting). Input is refused while earlier input to the same tab
+/// is unanswered.
+async fn send_effect(
+    target: &DebuggeeTarget,
+    method: &str,
+    params: serde_json::Value,
+    timeout_ms: u32,
+) -> Result<Option<Result<wasm_bindgen::JsValue, ChromeError>>, CdpError> {
+    let tab = target.tab_id;
+    if method.starts_with("Input.")
+        && let Some(earlier) = unanswered_input(tab)
+    {
+        return Err(CdpError::InputPending {
+            method: method.to_owned(),
+            earlier: earlier.method,
+            waited_ms: (timer::now_ms() - earlier.sent_ms).max(0.0) as u32,
+        });
+    }
+    let id = EFFECTS.with(|e| e.borrow_mut().sent(tab, method));
+    let (answered, answer) = futures::channel::oneshot::channel();
+    let (target, method, params) = (target.clone(), method.to_owned(), params);
+    wasm_bindgen_futures::spawn_local(async move {
+        let outcome = chrome::send_command(&target, &method, &params).await;
+        EFFECTS.with(|e| e.borrow_mut().answered(tab, id));
+        let _ = answered.send(outcome);
+    });
+    Ok(timer::within(timeout_ms, answer).await.map(|outcome| outcome.unwrap_or(Err(ChromeError::Detached))))
+}
+
+/// A command that changes the page, sent and not answered yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unanswered {
+    id: u64,
+    /// The command.
+    pub method: String,
+    /// When it was sent ([`timer::now_ms`]).
+    pub sent_ms: f64,
+}
+
+/// Commands that change pages, per tab: how many were sent, and which await their answer.
+#[derive(Default)]
+struct EffectLog {
+    next_id: u64,
+    sent: HashMap<i32, u64>,
+    unanswered: HashMap<i32, Vec<Unanswered>>,
+}
+
+impl EffectLog {
+    fn sent(&mut self, tab: i32, method: &str) -> u64 {
+        self.next_id += 1;
+        *self.sent.entry(tab).or_default() += 1;
+        let entry = Unanswered { id: self.next_id, method: method.to_owned(), sent_ms: timer::now_ms() };
+        self.unanswered.entry(tab).or_default().push(entry);
+        self.next_id
+    }
+
+    fn answered(&mut self, tab: i32, id: u64) {
+        if let Some(list) = self.unanswered.get_mut(&tab) {
+            list.retain(|u| u.id != id);
+            if list.is_empty() {
+                self.unanswered.remove(&tab);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static EFFECTS: RefCell<EffectLog> = RefCell::default();
+}
+
+/// How many commands that change the page were ever sent to `tab`: a call that saw this number
+/// move sent something that may have acted.
+pub fn effects_sent(tab: i32) -> u64 {
+    EFFECTS.with(|e| e.borrow().sent.get(&tab).copied().unwrap_or(0))
+}
+
+/// Forgets unanswered commands to a tab whose main frame now shows another document (or that
+/// closed): input queued for the old document can no longer act on the page.
+pub fn page_replaced(tab: i32) {
+    EFFECTS.with(|e| e.borrow_mut().unanswered.remove(&tab));
+}
+
+/// The oldest input sent to `tab` that the browser has not answered yet.
+pub fn unanswered_input(tab: i32) -> Option<Unanswered> {
+    EFFECTS.with(|e| {
+        e.borrow().unanswered.get(&tab).and_then(|list| list.iter().find(|u| u.method.starts_with("Input.")).cloned())
+    })
 }
 
 /// Sends a command to a tab's main session and decodes the result.

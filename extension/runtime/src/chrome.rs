@@ -180,6 +180,12 @@ pub async fn activate_tab(tab_id: i32) -> Result<(), ChromeError> {
     settle(tabs_update(tab_id, &to_js(&serde_json::json!({"active": true}))?)).await.map(|_| ())
 }
 
+/// `chrome.tabs.update(tabId, {url})`: loads `url` without the debugger (which a page the
+/// browser does not let extensions debug has shut out).
+pub async fn navigate_tab(tab_id: i32, url: &str) -> Result<(), ChromeError> {
+    settle(tabs_update(tab_id, &to_js(&serde_json::json!({"url": url}))?)).await.map(|_| ())
+}
+
 /// `chrome.tabs.remove`.
 pub async fn remove_tab(tab_id: i32) -> Result<(), ChromeError> {
     settle(tabs_remove(tab_id)).await.map(|_| ())
@@ -215,11 +221,19 @@ pub async fn set_badge(tab_id: i32, text: &str) -> Result<(), ChromeError> {
 /// Reads one key of `chrome.storage.session`.
 pub async fn session_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ChromeError> {
     let all = settle(storage_session_get(&JsValue::from_str(key))).await?;
-    let value = js_sys::Reflect::get(&all, &JsValue::from_str(key)).map_err(ChromeError::from)?;
+    stored_value(&all, key)
+}
+
+/// The value of `key` in what `chrome.storage.*.get` returned, read back through JSON: values
+/// are written as JSON (`serde_json`), so maps keyed by numbers (tab ids) come back as written.
+fn stored_value<T: DeserializeOwned>(all: &JsValue, key: &str) -> Result<Option<T>, ChromeError> {
+    let value = js_sys::Reflect::get(all, &JsValue::from_str(key)).map_err(ChromeError::from)?;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    from_js(value).map(Some)
+    let json = js_sys::JSON::stringify(&value).map_err(ChromeError::from)?;
+    let json = json.as_string().ok_or_else(|| ChromeError::Shape(format!("{key} is not JSON")))?;
+    serde_json::from_str(&json).map(Some).map_err(|e| ChromeError::Shape(format!("{key}: {e}")))
 }
 
 /// Writes one key of `chrome.storage.session`.
@@ -232,11 +246,7 @@ pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(
 /// Reads one key of `chrome.storage.local` (kept across browser restarts).
 pub async fn local_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<T>, ChromeError> {
     let all = settle(storage_local_get(&JsValue::from_str(key))).await?;
-    let value = js_sys::Reflect::get(&all, &JsValue::from_str(key)).map_err(ChromeError::from)?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(None);
-    }
-    from_js(value).map(Some)
+    stored_value(&all, key)
 }
 
 /// Writes one key of `chrome.storage.local`.

@@ -8,6 +8,7 @@ use sightline_core::changes::ChangesError;
 use sightline_core::keys::KeyError;
 use sightline_core::page_state::PageError;
 use sightline_core::refs::RefError;
+use sightline_core::urls::UrlError;
 
 use crate::cdp::CdpError;
 use crate::chrome::ChromeError;
@@ -101,13 +102,8 @@ pub enum ToolError {
         direction: &'static str,
     },
     /// A URL Sightline will not load.
-    #[error("{url} {why}")]
-    Url {
-        /// The URL as given.
-        url: String,
-        /// Why not.
-        why: &'static str,
-    },
+    #[error(transparent)]
+    Url(#[from] UrlError),
     /// Arguments that do not make a call.
     #[error("{0}")]
     Arguments(&'static str),
@@ -142,6 +138,21 @@ pub enum ElementProblem {
     /// Not a text field or editable area.
     #[error("is not editable; type into a textbox or an editable area")]
     NotEditable,
+    /// Something else is on top of it where a click would land, even centred in the viewport.
+    #[error(
+        "is covered by {by}, which would get the click instead; close or move what covers it (take a \
+         browser_snapshot: it may be an overlay with a button to dismiss it)"
+    )]
+    Covered {
+        /// What is on top.
+        by: String,
+    },
+    /// Focus did not stay on it, so typed text or keys would go elsewhere.
+    #[error("did not keep the focus ({holder} has it), so nothing was typed; take a browser_snapshot")]
+    Unfocused {
+        /// What has the focus.
+        holder: String,
+    },
 }
 
 impl ToolError {

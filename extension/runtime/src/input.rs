@@ -1,5 +1,11 @@
 //! Acting on elements through CDP `Input` events, the way a user would: scroll the element
 //! into view, then click, type or press keys at its centre.
+//!
+//! Input goes to coordinates and to whatever has focus, not to an element, so both are checked
+//! first: a click's point is hit-tested (`DOM.getNodeForLocation`) and must land on the target
+//! or something inside it (a sticky header or an invisible overlay over the element makes the
+//! element scroll to the viewport's centre and be tried again, then the click is refused with
+//! what covers it); typing and keys go ahead only when focus is on the target.
 
 use serde::Deserialize;
 use sightline_core::keys::KeyPress;
@@ -77,22 +83,155 @@ struct ContentQuads {
     quads: Vec<Vec<f64>>,
 }
 
-/// Scrolls the element into view and returns the centre of its first visible box, in the
-/// page's viewport coordinates.
-pub async fn element_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+/// Scrolls the element into view and returns a point of it that a click would reach, in the
+/// page's viewport coordinates: the centre of its first visible box, checked by hit-testing.
+/// When something else is on top there, the element is scrolled to the viewport's centre and
+/// tried again; when it is still covered, the click is refused with what covers it.
+pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
     let id = serde_json::json!({"backendNodeId": node.backend_node_id});
     at.send::<serde_json::Value>("DOM.scrollIntoViewIfNeeded", id.clone())
         .await
         .map_err(|e| node_error(e, element_ref))?;
+    let mut cover = String::new();
+    for attempt in 0..2 {
+        if attempt == 1 {
+            call_on(at, node, element_ref, SCROLL_TO_CENTRE, &[]).await?;
+        }
+        let (x, y) = visible_centre(at, node, element_ref).await?;
+        match hit(at, node, element_ref, x, y).await? {
+            Hit::Target => {
+                let (dx, dy) = at.offset().await?;
+                return Ok((x + dx, y + dy));
+            }
+            Hit::Other(what) => cover = what,
+        }
+    }
+    Err(ToolError::element(element_ref, ElementProblem::Covered { by: cover }))
+}
+
+/// The centre of the element's first visible box, in its frame's viewport coordinates.
+async fn visible_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+    let id = serde_json::json!({"backendNodeId": node.backend_node_id});
     let quads: ContentQuads = at.send("DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
-    let (dx, dy) = at.offset().await?;
     quads
         .quads
         .iter()
         .filter(|q| q.len() == 8 && quad_area(q) > 1.0)
-        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0 + dx, (q[1] + q[3] + q[5] + q[7]) / 4.0 + dy))
+        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0))
         .next()
         .ok_or_else(|| ToolError::element(element_ref, ElementProblem::NoBox))
+}
+
+/// What a click at a point would reach.
+enum Hit {
+    /// The target, or something inside it.
+    Target,
+    /// Something else, described for the agent.
+    Other(String),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeAtPoint {
+    backend_node_id: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LayoutMetrics {
+    css_visual_viewport: ScrollOffset,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ScrollOffset {
+    page_x: f64,
+    page_y: f64,
+}
+
+/// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would (honouring
+/// `pointer-events`), and says whether it reaches the target.
+async fn hit(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64) -> Result<Hit, ToolError> {
+    // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
+    let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
+    let (px, py) = (metrics.css_visual_viewport.page_x, metrics.css_visual_viewport.page_y);
+    let params = serde_json::json!({"x": (x + px).round(), "y": (y + py).round(), "ignorePointerEventsNone": false});
+    let found: NodeAtPoint = at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))?;
+    if found.backend_node_id == node.backend_node_id {
+        return Ok(Hit::Target);
+    }
+    let other: ResolvedNode = at
+        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": found.backend_node_id}))
+        .await
+        .map_err(|e| node_error(e, element_ref))?;
+    let verdict = call_on(at, node, element_ref, REACHES, &[&other.object.object_id]).await;
+    release(at, &other.object.object_id).await;
+    Ok(match verdict? {
+        serde_json::Value::String(what) => Hit::Other(what),
+        _ => Hit::Target,
+    })
+}
+
+/// Called on the target with the hit node: `true` when the hit node is the target or inside it
+/// (across shadow roots), else a short description of what is there.
+const REACHES: &str = r#"function (hit) {
+  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+  const el = hit.nodeType === 1 ? hit : hit.parentElement;
+  if (!el) return 'something outside the page';
+  let what = '<' + el.localName;
+  if (el.id) what += ' id="' + el.id + '"';
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).slice(0, 3).join(' ') : '';
+  if (cls) what += ' class="' + cls + '"';
+  what += '>';
+  const words = (el.getAttribute('aria-label') || el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  return words ? what + ' "' + words + '"' : what;
+}"#;
+
+/// Scrolls the element to the middle of the viewport, clear of sticky headers and footers.
+const SCROLL_TO_CENTRE: &str =
+    "function () { this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); return true; }";
+
+/// Called on the target: `true` when focus is on it (or inside it, for an editable area),
+/// else a short description of what has focus.
+const HAS_FOCUS: &str = r#"function () {
+  let a = this.ownerDocument.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  for (let n = a; n; n = n.parentNode || n.host) if (n === this) return true;
+  if (!a || a === this.ownerDocument.body) return 'nothing';
+  return '<' + a.localName + (a.id ? ' id="' + a.id + '"' : '') + '>';
+}"#;
+
+/// Runs `function` on the element with `args` (object ids) and returns its value.
+async fn call_on(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    function: &str,
+    args: &[&str],
+) -> Result<serde_json::Value, ToolError> {
+    let resolved: ResolvedNode = at
+        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
+        .await
+        .map_err(|e| node_error(e, element_ref))?;
+    let arguments: Vec<serde_json::Value> = args.iter().map(|id| serde_json::json!({"objectId": id})).collect();
+    let outcome: Result<CallResult, CdpError> = at
+        .send(
+            "Runtime.callFunctionOn",
+            serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": function,
+                "arguments": arguments, "returnByValue": true}),
+        )
+        .await;
+    release(at, &resolved.object.object_id).await;
+    let outcome = outcome.map_err(|e| node_error(e, element_ref))?;
+    // A check that threw has not passed.
+    if let Some(exception) = outcome.exception {
+        return Err(ToolError::Unexpected { what: "a check on the element", message: exception.to_string() });
+    }
+    Ok(outcome.result.value.unwrap_or_default())
+}
+
+async fn release(at: &NodeTarget, object_id: &str) {
+    let _ = at.send::<serde_json::Value>("Runtime.releaseObject", serde_json::json!({"objectId": object_id})).await;
 }
 
 fn quad_area(q: &[f64]) -> f64 {
@@ -141,12 +280,16 @@ async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> 
     Ok(())
 }
 
-/// Focuses an element.
+/// Focuses an element, and fails unless focus is really on it afterwards (a page may move it
+/// elsewhere, and keys would then go there).
 pub async fn focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
     at.send::<serde_json::Value>("DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
-        .map(|_| ())
-        .map_err(|e| node_error(e, element_ref))
+        .map_err(|e| node_error(e, element_ref))?;
+    match call_on(at, node, element_ref, HAS_FOCUS, &[]).await? {
+        serde_json::Value::String(holder) => Err(ToolError::element(element_ref, ElementProblem::Unfocused { holder })),
+        _ => Ok(()),
+    }
 }
 
 #[derive(Deserialize)]
@@ -163,6 +306,8 @@ struct RemoteObject {
 #[derive(Deserialize)]
 struct CallResult {
     result: ValueHolder,
+    #[serde(default, rename = "exceptionDetails")]
+    exception: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]

@@ -4,6 +4,9 @@
 //! messaging port; it hands every message and event to the one exported [`Runtime`]. The
 //! runtime dispatches tool calls, drives tabs over CDP through `chrome.debugger`, and calls
 //! `sightline-core` for everything an agent reads. It keeps no engine logic of its own.
+//!
+//! Each call from the host carries the time its caller waits; the host may call it off with a
+//! `cancel`. Both are honoured by [`tools::run_within`]; a call called off is not answered.
 
 mod capture;
 mod cdp;
@@ -11,6 +14,7 @@ mod chrome;
 mod error;
 mod input;
 mod navigation;
+mod options;
 mod page_hooks;
 mod state;
 mod tabs;
@@ -77,12 +81,22 @@ impl Runtime {
                     });
                 }
             };
-            state.load_grants().await;
-            state.load_timeline().await;
             match message {
-                HostToExtension::Call { id, session, call } => {
-                    let output = tools::run(&state, &session, call).await;
-                    Ok(reply(id, output))
+                HostToExtension::Call { id, session, time_limit_ms, call } => {
+                    // Registered before the first await, so a cancel that follows finds it.
+                    let (call_off, called_off) = futures::channel::oneshot::channel();
+                    state.calls.borrow_mut().insert(id, call_off);
+                    state.load_grants().await;
+                    state.load_timeline().await;
+                    let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
+                    state.calls.borrow_mut().remove(&id);
+                    Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))
+                }
+                HostToExtension::Cancel { id } => {
+                    if let Some(call_off) = state.calls.borrow_mut().remove(&id) {
+                        let _ = call_off.send(());
+                    }
+                    Ok(JsValue::UNDEFINED)
                 }
                 HostToExtension::SessionClosed { session } => {
                     state.sessions.borrow_mut().remove(&session);
@@ -107,6 +121,13 @@ impl Runtime {
         }
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
         let event = CdpEvent { tab_id, session_id, method, params };
+        if event.method == "Page.frameNavigated"
+            && event.session_id.is_none()
+            && event.params["frame"]["parentId"].is_null()
+        {
+            // Input still queued for the old document can no longer act on this one.
+            cdp::page_replaced(tab_id);
+        }
         self.state.tabs.borrow_mut().observe(&event);
         timeline::record(&self.state, &event);
         if event.method == "Target.attachedToTarget"
@@ -162,12 +183,42 @@ impl Runtime {
     }
 }
 
-/// The reply to call `id`, as a JS value for the port. A result that cannot be converted is
-/// answered with an error saying so, so the agent is never left waiting for it.
+/// Largest message the browser carries from an extension to a native host (64 MiB). A bigger
+/// one would close the port and lose every call in flight.
+const MAX_TO_HOST: usize = 64 * 1024 * 1024;
+
+/// The reply to call `id`, as a JS value for the port. A result that cannot be converted, or
+/// that is too big for the port, is answered with an error saying so, so the agent is never
+/// left waiting for it.
 fn reply(id: u64, output: ToolOutput) -> JsValue {
-    chrome::to_js(&ExtensionToHost::Result { id, output }).unwrap_or_else(|e| {
+    let mut message = ExtensionToHost::Result { id, output };
+    let mut size = ByteCount(0);
+    if serde_json::to_writer(&mut size, &message).is_ok() && size.0 > MAX_TO_HOST {
+        let output = ToolOutput::error(format!(
+            "the answer was {:.1} MiB, more than the {} MiB the browser lets the extension send to sightline-host; \
+             ask for less (one page of a snapshot, or one region)",
+            size.0 as f64 / (1024.0 * 1024.0),
+            MAX_TO_HOST / (1024 * 1024)
+        ));
+        message = ExtensionToHost::Result { id, output };
+    }
+    chrome::to_js(&message).unwrap_or_else(|e| {
         chrome::warn(&format!("Sightline could not convert the result of call {id}: {e}"));
         let output = ToolOutput::error(format!("the extension could not send this result ({e}); please retry"));
         chrome::to_js(&ExtensionToHost::Result { id, output }).unwrap_or(JsValue::UNDEFINED)
     })
+}
+
+/// Counts the bytes written to it: the size of a message, without building it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -1,6 +1,11 @@
 //! Loading pages and waiting until they settle: navigation with a bounded wait for `load`,
 //! history moves, and the bounded DOM stabilisation that runs before every capture after an
 //! action (a 100 ms quiet window, a 2 s hard cap).
+//!
+//! Every wait here holds to its cap in total, not per step: the wait for `load` is one
+//! [`Deadline`] shared by the navigation command, the wait for the new document and every
+//! readiness probe, and each probe is itself cut to what is left. A page whose scripts keep it
+//! busy answers no probe; that is noted, and the waits that would only time out too are skipped.
 
 use std::future::Future;
 use std::rc::Rc;
@@ -9,11 +14,19 @@ use serde::Deserialize;
 use sightline_core::protocol::HistoryMove;
 
 use crate::cdp::{self, CdpError, CdpEvent, Subscription};
+use crate::chrome::{self, DebuggeeTarget};
 use crate::error::ToolError;
 use crate::state::State;
+use crate::timer::{self, Deadline};
 
-/// Longest wait for a page's `load` event.
-const LOAD_TIMEOUT_MS: u32 = 30_000;
+/// Longest wait for a page's `load` event, counted from when its navigation starts: sending
+/// the navigation, waiting for the new document and waiting for its `load` all share it.
+pub const LOAD_TIMEOUT_MS: u32 = 30_000;
+/// Longest one readiness probe (`document.readyState`) waits for a busy page.
+const PROBE_TIMEOUT_MS: u32 = 1_000;
+/// Beyond the stabilisation cap, how long the settling script's round trip may take; a page
+/// too busy to run it at all is given up on after the cap plus this.
+const STABILIZE_SLACK_MS: u32 = 3_000;
 /// A DOM with no mutation for this long is stable.
 const QUIET_WINDOW_MS: u32 = 100;
 /// Stabilisation gives up after this long.
@@ -42,6 +55,22 @@ pub struct Settled {
     pub notes: Vec<String>,
     /// Whether the main frame loaded a new document.
     pub navigated: bool,
+    /// For how long the page had not answered the browser when the wait for its load ended (a
+    /// script keeps its main thread busy), if it had stopped answering: reading it now would
+    /// only time out.
+    pub silent_ms: Option<f64>,
+}
+
+impl Settled {
+    fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+}
+
+fn main_target(tab_id: i32) -> DebuggeeTarget {
+    DebuggeeTarget { tab_id, session_id: None }
 }
 
 #[derive(Deserialize)]
@@ -56,14 +85,52 @@ struct NavigateResult {
 /// Loads `url` in the tab and waits for it to settle.
 pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
-    let result: NavigateResult = cdp::send(tab_id, "Page.navigate", serde_json::json!({ "url": url })).await?;
+    let load = Deadline::after(LOAD_TIMEOUT_MS);
+    let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
+    let result: NavigateResult =
+        cdp::send_to(&main_target(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout).await?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
         return Err(ToolError::LoadFailed { url: url.to_owned(), error });
     }
     let mut settled = Settled::default();
     if let Some(loader) = result.loader_id {
         settled.navigated = true;
-        wait_for_load(state, tab_id, &mut events, Some(&loader), &mut settled).await;
+        wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await;
+    }
+    stabilize_into(tab_id, &mut settled).await;
+    Ok(settled)
+}
+
+/// Loads `url` in a tab whose page the browser does not let extensions debug (a browser page,
+/// a source view), through `chrome.tabs` instead of the debugger; once the new page lets the
+/// debugger in again, waits (bounded, as a navigation) for it to load and settle.
+pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+    let load = Deadline::after(LOAD_TIMEOUT_MS);
+    chrome::navigate_tab(tab_id, url).await?;
+    let mut settled = Settled { navigated: true, ..Settled::default() };
+    // The old page may still be showing for a moment: attaching fails until the new one commits.
+    loop {
+        timer::sleep(load.cap(100)).await;
+        match state.ensure_attached(tab_id).await {
+            Ok(()) => break,
+            Err(ToolError::Refused { .. }) if !load.passed() => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    loop {
+        if let Probe::Answered(ready) = ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await
+            && ready == "complete"
+        {
+            break;
+        }
+        if load.passed() {
+            settled.note(format!(
+                "the page had not finished loading after {} s; what follows is what had loaded",
+                LOAD_TIMEOUT_MS / 1000
+            ));
+            break;
+        }
+        timer::sleep(load.cap(100)).await;
     }
     stabilize_into(tab_id, &mut settled).await;
     Ok(settled)
@@ -84,21 +151,27 @@ struct HistoryEntry {
 /// Moves back, forward, or reloads, then waits for the page to settle.
 pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Result<Settled, ToolError> {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    let load = Deadline::after(LOAD_TIMEOUT_MS);
     match step {
         HistoryMove::Reload => {
-            cdp::send::<serde_json::Value>(tab_id, "Page.reload", serde_json::json!({})).await?;
+            let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
+            cdp::send_to::<serde_json::Value>(&main_target(tab_id), "Page.reload", serde_json::json!({}), timeout)
+                .await?;
         }
         HistoryMove::Back | HistoryMove::Forward => {
-            let h: NavigationHistory = cdp::send(tab_id, "Page.getNavigationHistory", serde_json::json!({})).await?;
+            let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
+            let h: NavigationHistory =
+                cdp::send_to(&main_target(tab_id), "Page.getNavigationHistory", serde_json::json!({}), timeout).await?;
             let target = h.current_index + if step == HistoryMove::Back { -1 } else { 1 };
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
                 let direction = if step == HistoryMove::Back { "back" } else { "forward" };
                 return Err(ToolError::NoHistory { direction });
             };
-            cdp::send::<serde_json::Value>(
-                tab_id,
+            cdp::send_to::<serde_json::Value>(
+                &main_target(tab_id),
                 "Page.navigateToHistoryEntry",
                 serde_json::json!({"entryId": entry.id}),
+                load.cap(cdp::COMMAND_TIMEOUT_MS),
             )
             .await?;
         }
@@ -107,7 +180,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
     // A history move either loads a document or stays within one.
     let main = main_frame(state, tab_id);
     let first = events
-        .next_where(LOAD_TIMEOUT_MS, |e| {
+        .next_where(load.left_ms(), |e| {
             matches!(e.method.as_str(), "Page.frameNavigated" | "Page.navigatedWithinDocument")
                 && is_main_frame_event(e, &main)
         })
@@ -116,10 +189,10 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
         Some(e) if e.method == "Page.frameNavigated" => {
             settled.navigated = true;
             let loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
         }
         Some(_) => {}
-        None => settled.notes.push(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
+        None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
     }
     stabilize_into(tab_id, &mut settled).await;
     Ok(settled)
@@ -146,19 +219,22 @@ where
         ) && is_main_frame_event(e, &main)
     });
     let (started, quiet) = futures::join!(watch, stabilize(tab_id));
+    // One load cap for everything the action set loading, from the moment a navigation shows.
+    let mut load: Option<Deadline> = None;
     let wait = match started {
         Some(event) => {
             // The document the DOM wait watched is going away: wait for the new one.
             settled.navigated = true;
+            let load = *load.get_or_insert_with(|| Deadline::after(LOAD_TIMEOUT_MS));
             let loader = if event.method == "Page.frameNavigated" {
                 event.params["frame"]["loaderId"].as_str().map(str::to_owned)
             } else {
                 events
-                    .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
+                    .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
                     .await
                     .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
             };
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
             stabilize_into(tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
@@ -166,11 +242,12 @@ where
     if wait == Wait::Navigated {
         // The page left while we waited for it to settle: wait for the new document instead.
         settled.navigated = true;
+        let load = *load.get_or_insert_with(|| Deadline::after(LOAD_TIMEOUT_MS));
         let loader = events
-            .next_where(LOAD_TIMEOUT_MS, |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
+            .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
             .await
             .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
-        wait_for_load(state, tab_id, &mut events, loader.as_deref(), &mut settled).await;
+        wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
         stabilize_into(tab_id, &mut settled).await;
     }
     if !settled.navigated {
@@ -206,7 +283,7 @@ async fn wait_for_child_frames(frames: &mut Subscription, main: &str, settled: &
         }
     }
     if !loading.is_empty() {
-        settled.notes.push(format!(
+        settled.note(format!(
             "{} frame{} still loading after {} s",
             loading.len(),
             if loading.len() == 1 { " was" } else { "s were" },
@@ -231,21 +308,25 @@ fn main_frame(state: &State, tab_id: i32) -> String {
     state.tabs.borrow().frames(tab_id).main_frame().to_owned()
 }
 
-/// Waits for the main frame's document (the one with `loader`, when known) to finish loading:
-/// its `load` lifecycle event, or — for documents restored from the back-forward cache, which
-/// fire none — `document.readyState == "complete"` once that document is the committed one.
+/// Waits, until `load` at the latest, for the main frame's document (the one with `loader`,
+/// when known) to finish loading: its `load` lifecycle event, or — for documents restored from
+/// the back-forward cache, which fire none — `document.readyState == "complete"` once that
+/// document is the committed one. Each probe waits only what is left of the cap (at most 1 s),
+/// so a page too busy to answer probes cannot stretch the wait past it.
 async fn wait_for_load(
     state: &State,
     tab_id: i32,
     events: &mut Subscription,
     loader: Option<&str>,
+    load: Deadline,
     settled: &mut Settled,
 ) {
     const SLICE_MS: u32 = 250;
-    let mut waited = 0;
-    while waited < LOAD_TIMEOUT_MS {
+    // Since when probes have gone unanswered, if the last one did.
+    let mut silent_since: Option<f64> = None;
+    while !load.passed() {
         let fired = events
-            .next_where(SLICE_MS, |e| {
+            .next_where(load.cap(SLICE_MS), |e| {
                 e.method == "Page.lifecycleEvent"
                     && e.params["name"] == "load"
                     && loader.is_none_or(|l| e.params["loaderId"].as_str() == Some(l))
@@ -254,25 +335,56 @@ async fn wait_for_load(
         if fired.is_some() {
             return;
         }
-        waited += SLICE_MS;
         let committed = {
             let frames = state.tabs.borrow().frames(tab_id);
             loader.is_none_or(|l| frames.main_loader() == Some(l))
         };
-        if committed && ready_state(tab_id).await.as_deref() == Some("complete") {
-            return;
+        if !committed || load.passed() {
+            continue;
+        }
+        let asked = timer::now_ms();
+        match ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await {
+            Probe::Answered(state) if state == "complete" => return,
+            Probe::Answered(_) => silent_since = None,
+            Probe::Unanswered => {
+                silent_since.get_or_insert(asked);
+            }
+            Probe::Failed => {}
         }
     }
-    settled.notes.push(format!(
+    settled.note(format!(
         "the page had not finished loading after {} s; what follows is what had loaded",
         LOAD_TIMEOUT_MS / 1000
     ));
+    if let Some(since) = silent_since {
+        let silent_ms = timer::now_ms() - since;
+        settled.silent_ms = Some(silent_ms);
+        settled.note(format!(
+            "the page has not answered the browser for {:.0} s: a script on it is keeping it busy",
+            silent_ms / 1000.0
+        ));
+    }
 }
 
-async fn ready_state(tab_id: i32) -> Option<String> {
+/// What asking the page for its `document.readyState` gave.
+enum Probe {
+    /// The page's answer.
+    Answered(String),
+    /// No answer in time: the page's main thread is busy.
+    Unanswered,
+    /// Any other failure (the document went away, …).
+    Failed,
+}
+
+async fn ready_state(tab_id: i32, timeout_ms: u32) -> Probe {
     let params = serde_json::json!({"expression": "document.readyState", "returnByValue": true});
-    let result: EvaluateResult = cdp::send(tab_id, "Runtime.evaluate", params).await.ok()?;
-    result.result.value.and_then(|v| v.as_str().map(str::to_owned))
+    match cdp::send_to::<EvaluateResult>(&main_target(tab_id), "Runtime.evaluate", params, timeout_ms).await {
+        Ok(result) => {
+            Probe::Answered(result.result.value.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+        }
+        Err(CdpError::Timeout { .. }) => Probe::Unanswered,
+        Err(_) => Probe::Failed,
+    }
 }
 
 /// The outcome of one stabilisation wait, measured in the page.
@@ -306,13 +418,13 @@ struct RemoteValue {
 }
 
 /// Waits until the DOM has been quiet for 100 ms and the page no longer hides its own root, at
-/// most 2 s.
+/// most 2 s (and 5 s in all for a page too busy to run the settling script).
 pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
-    let target = crate::chrome::DebuggeeTarget { tab_id, session_id: None };
     let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
-    let result: EvaluateResult = cdp::send_to(&target, "Runtime.evaluate", params, STABILIZE_CAP_MS + 3_000).await?;
+    let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
+    let result: EvaluateResult = cdp::send_to(&main_target(tab_id), "Runtime.evaluate", params, timeout).await?;
     if let Some(exception) = result.exception {
         return Err(ToolError::Unexpected { what: "the settling script", message: exception.to_string() });
     }
@@ -331,6 +443,10 @@ enum Wait {
 }
 
 async fn stabilize_into(tab_id: i32, settled: &mut Settled) -> Wait {
+    if settled.silent_ms.is_some() {
+        // It answered no probe while loading; the settling script would only time out too.
+        return Wait::Done;
+    }
     note_stabilization(stabilize(tab_id).await, settled)
 }
 
@@ -339,7 +455,7 @@ fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut S
     match outcome {
         Ok(s) if s.stable => Wait::Done,
         Ok(s) => {
-            settled.notes.push(format!(
+            settled.note(format!(
                 "the page was still changing after {:.1} s ({} mutations); this snapshot may be mid-update",
                 s.elapsed / 1000.0,
                 s.mutations
@@ -347,11 +463,19 @@ fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut S
             Wait::Done
         }
         Err(ToolError::Cdp(CdpError::ContextGone { .. })) => {
-            settled.notes.push("the page navigated while waiting for it to settle".into());
+            settled.note("the page navigated while waiting for it to settle".into());
             Wait::Navigated
         }
+        Err(ToolError::Cdp(CdpError::Timeout { ms, .. })) => {
+            settled.note(format!(
+                "the page did not answer within {:.0} s while waiting for it to settle (a script may be keeping it \
+                 busy); this snapshot may be mid-update",
+                f64::from(ms) / 1000.0
+            ));
+            Wait::Done
+        }
         Err(e) => {
-            settled.notes.push(format!("could not wait for the page to settle: {e}"));
+            settled.note(format!("could not wait for the page to settle: {e}"));
             Wait::Done
         }
     }

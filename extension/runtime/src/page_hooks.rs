@@ -3,9 +3,12 @@
 //!
 //! * Every controlled tab: CDP's `Network.webSocketClosed` carries no close code, so a hook in
 //!   the page's own world wraps the `WebSocket` constructor (a `Proxy`: same prototype, same
-//!   statics, `instanceof` unchanged) and reports each socket's close code and reason. It takes
-//!   its binding off the page's global before any page script runs, so pages never see it.
-//!   Sockets opened before the hook (or in workers) close with their code unknown.
+//!   statics, `instanceof` unchanged) and reports each socket's close code and reason. Its
+//!   binding's name has a random part per attach, so a page cannot plant a setter on it to
+//!   capture it; the hook takes the binding off the page's global before any page script runs,
+//!   so pages never see it, and keeps its own copies of the built-ins it calls. A report is only
+//!   ever matched to a close CDP saw on that tab. Sockets opened before the hook (or in workers)
+//!   close with their code unknown.
 //! * Tabs the user shared: a listener in its own isolated world, invisible to the page, reports
 //!   the user's clicks, typing, option choices and form submissions in the top frame. It reports
 //!   only what was acted on (role and a short label), never a typed value, and nothing at all
@@ -34,11 +37,13 @@ const USER_LISTENER: &str = include_str!("hooks/user_actions.js");
 /// listener when the user shared the tab. Best effort: a page that refuses them still works,
 /// it only reports less.
 pub async fn install(tab_id: i32, user_shared: bool) {
+    // A name the page cannot know in advance: nothing it defined before can capture it.
+    let socket_binding = format!("{SOCKET_BINDING}_{}", nonce());
     let mut steps = vec![
-        ("Runtime.addBinding", json!({"name": SOCKET_BINDING})),
+        ("Runtime.addBinding", json!({"name": socket_binding})),
         (
             "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": SOCKET_HOOK.replace("__BINDING__", SOCKET_BINDING), "runImmediately": true}),
+            json!({"source": SOCKET_HOOK.replace("__BINDING__", &socket_binding), "runImmediately": true}),
         ),
     ];
     if user_shared {
@@ -60,14 +65,28 @@ pub async fn install(tab_id: i32, user_shared: bool) {
     }
 }
 
+/// Twelve random bytes as hex, from the worker's `crypto.getRandomValues`.
+fn nonce() -> String {
+    let mut bytes = [0u8; 12];
+    get_random_values(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn get_random_values(buffer: &mut [u8]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_hooks_name_only_their_own_binding() {
-        let hook = SOCKET_HOOK.replace("__BINDING__", SOCKET_BINDING);
-        assert!(hook.contains(&format!("delete globalThis.{SOCKET_BINDING}")));
+        let name = format!("{SOCKET_BINDING}_0123456789abcdef01234567");
+        let hook = SOCKET_HOOK.replace("__BINDING__", &name);
+        assert!(hook.contains(&format!("delete globalThis.{name}")));
         assert!(!hook.contains("__BINDING__"));
         let listener = USER_LISTENER.replace("__BINDING__", USER_BINDING);
         assert!(listener.contains(&format!("globalThis.{USER_BINDING}")));

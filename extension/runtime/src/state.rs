@@ -1,5 +1,6 @@
-//! The runtime's state: consent and debugger sessions per tab, and per MCP session the current
-//! tab and what that session has been shown of each page.
+//! The runtime's state: consent and debugger sessions per tab, per MCP session the current
+//! tab and what that session has been shown of each page, and the calls in flight (so the host
+//! can call one off).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,6 +20,20 @@ pub struct Session {
     /// What this session has been shown of each tab: the one authority on refs, versions and
     /// deltas for that (session, tab).
     pub pages: HashMap<i32, PageState>,
+    /// Per tab, this session's last action if it reached the page but the session was never
+    /// shown what it did (it failed, ran out of time or was called off after sending input).
+    /// Until the session looks at the page again, its next action there is not run: a blind
+    /// retry must not do the thing twice.
+    pub unconfirmed: HashMap<i32, UnconfirmedAction>,
+}
+
+/// An action that was sent to the page without its outcome being shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnconfirmedAction {
+    /// What it was, as the timeline describes it (`click e5`).
+    pub description: String,
+    /// When it ended ([`crate::timer::now_ms`]).
+    pub ended_ms: f64,
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker.
@@ -38,6 +53,8 @@ pub struct State {
     pub timeline: RefCell<TimelineStore>,
     /// Held while the saved timeline is read.
     pub timeline_load: futures::lock::Mutex<()>,
+    /// Calls running now, by the host's id: firing one's sender calls it off.
+    pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
 }
 
 impl State {
@@ -52,6 +69,7 @@ impl State {
             tab_locks: RefCell::default(),
             timeline: RefCell::default(),
             timeline_load: futures::lock::Mutex::new(()),
+            calls: RefCell::default(),
         }
     }
 
@@ -70,10 +88,12 @@ impl State {
     pub fn forget_tab_pages(&self, tab_id: i32) {
         for session in self.sessions.borrow_mut().values_mut() {
             session.pages.remove(&tab_id);
+            session.unconfirmed.remove(&tab_id);
             if session.current_tab == Some(tab_id) {
                 session.current_tab = None;
             }
         }
         self.tab_locks.borrow_mut().remove(&tab_id);
+        crate::cdp::page_replaced(tab_id);
     }
 }

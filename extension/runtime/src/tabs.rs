@@ -197,6 +197,9 @@ impl State {
             // Console messages, requests and WebSockets for the timeline (no bodies are read).
             ("Network.enable", serde_json::json!({})),
             ("Log.enable", serde_json::json!({})),
+            // The page behaves as if it had focus, so focusing an element runs the page's focus
+            // handlers at once (a background tab would run them later, while keys arrive).
+            ("Emulation.setFocusEmulationEnabled", serde_json::json!({"enabled": true})),
             // Out-of-process iframes arrive as flat child sessions (Target.attachedToTarget).
             (
                 "Target.setAutoAttach",

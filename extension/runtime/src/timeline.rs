@@ -14,12 +14,15 @@
 //!   in `chrome.storage.local` and brought back into the fresh timeline.
 //! * Noise rules: the engine's defaults, changed by the [`NoiseConfig`] at [`NOISE_KEY`] in
 //!   `chrome.storage.local`, read when the timeline is loaded and before every change report.
+//! * Requests still waiting for their response live in the engine's [`Recorder`] (not on the
+//!   timeline, and not saved: after a worker restart their events go unheard anyway);
+//!   [`State::pending_requests`] hands out those of tabs the debugger is still attached to.
 //!
 //! Nothing here interprets CDP, decides what to keep or builds reports: the engine does.
 
 use std::rc::Rc;
 
-use sightline_core::changes::record::{self, Intake, Kept, Recorder};
+use sightline_core::changes::record::{self, Intake, Kept, PendingRequest, Recorder};
 use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, Timeline, TimelineState};
 
 use crate::cdp::CdpEvent;
@@ -239,6 +242,17 @@ impl State {
             store.keep(Kept::WebSocket(event));
         }
         f(&mut store.timeline)
+    }
+
+    /// Requests still waiting for their response, oldest first, in tabs the debugger is attached
+    /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
+    /// shown as waiting.
+    pub fn pending_requests(&self) -> Vec<PendingRequest> {
+        let tabs = self.tabs.borrow();
+        let attached = |tab: u32| {
+            i32::try_from(tab).is_ok_and(|tab| tabs.sessions.get(&tab).is_some_and(|session| session.attached))
+        };
+        self.timeline.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
     }
 
     /// Writes the whole timeline to `chrome.storage.session` now.

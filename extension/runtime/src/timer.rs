@@ -39,3 +39,45 @@ pub async fn within<F: Future>(ms: u32, future: F) -> Option<F::Output> {
         Either::Right(_) => None,
     }
 }
+
+/// A moment on [`now_ms`]'s clock that waits are raced against, so a chain of waits stays
+/// within one limit in total instead of each taking its own.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deadline {
+    at_ms: f64,
+}
+
+impl Deadline {
+    /// `ms` milliseconds from now.
+    pub fn after(ms: u32) -> Deadline {
+        Deadline { at_ms: now_ms() + f64::from(ms) }
+    }
+
+    /// `ms` milliseconds from now, for limits that arrive as 64-bit numbers.
+    pub fn after_u64(ms: u64) -> Deadline {
+        Deadline { at_ms: now_ms() + ms as f64 }
+    }
+
+    /// Milliseconds left (0 once passed).
+    pub fn left_ms(&self) -> u32 {
+        (self.at_ms - now_ms()).clamp(0.0, f64::from(u32::MAX)) as u32
+    }
+
+    /// Whether the moment has come.
+    pub fn passed(&self) -> bool {
+        now_ms() >= self.at_ms
+    }
+
+    /// At most `ms`, and never past the deadline.
+    pub fn cap(&self, ms: u32) -> u32 {
+        ms.min(self.left_ms())
+    }
+
+    /// Resolves when the moment has come.
+    pub async fn reached(self) {
+        // setTimeout may fire a little early; sleep again for what is left.
+        while !self.passed() {
+            sleep(self.left_ms().max(1)).await;
+        }
+    }
+}

@@ -331,9 +331,8 @@ impl Runner<'_> {
 }
 
 /// The same flow answered with the full page at every step: Sightline runs it on a fresh
-/// browser and, after each step, reads `browser_snapshot` with `full: true` (no region left
-/// out). The tokens of those full pages are what the flow would cost without deltas and region
-/// dedup.
+/// browser and, after each step, reads `browser_snapshot` (every region written out). The
+/// tokens of those full pages are what the flow would cost without deltas and region dedup.
 #[derive(Debug, Clone, Serialize)]
 pub struct FullPageRun {
     /// Tokens of the full page after each step.
@@ -364,7 +363,7 @@ pub async fn run_full_pages(
         let mut record =
             StepRecord { label: step.action.label(), navigation: false, calls: Vec::new(), error: None, note: None };
         runner.step(&step.action, site, &mut record).await?;
-        let full = server.call("browser_snapshot", serde_json::json!({"full": true}), Duration::from_secs(60)).await?;
+        let full = server.call("browser_snapshot", serde_json::json!({}), Duration::from_secs(60)).await?;
         replies.save(server.kind(), "flow-full-pages", &format!("{:02}-browser_snapshot", i + 1), &full.reply.text);
         steps.push(Size::of(tokenizer, &full.reply.text).tokens);
     }

@@ -74,7 +74,7 @@ fn corpus(out: &mut String, c: &CorpusSection) {
     let _ = writeln!(
         out,
         "Each server loads the saved page with its navigation tool, then reads it with its snapshot tool \
-         (`browser_snapshot` with `full: true`, so that no region is written as already seen, `browser_snapshot`, \
+         (`browser_snapshot`, which writes every region out unless asked to collapse, `browser_snapshot`, \
          `take_snapshot`). Counted: the text of the snapshot reply; \
          a snapshot split into pages is read to its last page and counted whole (`N pages`).\n"
     );
@@ -346,7 +346,7 @@ fn flow(out: &mut String, r: &Report) {
         let _ = writeln!(
             out,
             "\n### Sightline: deltas and region dedup against the full page at every step\n\nThe same flow on a fresh \
-             browser, reading `browser_snapshot` with `full: true` after every step (nothing collapsed), against what \
+             browser, reading `browser_snapshot` after every step (nothing collapsed), against what \
              the flow above actually cost.\n"
         );
         let _ = writeln!(out, "| # | step | as answered | full page every step |\n|--:|---|--:|--:|");

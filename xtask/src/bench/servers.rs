@@ -195,7 +195,7 @@ impl Server {
     pub async fn snapshot(&self) -> anyhow::Result<Timed> {
         // Sightline would write regions the agent saw in the navigation's answer as unchanged;
         // `full` asks for every region, the same content the peers return.
-        let args = if self.kind == ServerKind::Sightline { json!({"full": true}) } else { self.with_page(json!({})) };
+        let args = if self.kind == ServerKind::Sightline { json!({}) } else { self.with_page(json!({})) };
         let mut whole = self.call(self.kind.snapshot_tool(), args, SNAPSHOT_LIMIT).await?;
         if self.kind != ServerKind::Sightline {
             return Ok(whole);

@@ -22,6 +22,10 @@ pub(super) fn user_action(tab: u32, payload: &str, now_ms: u64) -> Option<Action
         #[serde(default)]
         url: Option<String>,
     }
+    // A description of at most 200 characters and a URL fit many times over.
+    if payload.len() > 16 * 1024 {
+        return None;
+    }
     let report: Report = serde_json::from_str(payload).ok()?;
     let kind = match report.kind.as_str() {
         "click" => ActionKind::Click,

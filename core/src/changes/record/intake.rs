@@ -13,6 +13,7 @@
 use super::Recorded;
 use super::actions::user_navigation;
 use crate::changes::Timeline;
+use crate::changes::answered::{LoadEnd, RequestId};
 use crate::changes::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 
 /// After an agent action ends, page input is still taken for the agent's for this long, in
@@ -24,8 +25,17 @@ pub const AGENT_INPUT_GRACE_MS: u64 = 500;
 pub enum Kept {
     /// A console message or uncaught exception.
     Console(ConsoleEntry),
-    /// A finished or failed request.
+    /// A request complete as recorded (failed without a response, or a redirect hop).
     Network(NetworkEntry),
+    /// A request whose response arrived, and which request it is, for how its load ends.
+    Answered {
+        /// Which request.
+        request: RequestId,
+        /// The request as of its response.
+        entry: NetworkEntry,
+    },
+    /// How an answered request's load ended.
+    LoadEnded(LoadEnd),
     /// A WebSocket event.
     WebSocket(WebSocketEvent),
     /// An action, the agent's or the user's.
@@ -40,6 +50,10 @@ impl Kept {
         match self {
             Kept::Console(entry) => timeline.record_console(entry),
             Kept::Network(entry) => timeline.record_network(entry),
+            Kept::Answered { request, entry } => timeline.record_answered(request, entry),
+            Kept::LoadEnded(end) => {
+                timeline.end_load(end);
+            }
             Kept::WebSocket(event) => timeline.record_websocket(event),
             Kept::Action(action) => timeline.record_action(action),
             Kept::PageUrl(url) => timeline.set_page_url(url),
@@ -80,6 +94,8 @@ impl Intake {
         Some(match recorded {
             Recorded::Console(entry) => Kept::Console(entry),
             Recorded::Network(entry) => Kept::Network(entry),
+            Recorded::Answered { request, entry } => Kept::Answered { request, entry },
+            Recorded::LoadEnded(end) => Kept::LoadEnded(end),
             Recorded::WebSocket(event) => Kept::WebSocket(event),
             // While the agent acts, what the listener reports is the agent's own action.
             Recorded::UserAction(_) if !tab_shared || agent => return None,
@@ -95,6 +111,7 @@ impl Intake {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::changes::answered::LoadOutcome;
     use crate::changes::entries::{ActionKind, Actor, ConsoleLevel, WebSocketEventKind};
 
     const NOW: u64 = 1_735_787_045_000;
@@ -161,7 +178,7 @@ mod tests {
     }
 
     #[test]
-    fn console_network_and_socket_entries_are_always_kept() {
+    fn console_network_and_socket_entries_and_load_ends_are_always_kept() {
         let mut intake = Intake::default();
         intake.agent_started();
         let entry =
@@ -178,7 +195,14 @@ mod tests {
             time_ms: NOW,
             tab: 7,
         };
-        assert_eq!(intake.keep(Recorded::Network(request.clone()), true, NOW), Some(Kept::Network(request)));
+        assert_eq!(intake.keep(Recorded::Network(request.clone()), true, NOW), Some(Kept::Network(request.clone())));
+        let id = RequestId { tab: 7, session: None, id: "1".into() };
+        assert_eq!(
+            intake.keep(Recorded::Answered { request: id.clone(), entry: request.clone() }, false, NOW),
+            Some(Kept::Answered { request: id.clone(), entry: request })
+        );
+        let end = LoadEnd { request: id, outcome: LoadOutcome::Finished { encoded_bytes: 9 } };
+        assert_eq!(intake.keep(Recorded::LoadEnded(end.clone()), false, NOW), Some(Kept::LoadEnded(end)));
         let closed = WebSocketEvent {
             connection: "w".into(),
             url: "ws://x/live".into(),

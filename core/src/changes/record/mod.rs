@@ -1,15 +1,16 @@
 //! The recorder: turns CDP events and page reports into timeline entries (console messages with
-//! their source location, finished and failed requests with method, status, timing and size,
-//! WebSocket events, the user's own clicks, typing and navigations).
+//! their source location, requests with method, status, timing and size, WebSocket events, the
+//! user's own clicks, typing and navigations).
 //!
 //! Pure: events and times go in, entries come out. It keeps only what it needs to finish an entry
-//! later (requests in flight, open sockets, closes waiting for their close code), each bounded.
+//! later (requests in flight, open sockets, closes waiting for their close code), each bounded,
+//! and tells which requests are still waiting for their response.
 //! It never reads response bodies, never keeps frame payloads, and never sees typed text: the
 //! page listener reports only that typing happened. [`Intake`] then decides which entries the
 //! timeline keeps.
 //!
 //! One concern per file: `console` (console calls, exceptions, browser log entries), `network`
-//! (requests in flight, redirects, finish), `websocket` (sockets, closes waiting for their code),
+//! (requests in flight, responses, redirects, how loads end), `websocket` (sockets, closes waiting for their code),
 //! `actions` (the user's own actions and navigations), `intake` (what is kept, and when page
 //! input is the agent's).
 
@@ -23,13 +24,17 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::answered::{LoadEnd, RequestId};
 use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 pub use actions::user_navigation;
 pub use intake::{AGENT_INPUT_GRACE_MS, Intake, Kept};
-use network::{InFlight, RequestKey};
+use network::InFlight;
+pub use network::PendingRequest;
 use websocket::{EarlyCode, WaitingClose};
 
-/// The binding the page's WebSocket hook reports close codes through (main world).
+/// The start of the name of the binding the page's WebSocket hook reports close codes through
+/// (main world). Each attach adds a random suffix, so a page cannot plant a setter on the name
+/// ahead of time to capture the binding and forge reports.
 pub const SOCKET_BINDING: &str = "__sightlineSocketClosed";
 /// The binding the user-action listener reports through (its own isolated world).
 pub const USER_BINDING: &str = "__sightlineUserAction";
@@ -63,8 +68,19 @@ pub fn records(method: &str) -> bool {
 pub enum Recorded {
     /// A console message or uncaught exception.
     Console(ConsoleEntry),
-    /// A finished or failed request.
+    /// A request complete as recorded: it failed without a response, or it was one hop of a
+    /// redirect.
     Network(NetworkEntry),
+    /// A request whose response just arrived. Its load goes on; how it ends may follow as
+    /// [`Recorded::LoadEnded`] for the same `request`.
+    Answered {
+        /// Which request, for its [`LoadEnd`].
+        request: RequestId,
+        /// The request as of its response.
+        entry: NetworkEntry,
+    },
+    /// The load of an answered request ended: its size, or the error that cut its body short.
+    LoadEnded(LoadEnd),
     /// A WebSocket event.
     WebSocket(WebSocketEvent),
     /// Something the user did in the page, as its listener reported it. Whether it is kept
@@ -82,7 +98,7 @@ pub enum Recorded {
 /// Requests in flight, open sockets and closes awaiting their code, across all tabs.
 #[derive(Debug, Default)]
 pub struct Recorder {
-    requests: HashMap<RequestKey, InFlight>,
+    requests: HashMap<RequestId, InFlight>,
     sockets: HashMap<(u32, String), String>,
     closing: Vec<WaitingClose>,
     early_codes: Vec<EarlyCode>,
@@ -112,7 +128,7 @@ impl Recorder {
             }
             m if m.starts_with("Network.webSocket") => one(self.websocket(tab, method, params, now_ms)),
             _ => self.network(
-                RequestKey { tab, session: session.map(str::to_owned), id: id(params) },
+                RequestId { tab, session: session.map(str::to_owned), id: id(params) },
                 method,
                 params,
                 now_ms,
@@ -124,7 +140,9 @@ impl Recorder {
     fn binding(&mut self, tab: u32, params: &Value, now_ms: u64) -> Option<Recorded> {
         let payload = text(&params["payload"]);
         match text(&params["name"]) {
-            SOCKET_BINDING => self.socket_close_reported(tab, payload, now_ms),
+            // The page-world binding's name carries a random suffix per attach (see
+            // `SOCKET_BINDING`); CDP reports calls only of bindings the extension added.
+            name if name.starts_with(SOCKET_BINDING) => self.socket_close_reported(tab, payload, now_ms),
             USER_BINDING => actions::user_action(tab, payload, now_ms).map(Recorded::UserAction),
             _ => None,
         }

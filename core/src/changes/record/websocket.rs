@@ -7,6 +7,7 @@
 //! in number and for `EARLY_CODE_MS`), and [`Recorder::flush_closes`] records the closes that
 //! waited long enough without one. Open sockets are remembered only for their URL, bounded too.
 
+use crate::changes::entries::{recorded_text, recorded_url};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -19,6 +20,9 @@ const MAX_SOCKETS: usize = 500;
 const MAX_WAITING_CLOSES: usize = 200;
 /// A close code reported by the page before CDP reported the close is kept this long.
 const EARLY_CODE_MS: u64 = 5_000;
+/// Largest close report read from the page (a URL, a code and a reason of at most 123 bytes
+/// fit many times over).
+const MAX_REPORT_BYTES: usize = 16 * 1024;
 
 /// A close CDP reported, waiting for the page to report its code.
 #[derive(Debug, Clone)]
@@ -49,7 +53,7 @@ impl Recorder {
                 if self.sockets.len() >= MAX_SOCKETS {
                     self.sockets.clear();
                 }
-                self.sockets.insert((tab, connection.clone()), text(&params["url"]).to_owned());
+                self.sockets.insert((tab, connection.clone()), recorded_url(text(&params["url"])));
                 WebSocketEventKind::Created
             }
             "Network.webSocketHandshakeResponseReceived" => {
@@ -91,9 +95,15 @@ impl Recorder {
             #[serde(default)]
             reason: Option<String>,
         }
+        // The page's report is the page's word: bounded before it is read, its URL taken the way
+        // CDP's is, so it can only complete a close CDP saw.
+        if payload.len() > MAX_REPORT_BYTES {
+            return None;
+        }
         let report: Report = serde_json::from_str(payload).ok()?;
-        let reason = report.reason.filter(|r| !r.is_empty());
-        match self.closing.iter().position(|c| c.tab == tab && c.url == report.url) {
+        let reason = report.reason.filter(|r| !r.is_empty()).map(|r| recorded_text(&r));
+        let report_url = recorded_url(&report.url);
+        match self.closing.iter().position(|c| c.tab == tab && c.url == report_url) {
             Some(at) => {
                 let WaitingClose { connection, url, time_ms, .. } = self.closing.remove(at);
                 let kind = WebSocketEventKind::Closed { code: report.code, reason };
@@ -104,7 +114,7 @@ impl Recorder {
                 if self.early_codes.len() >= MAX_WAITING_CLOSES {
                     self.early_codes.remove(0);
                 }
-                self.early_codes.push(EarlyCode { tab, url: report.url, code: report.code, reason, time_ms: now_ms });
+                self.early_codes.push(EarlyCode { tab, url: report_url, code: report.code, reason, time_ms: now_ms });
                 None
             }
         }

@@ -5,70 +5,136 @@
 //! since and that version is still in history, the action runs and the answer starts with what
 //! had changed before it; if the version is older than the history, the action is not run and
 //! the agent gets the current page. An action that fails changes nothing: no version, no refs.
+//!
+//! Each action waits for its tab within the call's time limit, and starts only with enough of
+//! that limit left to act and answer; the session's previous action on the tab must not be
+//! awaiting confirmation (see [`super::refuse_if_unconfirmed`]).
 
 use std::rc::Rc;
 
 use sightline_core::keys;
 use sightline_core::page_state::{Answer, Delta, Staleness};
-use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, TypeParams};
+use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, ToolOutput, TypeParams};
 
 use super::snapshot::answer;
-use super::{ToolResult, resolve_ref, target_tab};
+use super::{CallContext, Failure, ToolResult, refuse_if_unconfirmed, resolve_ref, target_tab};
 use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
+use crate::options::Options;
 use crate::state::State;
 
+/// What an action returns.
+type ActionResult = Result<ToolOutput, Failure>;
+
+/// Least time that must be left of the call's limit to start an action: enough to act, let
+/// the page settle a moment and read it, so an action is not sent only to be cut short.
+const LEAST_TIME_TO_ACT_MS: u32 = 2_000;
+
+/// Takes a tab's lock, saying meanwhile that the call is queued behind another.
+async fn lock_tab<'a>(lock: &'a futures::lock::Mutex<()>, ctx: &CallContext) -> futures::lock::MutexGuard<'a, ()> {
+    ctx.queued(true);
+    let guard = lock.lock().await;
+    ctx.queued(false);
+    guard
+}
+
+/// Refuses to start an action with too little of the call's time left.
+fn enough_time_to_act(ctx: &CallContext, tool: &str) -> Result<(), Failure> {
+    let left = ctx.deadline.left_ms();
+    if left >= LEAST_TIME_TO_ACT_MS {
+        return Ok(());
+    }
+    Err(Failure::Explained(format!(
+        "{tool} was not run: only {:.1} s of its time limit were left after waiting for the tab, too little to act \
+         and show the result. Nothing was sent to the page; retry.",
+        f64::from(left) / 1000.0
+    )))
+}
+
 /// `browser_navigate`.
-pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams) -> ToolResult {
+pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, ctx: &CallContext) -> ActionResult {
     match (&params.url, params.go) {
-        (Some(_), Some(_)) => return Err(ToolError::Arguments("give either `url` or `go`, not both")),
-        (None, None) => return Err(ToolError::Arguments("give `url` to load, or `go`: back, forward or reload")),
+        (Some(_), Some(_)) => return Err(ToolError::Arguments("give either `url` or `go`, not both").into()),
+        (None, None) => {
+            return Err(ToolError::Arguments("give `url` to load, or `go`: back, forward or reload").into());
+        }
         _ => {}
     }
     let tab = target_tab(state, session, params.tab, params.url.is_some()).await?;
     match (params.url, params.go) {
-        (Some(url), _) => load(state, session, tab, &url).await,
+        (Some(url), _) => load_within(state, session, tab, &url, ctx).await,
         (None, Some(step)) => {
             let lock = state.tab_lock(tab);
-            let _guard = lock.lock().await;
+            let _guard = lock_tab(&lock, ctx).await;
             state.ensure_attached(tab).await?;
+            enough_time_to_act(ctx, "browser_navigate")?;
+            ctx.acting_on(tab);
             let settled = navigation::history(state, tab, step).await?;
-            answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
+            page_after_load(state, session, tab, &settled, None).await
         }
         (None, None) => unreachable!("checked above"),
     }
 }
 
-/// Loads `url` in `tab` and answers with the page.
+/// Loads `url` in `tab` (if the user's options allow it) and answers with the page (for
+/// `browser_tabs new`, whose call is bounded as a whole).
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
-    let url = normalise_url(url)?;
+    let url = Options::read().await.url_policy().check(url)?.to_string();
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
-    let settled = navigation::goto(state, tab, &url).await?;
+    let settled = match state.ensure_attached(tab).await {
+        Ok(()) => navigation::goto(state, tab, &url).await?,
+        // The tab shows a page the browser does not let extensions debug (a browser page, a
+        // source view): move it away without the debugger, then take control again.
+        Err(ToolError::Refused { .. }) => navigation::goto_without_debugger(state, tab, &url).await?,
+        Err(e) => return Err(e),
+    };
     answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
 }
 
-/// Accepts absolute URLs and bare host names (`example.com` → `https://example.com`).
-fn normalise_url(url: &str) -> Result<String, ToolError> {
-    let url = url.trim();
-    if url.is_empty() {
-        return Err(ToolError::Arguments("the url is empty"));
+/// Loads `url` in `tab` for `browser_navigate` and answers with the page.
+async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
+    let url = Options::read().await.url_policy().check(url).map_err(ToolError::from)?.to_string();
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    // A tab showing a page the browser does not let extensions debug (a browser page, a source
+    // view) is moved away without the debugger, then taken control of again.
+    let attached = match state.ensure_attached(tab).await {
+        Ok(()) => true,
+        Err(ToolError::Refused { .. }) => false,
+        Err(e) => return Err(e.into()),
+    };
+    enough_time_to_act(ctx, "browser_navigate")?;
+    ctx.acting_on(tab);
+    let settled = if attached {
+        navigation::goto(state, tab, &url).await?
+    } else {
+        navigation::goto_without_debugger(state, tab, &url).await?
+    };
+    page_after_load(state, session, tab, &settled, Some(&url)).await
+}
+
+/// The page after a navigation; for a page that stopped answering the browser while it loaded
+/// (reading it would only time out), what happened and what to do instead.
+async fn page_after_load(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    settled: &Settled,
+    url: Option<&str>,
+) -> ActionResult {
+    if let Some(silent_ms) = settled.silent_ms {
+        let what = url.map(|u| format!("opened {u}")).unwrap_or_else(|| "moved the tab".to_owned());
+        return Err(Failure::Explained(format!(
+            "browser_navigate {what}, but the page had not finished loading after {} s and has not answered the \
+             browser for {:.0} s (a script on it is keeping it busy), so it cannot be read yet. Take a \
+             browser_snapshot in a while, or navigate elsewhere.",
+            navigation::LOAD_TIMEOUT_MS / 1000,
+            silent_ms / 1000.0
+        )));
     }
-    if url.contains("://") || url.starts_with("about:") || url.starts_with("data:") {
-        if url.starts_with("chrome://") || url.starts_with("chrome-extension://") || url.starts_with("devtools://") {
-            return Err(ToolError::Url {
-                url: url.to_owned(),
-                why: "is a browser-internal page, which Sightline may not control",
-            });
-        }
-        return Ok(url.to_owned());
-    }
-    if url.starts_with("localhost") || url.starts_with("127.0.0.1") {
-        return Ok(format!("http://{url}"));
-    }
-    Ok(format!("https://{url}"))
+    Ok(answer(state, session, tab, Answer::Baseline, &settled.notes, None).await?)
 }
 
 /// Where an action stands before it runs.
@@ -81,56 +147,61 @@ enum Before {
 
 fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
     let staleness = state.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
-    match staleness? {
+    match staleness.map_err(ToolError::from)? {
         Staleness::Current => Ok(Before::Run(None)),
         Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
         Staleness::TooStale(version) => Ok(Before::NotRun(version)),
     }
 }
 
-/// Runs an input action and answers with what it changed.
+/// Runs an input action and answers with what it changed. The tab's lock is held.
 async fn act(
     state: &Rc<State>,
     session: &str,
     tab: i32,
     since: Option<u64>,
+    ctx: &CallContext,
+    tool: &str,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
-) -> ToolResult {
+) -> ActionResult {
+    refuse_if_unconfirmed(state, session, tab, tool)?;
     let notice = match before_action(state, session, tab, since)? {
-        Before::NotRun(version) => return answer(state, session, tab, Answer::NotRun(version), &[], None).await,
+        Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };
+    enough_time_to_act(ctx, tool)?;
+    ctx.acting_on(tab);
     let settled: Settled = navigation::act_and_settle(state, tab, action).await?;
-    answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await
+    Ok(answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await?)
 }
 
 /// `browser_click`.
-pub async fn click(state: &Rc<State>, session: &str, params: ClickParams) -> ToolResult {
+pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
-    let _guard = lock.lock().await;
+    let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
     let at = input::NodeTarget::of(state, tab, &node);
     let button = params.button.unwrap_or_default();
     let element_ref = params.element_ref.clone();
-    act(state, session, tab, params.since_version, async move {
-        let (x, y) = input::element_centre(&at, &node, &element_ref).await?;
+    act(state, session, tab, params.since_version, ctx, "browser_click", async move {
+        let (x, y) = input::click_point(&at, &node, &element_ref).await?;
         input::click_at(tab, x, y, button, params.double).await
     })
     .await
 }
 
 /// `browser_type`.
-pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> ToolResult {
+pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx: &CallContext) -> ActionResult {
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
-    let _guard = lock.lock().await;
+    let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
     let node = resolve_ref(state, session, tab, &params.element_ref)?;
     let at = input::NodeTarget::of(state, tab, &node);
-    let enter = keys::parse_chord("Enter")?;
-    act(state, session, tab, params.since_version, async {
+    let enter = keys::parse_chord("Enter").map_err(ToolError::from)?;
+    act(state, session, tab, params.since_version, ctx, "browser_type", async {
         input::replace_text(&at, &node, &params.element_ref, &params.text).await?;
         if params.submit {
             input::press(tab, &enter).await?;
@@ -141,11 +212,11 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams) -> 
 }
 
 /// `browser_press_key`.
-pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams) -> ToolResult {
-    let key = keys::parse_chord(&params.key)?;
+pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams, ctx: &CallContext) -> ActionResult {
+    let key = keys::parse_chord(&params.key).map_err(ToolError::from)?;
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
-    let _guard = lock.lock().await;
+    let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
     let node = match &params.element_ref {
         Some(r) => {
@@ -154,7 +225,7 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams)
         }
         None => None,
     };
-    act(state, session, tab, params.since_version, async {
+    act(state, session, tab, params.since_version, ctx, "browser_press_key", async {
         if let Some((at, node, r)) = &node {
             input::focus(at, node, r).await?;
         }

@@ -1,6 +1,7 @@
 //! `browser_console_messages` and `browser_network_requests`: the full console and network rings
-//! of the agent's tabs, a page at a time, as the engine renders them
-//! (`sightline_core::changes::listing`). This module only reads the browser's timeline.
+//! of the agent's tabs, a page at a time, and the requests still waiting for their response, as
+//! the engine renders them (`sightline_core::changes::listing`). This module only reads the
+//! browser's timeline and the clock their wait is measured by.
 
 use std::rc::Rc;
 
@@ -9,6 +10,7 @@ use sightline_core::protocol::{ConsoleMessagesParams, NetworkRequestsParams, Too
 
 use super::ToolResult;
 use crate::state::State;
+use crate::timer;
 
 /// `browser_console_messages`.
 pub fn console_messages(state: &Rc<State>, params: ConsoleMessagesParams) -> ToolResult {
@@ -17,5 +19,7 @@ pub fn console_messages(state: &Rc<State>, params: ConsoleMessagesParams) -> Too
 
 /// `browser_network_requests`.
 pub fn network_requests(state: &Rc<State>, params: NetworkRequestsParams) -> ToolResult {
-    Ok(ToolOutput::text(state.with_timeline(|t| render_network(t.network().iter(), &params))))
+    let pending = state.pending_requests();
+    let now = timer::epoch_ms();
+    Ok(ToolOutput::text(state.with_timeline(|t| render_network(t.network().iter(), &pending, &params, now))))
 }

@@ -1,5 +1,13 @@
 //! Tool dispatch: each tool checks consent, drives the tab, and answers with what the agent
 //! needs to see next.
+//!
+//! Every call runs within the time its caller allows and can be called off: [`run_within`]
+//! races the tool against its deadline and the host's cancel, and dropping the tool where it
+//! stands releases its tab and stops whatever it waited for. An action is never started once
+//! its caller has given up; when an action reached the page and its caller was not shown what
+//! it did (it failed, ran out of time, or was called off after sending input), the answer says
+//! it may have run, and that session's next action on the tab is not run until it has looked
+//! at the page again, so a blind retry cannot do the thing twice.
 
 mod actions;
 mod changes;
@@ -8,44 +16,267 @@ mod logs;
 mod snapshot;
 mod tabs;
 
+use std::cell::Cell;
 use std::rc::Rc;
 
+use futures::future::{Either, select};
+use sightline_core::changes::ActionKind;
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
-use crate::chrome;
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{State, UnconfirmedAction};
+use crate::timer::{self, Deadline};
+use crate::{cdp, chrome};
 
 /// What a tool returns.
 pub type ToolResult = Result<ToolOutput, ToolError>;
 
+/// Why a call answered with an error.
+#[derive(Debug)]
+pub enum Failure {
+    /// A tool failure, answered as `<tool>: <error>`.
+    Tool(ToolError),
+    /// A complete explanation for the agent (what happened, what to do), answered as is.
+    Explained(String),
+}
+
+impl From<ToolError> for Failure {
+    fn from(error: ToolError) -> Self {
+        Failure::Tool(error)
+    }
+}
+
+/// What the caller allows one call, and how far the call got: enough to say, if the call is
+/// cut short, whether anything reached the page.
+pub struct CallContext {
+    tool: &'static str,
+    /// When the caller stops waiting.
+    pub deadline: Deadline,
+    limit_ms: u64,
+    /// The tab the call acts on, and how many page-changing commands it had had before.
+    acting: Cell<Option<(i32, u64)>>,
+    /// Whether the call is waiting for another call to release its tab.
+    queued: Cell<bool>,
+}
+
+impl CallContext {
+    /// A call of `tool` whose caller waits `limit_ms` from now.
+    pub fn new(tool: &'static str, limit_ms: u64) -> Self {
+        CallContext {
+            tool,
+            deadline: Deadline::after_u64(limit_ms),
+            limit_ms,
+            acting: Cell::new(None),
+            queued: Cell::new(false),
+        }
+    }
+
+    /// Says the call is about to act on `tab`: page-changing commands sent to it from now on
+    /// are this call's (the tab's lock is held).
+    pub fn acting_on(&self, tab: i32) {
+        self.acting.set(Some((tab, cdp::effects_sent(tab))));
+    }
+
+    /// Says the call is (or no longer is) waiting for its tab.
+    pub fn queued(&self, queued: bool) {
+        self.queued.set(queued);
+    }
+
+    /// The tab, if this call sent it anything that changes the page.
+    fn reached(&self) -> Option<i32> {
+        self.acting.get().and_then(|(tab, before)| (cdp::effects_sent(tab) > before).then_some(tab))
+    }
+
+    fn limit_s(&self) -> f64 {
+        self.limit_ms as f64 / 1000.0
+    }
+}
+
+/// How a call ended early.
+enum CutShort {
+    /// The host called it off; nobody reads an answer.
+    CalledOff,
+    /// Its time limit passed.
+    OutOfTime,
+}
+
+/// Runs one call within `limit_ms`, unless `called_off` fires first. `None` when it was called
+/// off: the caller is gone and wants no answer.
+pub async fn run_within(
+    state: &Rc<State>,
+    session: &str,
+    call: ToolCall,
+    limit_ms: u64,
+    called_off: futures::channel::oneshot::Receiver<()>,
+) -> Option<ToolOutput> {
+    let ctx = CallContext::new(call.name(), limit_ms);
+    let action = call.action();
+    let work = Box::pin(run(state, session, call, &ctx));
+    let stop = Box::pin(async {
+        match select(called_off, Box::pin(ctx.deadline.reached())).await {
+            Either::Left(_) => CutShort::CalledOff,
+            Either::Right(_) => CutShort::OutOfTime,
+        }
+    });
+    let how = match select(work, stop).await {
+        Either::Left((output, _)) => return Some(output),
+        // Dropping the tool's future here releases its tab and every wait it was in.
+        Either::Right((how, work)) => {
+            drop(work);
+            how
+        }
+    };
+    let text = cut_short(state, session, &ctx, action);
+    match how {
+        CutShort::CalledOff => None,
+        CutShort::OutOfTime => Some(ToolOutput::error(text)),
+    }
+}
+
+/// What an agent reads about a call cut short by its time limit; records an action that may
+/// have run.
+fn cut_short(state: &State, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
+    let tool = ctx.tool;
+    let limit = ctx.limit_s();
+    if let Some(tab) = ctx.reached() {
+        let what = sent_thing(action.as_ref());
+        remember_unconfirmed(state, session, tab, action);
+        return format!(
+            "{tool} ran out of time (its limit is {limit:.0} s) after {what} was sent to the page, so it may have \
+             run{}. Take a browser_snapshot to see what it did before you act again.",
+            busy_clause(tab)
+        );
+    }
+    if ctx.queued.get() {
+        return format!(
+            "{tool} ran out of time (its limit is {limit:.0} s) waiting for another call on the same tab to finish. \
+             Nothing was sent to the page. Retry once that call has answered."
+        );
+    }
+    if action.is_none() {
+        // Not an action on a page (browser_tabs may have been opening or closing a tab): say
+        // only what is known.
+        return format!(
+            "{tool} ran out of time (its limit is {limit:.0} s) before it finished. The page may be slow or busy: \
+             check with browser_tabs or browser_snapshot before you retry."
+        );
+    }
+    format!(
+        "{tool} ran out of time (its limit is {limit:.0} s) before it sent anything to the page, so nothing was \
+         done. The page may be slow or busy: retry, or take a browser_snapshot to see it."
+    )
+}
+
+/// ", and the page has not processed it yet (…)" when input to `tab` is still unanswered.
+fn busy_clause(tab: i32) -> String {
+    match cdp::unanswered_input(tab) {
+        Some(input) => format!(
+            "; the page has not processed it yet ({:.0} s on, a script is probably keeping it busy) and may still \
+             act on it",
+            (timer::now_ms() - input.sent_ms).max(0.0) / 1000.0
+        ),
+        None => String::new(),
+    }
+}
+
+/// "the click", "the navigation", … for the action a call sent.
+fn sent_thing(action: Option<&(ActionKind, String)>) -> &'static str {
+    match action.map(|(kind, _)| *kind) {
+        Some(ActionKind::Click) => "the click",
+        Some(ActionKind::Type) => "the typing",
+        Some(ActionKind::Key) => "the key press",
+        Some(ActionKind::Navigate) => "the navigation",
+        _ => "input",
+    }
+}
+
+/// Records that `action` reached `tab` without its outcome being shown (navigations excepted:
+/// loading a page again does not do anything twice).
+fn remember_unconfirmed(state: &State, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
+    let Some((kind, description)) = action else { return };
+    if kind == ActionKind::Navigate {
+        return;
+    }
+    let unconfirmed = UnconfirmedAction { description, ended_ms: timer::now_ms() };
+    state.with_session(session, |s| s.unconfirmed.insert(tab, unconfirmed));
+}
+
 /// Runs one tool call for an MCP session.
-pub async fn run(state: &Rc<State>, session: &str, call: ToolCall) -> ToolOutput {
+async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext) -> ToolOutput {
     let tool = call.name();
     // An action is recorded on the timeline, and page input meanwhile is taken for the agent's.
     let action = call.action();
+    // A fresh look at the page: what an unconfirmed action did is in front of the agent.
+    let looks = match &call {
+        ToolCall::BrowserSnapshot(p) => p.page.unwrap_or(1) <= 1,
+        ToolCall::BrowserNavigate(_) => true,
+        _ => false,
+    };
     let acting = action.is_some().then(|| state.agent_acting());
     let result = match call {
-        ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await,
-        ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p).await,
-        ToolCall::BrowserSnapshot(p) => snapshot::run(state, session, p).await,
-        ToolCall::BrowserClick(p) => actions::click(state, session, p).await,
-        ToolCall::BrowserType(p) => actions::type_text(state, session, p).await,
-        ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p).await,
-        ToolCall::BrowserFind(p) => find::run(state, session, p).await,
-        ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await,
-        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await,
-        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p),
-        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, p),
+        ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p, ctx).await,
+        ToolCall::BrowserSnapshot(p) => snapshot::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserClick(p) => actions::click(state, session, p, ctx).await,
+        ToolCall::BrowserType(p) => actions::type_text(state, session, p, ctx).await,
+        ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p, ctx).await,
+        ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
+        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),
+        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, p).map_err(Failure::from),
     };
     drop(acting);
+    if result.is_ok()
+        && looks
+        && let Some(tab) = state.with_session(session, |s| s.current_tab)
+    {
+        state.with_session(session, |s| s.unconfirmed.remove(&tab));
+    }
     // Every successful action's response ends with the line on new errors and failed requests.
-    let result = match (result, action) {
-        (Ok(output), Some(action)) => Ok(changes::after_action(state, session, output, action).await),
-        (result, _) => result,
+    match (result, action) {
+        (Ok(output), Some(action)) => changes::after_action(state, session, output, action).await,
+        (Ok(output), None) => output,
+        (Err(Failure::Explained(text)), _) => ToolOutput::error(text),
+        (Err(Failure::Tool(e)), action) => {
+            let mut text = format!("{tool}: {e}");
+            // It failed after reaching the page: whatever it sent may have acted.
+            if let Some(tab) = ctx.reached() {
+                text.push_str(&format!(
+                    ". {} was sent to the page before this, so it may have run{}. Take a browser_snapshot to see what \
+                     it did before you act again.",
+                    capitalised(sent_thing(action.as_ref())),
+                    busy_clause(tab)
+                ));
+                remember_unconfirmed(state, session, tab, action);
+            }
+            ToolOutput::error(text)
+        }
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Refuses an action on `tab` while this session's previous action there is unconfirmed.
+pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
+    let Some(previous) = state.with_session(session, |s| s.unconfirmed.get(&tab).cloned()) else {
+        return Ok(());
     };
-    result.unwrap_or_else(|e| ToolOutput::error(format!("{tool}: {e}")))
+    let ago = (timer::now_ms() - previous.ended_ms).max(0.0) / 1000.0;
+    let pending = match cdp::unanswered_input(tab) {
+        Some(_) => ", and the page has still not processed it (a script is keeping it busy)",
+        None => "",
+    };
+    Err(Failure::Explained(format!(
+        "{tool} was not run: your previous action on this tab ({}, {ago:.0} s ago) reached the page but you were not \
+         shown what it did{pending}. Take a browser_snapshot to see the page, then act again if it is still needed; \
+         this keeps a retry from doing the same thing twice.",
+        previous.description
+    )))
 }
 
 /// The tab a call acts on: the one it names, else the session's current tab, else (when

@@ -3,10 +3,12 @@
 use std::rc::Rc;
 
 use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
+use sightline_core::urls::redact_url;
 
 use super::{ToolResult, actions, target_tab};
 use crate::chrome;
 use crate::error::ToolError;
+use crate::options::Options;
 use crate::state::State;
 use crate::tabs::Grant;
 
@@ -51,6 +53,7 @@ pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError
 
 async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let controlled: Vec<(i32, Grant)> = state.tabs.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
+    let policy = Options::read().await.url_policy();
     let current = state.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
@@ -65,11 +68,14 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
             Grant::Shared => "shared by user",
         };
         let title = info.title.unwrap_or_default();
-        let url = info.url.unwrap_or_default();
-        text.push_str(&format!("- tab {tab}{marker} [{how}] {title:?} {url}\n"));
-        rows.push(
-            serde_json::json!({"tab": tab, "current": current == Some(tab), "title": title, "url": url, "grant": how}),
-        );
+        let raw_url = info.url.unwrap_or_default();
+        // A page the agent may not act on (a browser page, a source view) can still be left.
+        let usable = raw_url.is_empty() || policy.allows(&raw_url);
+        let url = redact_url(&raw_url);
+        let note = if usable { "" } else { " (cannot be acted on here: navigate it to a web page, or close it)" };
+        text.push_str(&format!("- tab {tab}{marker} [{how}] {title:?} {url}{note}\n"));
+        rows.push(serde_json::json!({"tab": tab, "current": current == Some(tab), "title": title, "url": url,
+            "grant": how, "usable": usable}));
     }
     if rows.is_empty() {
         text.push_str("No tabs yet. Open one with browser_tabs new (or browser_navigate with a url), or ask the user to share a tab with the Sightline toolbar button.\n");

@@ -1,0 +1,148 @@
+//! Which URLs an agent may load in the user's browser.
+//!
+//! An agent's URL is parsed, not prefix-matched: only `http:`, `https:` and `about:blank` load;
+//! `file:` loads only when the user turned it on in the extension's options. Everything else
+//! (`javascript:`, `data:`, `blob:`, `view-source:`, `chrome:` and other browser-internal
+//! schemes, whatever their case or leading spaces) is refused with the reason. A bare host name
+//! (`example.com`) means `https://`, a loopback one (`localhost:8080`, `127.0.0.1`) `http://`.
+
+use url::Url;
+
+/// Why a URL is not loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// Nothing was given.
+    #[error("the url is empty")]
+    Empty,
+    /// The text is not a URL.
+    #[error("{url:?} is not a URL ({why}); give an absolute http or https URL")]
+    Unparsable {
+        /// What was given.
+        url: String,
+        /// The parser's reason.
+        why: String,
+    },
+    /// A `file:` URL while the user has not allowed them.
+    #[error(
+        "file: URLs are off: they would expose files on this computer. The user can allow them in Sightline's \
+         options (\"Allow file: URLs\")"
+    )]
+    FileOff,
+    /// A scheme Sightline never loads.
+    #[error("{scheme}: URLs are not loaded: {why}. Give an http or https URL")]
+    Refused {
+        /// The scheme, lower case.
+        scheme: String,
+        /// Why not.
+        why: &'static str,
+    },
+}
+
+/// What the user allows beyond the web.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UrlPolicy {
+    /// Whether `file:` URLs may be loaded.
+    pub allow_file: bool,
+}
+
+impl UrlPolicy {
+    /// The URL an agent's `text` asks for, or why it may not be loaded.
+    pub fn check(&self, text: &str) -> Result<Url, UrlError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(UrlError::Empty);
+        }
+        // `localhost:8080` reads as scheme "localhost": a "scheme" followed by a port is a host.
+        let host_and_port =
+            text.split_once(':').is_some_and(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit()));
+        let url = match Url::parse(text) {
+            Ok(url) if !host_and_port => url,
+            // No scheme: a host name, maybe with a port and path.
+            Ok(_) | Err(url::ParseError::RelativeUrlWithoutBase) => {
+                let loopback = ["localhost", "127.", "[::1]"].iter().any(|p| text.starts_with(p));
+                let scheme = if loopback { "http" } else { "https" };
+                Url::parse(&format!("{scheme}://{text}"))
+                    .map_err(|e| UrlError::Unparsable { url: text.to_owned(), why: e.to_string() })?
+            }
+            Err(e) => return Err(UrlError::Unparsable { url: text.to_owned(), why: e.to_string() }),
+        };
+        match url.scheme() {
+            "http" | "https" if url.host().is_some() => Ok(url),
+            "http" | "https" => Err(UrlError::Unparsable { url: text.to_owned(), why: "it has no host".into() }),
+            "about" if url.path() == "blank" => Ok(url),
+            "file" if self.allow_file => Ok(url),
+            "file" => Err(UrlError::FileOff),
+            scheme => Err(UrlError::Refused { scheme: scheme.to_owned(), why: refusal(scheme) }),
+        }
+    }
+
+    /// Whether a tab showing `url` is on a page an agent may act on (the same rule as loading).
+    pub fn allows(&self, url: &str) -> bool {
+        self.check(url).is_ok()
+    }
+}
+
+fn refusal(scheme: &str) -> &'static str {
+    match scheme {
+        "javascript" => "they run script in whatever page is open",
+        "data" | "blob" => "their content comes from the URL itself, not from a site",
+        "view-source" => "source views are not pages an agent can act on",
+        "about" => "only about:blank is loaded",
+        "chrome" | "chrome-extension" | "chrome-untrusted" | "devtools" | "edge" | "brave" | "vivaldi" | "opera" => {
+            "browser-internal pages are off limits"
+        }
+        _ => "only web pages are loaded",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loads(text: &str) -> String {
+        UrlPolicy::default().check(text).map(|u| u.to_string()).unwrap_or_else(|e| format!("refused: {e}"))
+    }
+
+    #[test]
+    fn web_urls_and_about_blank_load_and_bare_hosts_get_a_scheme() {
+        assert_eq!(loads("https://example.com/a?b=1"), "https://example.com/a?b=1");
+        assert_eq!(loads("  HTTP://Example.COM  "), "http://example.com/");
+        assert_eq!(loads("example.com/shop"), "https://example.com/shop");
+        assert_eq!(loads("localhost:8080/x"), "http://localhost:8080/x");
+        assert_eq!(loads("127.0.0.1:3000"), "http://127.0.0.1:3000/");
+        assert_eq!(loads("about:blank"), "about:blank");
+    }
+
+    #[test]
+    fn every_other_scheme_is_refused_whatever_its_case() {
+        let matrix = [
+            ("file:///etc/hostname", "file: URLs are off"),
+            ("FILE:///etc/hostname", "file: URLs are off"),
+            ("javascript:alert(1)", "javascript: URLs are not loaded"),
+            (" JavaScript:alert(1)", "javascript: URLs are not loaded"),
+            ("data:text/html,<h1>hi</h1>", "data: URLs are not loaded"),
+            ("blob:https://example.com/0b1c", "blob: URLs are not loaded"),
+            ("view-source:file:///etc/passwd", "view-source: URLs are not loaded"),
+            ("view-source:https://example.com", "view-source: URLs are not loaded"),
+            ("Chrome://settings", "chrome: URLs are not loaded: browser-internal pages are off limits"),
+            ("chrome-extension://abc/page.html", "chrome-extension: URLs are not loaded"),
+            ("devtools://devtools/bundled/inspector.html", "devtools: URLs are not loaded"),
+            ("about:config", "about: URLs are not loaded: only about:blank is loaded"),
+            ("ftp://example.com/x", "ftp: URLs are not loaded: only web pages are loaded"),
+            ("https://", "is not a URL"),
+            ("", "the url is empty"),
+        ];
+        for (url, why) in matrix {
+            let answer = loads(url);
+            assert!(answer.starts_with("refused: ") && answer.contains(why), "{url}: {answer}");
+        }
+    }
+
+    #[test]
+    fn file_urls_load_once_the_user_allows_them() {
+        let policy = UrlPolicy { allow_file: true };
+        assert_eq!(policy.check("file:///tmp/report.html").unwrap().as_str(), "file:///tmp/report.html");
+        assert!(policy.check("view-source:file:///tmp/report.html").is_err(), "still no source views");
+        assert!(!UrlPolicy::default().allows("file:///tmp/report.html"));
+    }
+}

@@ -1,0 +1,64 @@
+//! Input reaches the element the agent named, or nothing: a click whose point something else
+//! covers is refused with what covers it (after one try with the element centred in the
+//! viewport), and typing stops when focus does not stay on the target.
+
+use std::time::Duration;
+
+use serde_json::json;
+use sightline_e2e::{Rig, ref_of};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn covered_page(rig: &Rig) -> sightline_e2e::client::Reply {
+    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/covered.html")})).await;
+    let page = page.expect("browser_navigate");
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    assert!(!page.is_error && !snapshot.is_error, "{}", snapshot.text);
+    snapshot
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_that_something_else_would_receive_is_refused_with_what_covers_it() {
+    let rig = Rig::start().await.expect("rig");
+    let snapshot = covered_page(&rig).await;
+    let pay = ref_of(&snapshot, "button", "Pay");
+    let reply = rig.client.call("browser_click", json!({"ref": pay})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(reply.text.contains(&format!("{pay} is covered by <div id=\"shield\">")), "{}", reply.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e == "paid" || e == "shield-clicked"), "nothing was clicked: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_element_under_a_sticky_header_is_centred_and_clicked() {
+    let rig = Rig::start().await.expect("rig");
+    let snapshot = covered_page(&rig).await;
+    let save = ref_of(&snapshot, "button", "Save");
+    let reply = rig.client.call("browser_click", json!({"ref": save})).await.unwrap();
+    assert!(!reply.is_error, "{}", reply.text);
+    assert!(rig.server.wait_for_event("saved", WAIT), "{:?}", rig.server.events());
+    assert!(!rig.server.events().iter().any(|e| e == "header-clicked"), "{:?}", rig.server.events());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typing_stops_when_the_page_moves_focus_elsewhere() {
+    let rig = Rig::start().await.expect("rig");
+    let snapshot = covered_page(&rig).await;
+    let name = ref_of(&snapshot, "textbox", "Name");
+    let reply = rig.client.call("browser_type", json!({"ref": name, "text": "secret words"})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply
+            .text
+            .contains(&format!("{name} did not keep the focus (<input id=\"trap\"> has it), so nothing was typed")),
+        "{}",
+        reply.text
+    );
+    let keys = rig.client.call("browser_press_key", json!({"ref": name, "key": "x"})).await.unwrap();
+    assert!(keys.is_error && keys.text.contains("did not keep the focus"), "{}", keys.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e.starts_with("trap:")), "nothing reached the trap: {events:?}");
+}
