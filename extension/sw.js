@@ -12,6 +12,10 @@ const RECONNECT_ALARM = 'sightline-reconnect';
 const ready = init({ module_or_path: new URL('./pkg/sightline_runtime_bg.wasm', import.meta.url) }).then(
   () => new Runtime(chrome.runtime.getManifest().version, navigator.userAgent),
 );
+// The runtime is reachable from this worker's own DevTools console (only extension contexts see
+// the worker's global), for diagnostics and for the end-to-end tests, which deliver through it
+// what headless Chromium cannot produce: a person's toolbar click, a cancelled debugging bar.
+ready.then((rt) => { globalThis.sightline = rt; });
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   ready.then((rt) => rt.onDebuggerEvent(source, method, params ?? {}));

@@ -56,6 +56,17 @@ pub enum RefError {
         /// What happened, e.g. "the page navigated away at v7".
         why: String,
     },
+    /// Issued before the extension restarted, when what each ref stood for was lost.
+    #[error(
+        "{element_ref} is from before the extension restarted (after v{version}): refs from before are gone. Take a \
+         browser_snapshot for current refs"
+    )]
+    FromBeforeRestart {
+        /// The ref.
+        element_ref: String,
+        /// The last version shown before the restart.
+        version: u64,
+    },
 }
 
 /// Why a ref no longer resolves.
@@ -79,6 +90,9 @@ enum Binding {
 #[derive(Debug, Clone, Default)]
 pub struct RefRegistry {
     next: u32,
+    /// Refs up to this number were issued before a restart that lost their bindings, as of
+    /// version `.1`.
+    before_restart: Option<(u32, u64)>,
     by_key: HashMap<NodeKey, u32>,
     bindings: HashMap<u32, Binding>,
     by_identity: HashMap<ElementIdentity, u32>,
@@ -173,7 +187,12 @@ impl RefRegistry {
         let n = parse_ref(element_ref)?;
         let gone = |why: String| RefError::Gone { element_ref: format_ref(n), why };
         match self.bindings.get(&n) {
-            None => Err(RefError::Unknown(element_ref.trim().to_owned())),
+            None => match self.before_restart {
+                Some((last, version)) if n <= last => {
+                    Err(RefError::FromBeforeRestart { element_ref: format_ref(n), version })
+                }
+                _ => Err(RefError::Unknown(element_ref.trim().to_owned())),
+            },
             Some(Binding::Gone { reason, version, .. }) => Err(gone(describe(*reason, Some(*version)))),
             Some(Binding::Live(key)) => match frames.get(&key.frame_id) {
                 None => Err(gone(describe(GoneReason::FrameDetached, None))),
@@ -181,6 +200,17 @@ impl RefRegistry {
                 Some(_) => Ok(key.clone()),
             },
         }
+    }
+
+    /// The number the last ref issued has (0 before any).
+    pub fn last_issued(&self) -> u32 {
+        self.next
+    }
+
+    /// A registry that goes on after a restart lost this one: refs up to `last_issued` (from
+    /// before, as of `version`) are refused with that reason and never issued again.
+    pub fn resumed(last_issued: u32, version: u64) -> RefRegistry {
+        RefRegistry { next: last_issued, before_restart: Some((last_issued, version)), ..RefRegistry::default() }
     }
 
     /// The identity a ref was last given to.
@@ -285,5 +315,15 @@ mod tests {
         assert_eq!(r.resolve("button", &frames("L1")).unwrap_err(), RefError::Malformed("button".into()));
         assert_eq!(r.resolve("e9", &frames("L1")).unwrap_err(), RefError::Unknown("e9".into()));
         assert_eq!(parse_ref("[ref=e5]").unwrap(), 5);
+    }
+
+    #[test]
+    fn after_a_restart_old_refs_are_refused_with_the_reason_and_never_reissued() {
+        let mut r = RefRegistry::resumed(40, 7);
+        let err = r.resolve("e12", &frames("L1")).unwrap_err();
+        assert_eq!(err, RefError::FromBeforeRestart { element_ref: "e12".into(), version: 7 });
+        assert!(err.to_string().starts_with("e12 is from before the extension restarted (after v7)"), "{err}");
+        assert_eq!(r.assign_refs(&[(key("L1", 5), identity("Home", 0))]), vec![41], "numbering goes on");
+        assert_eq!(r.resolve("e99", &frames("L1")).unwrap_err(), RefError::Unknown("e99".into()));
     }
 }

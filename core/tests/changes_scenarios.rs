@@ -881,3 +881,24 @@ fn a_typical_report_stays_under_two_kilobytes() {
     assert!(report.json_len() <= 2048, "{} bytes: {}", report.json_len(), json(&report));
     assert_eq!(report.tokens, report.json_len() / 4);
 }
+
+#[test]
+fn entries_of_a_tab_the_agent_may_no_longer_use_are_not_readable() {
+    let mut timeline = Timeline::new();
+    timeline.record_console(error("Kept: shared tab broke", T0 + 1));
+    timeline.record_console(ConsoleEntry { tab: 2, ..error("Hidden: the tab was unshared", T0 + 2) });
+    timeline
+        .record_network(NetworkEntry { tab: 2, ..request("GET", "https://bank.test/api/accounts", 500, 5, T0 + 3) });
+    timeline.set_readable_tabs(Some([1].into_iter().collect()));
+
+    let text = json(&report(&mut timeline, &since_auto(), T0 + 10));
+    assert!(text.contains("Kept: shared tab broke"), "{text}");
+    assert!(!text.contains("Hidden") && !text.contains("bank.test"), "{text}");
+    assert_eq!(
+        timeline.last_response_line("s1"),
+        Some("Since the last response: 1 console error (\"Kept: shared tab broke\").".into())
+    );
+    assert!(timeline.readable(1) && !timeline.readable(2));
+    timeline.set_readable_tabs(None);
+    assert!(timeline.readable(2), "no restriction reads every tab");
+}

@@ -445,6 +445,31 @@ fn the_reason_for_a_full_page_goes_on_the_version_line_whatever_the_title_says()
     assert_eq!(lines.next(), Some("https://shop.test/ · v2 · full page: new page"));
 }
 
+// After a restart ------------------------------------------------------------------------------------
+
+#[test]
+fn after_a_restart_versions_go_on_old_refs_are_refused_and_the_page_says_why() {
+    let mut before = PageState::new();
+    baseline(&mut before, &shop("L1", "Basket: 0 items", vec![]));
+    act(&mut before, &shop("L1", "Basket: 1 items", vec![]));
+    let point = before.resume_point();
+    assert_eq!(point.version, 2);
+
+    let mut ps = PageState::resumed(point);
+    let err = ps.resolve("e4", &frames("L1")).unwrap_err();
+    assert_eq!(err, sightline_core::refs::RefError::FromBeforeRestart { element_ref: "e4".into(), version: 2 });
+    let snapshot = ps.compile(&capture(&shop("L1", "Basket: 1 items", vec![])));
+    let out = ps.answer(snapshot, sightline_core::page_state::Answer::RefFromBeforeRestart("e4".into()), &[], None);
+    assert!(out.text.starts_with("Not run: e4 is from before the extension restarted"), "{}", out.text);
+    assert!(
+        out.text.contains("· v3 · full page: the extension restarted after v2; refs from before are gone"),
+        "{}",
+        out.text
+    );
+    let numbers: Vec<u32> = ps.snapshot().unwrap().elements.iter().map(|e| e.number).collect();
+    assert!(numbers.iter().all(|&n| n > point.last_ref), "no ref number is reused: {numbers:?}");
+}
+
 // What a person reviews --------------------------------------------------------------------------
 
 #[test]

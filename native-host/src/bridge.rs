@@ -207,14 +207,14 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
             }
         };
         match message {
-            ClientMessage::Call { id, time_limit_ms, call } => {
+            ClientMessage::Call { id, time_limit_ms, client, call } => {
                 let time_limit_ms = time_limit_ms.min(link::MAX_TIME_LIMIT.as_millis() as u64);
                 let called_off = in_flight.start(id);
                 let (bridge, session, results_tx, in_flight) =
                     (bridge.clone(), session.clone(), results_tx.clone(), in_flight.clone());
                 while calls.try_join_next().is_some() {}
                 calls.spawn(async move {
-                    let output = forward_call(&bridge, session, call, time_limit_ms, called_off).await;
+                    let output = forward_call(&bridge, session, client, call, time_limit_ms, called_off).await;
                     in_flight.finish(id);
                     if let Some(output) = output {
                         let _ = results_tx.send(BridgeMessage::Result { id, output }).await;
@@ -241,6 +241,7 @@ async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result
 async fn forward_call(
     bridge: &Bridge,
     session: String,
+    client: Option<String>,
     call: ToolCall,
     time_limit_ms: u64,
     mut called_off: oneshot::Receiver<()>,
@@ -252,7 +253,7 @@ async fn forward_call(
     let waiter = bridge.pending.register();
     let id = waiter.id();
     let tool = call.name();
-    let message = HostToExtension::Call { id, session, time_limit_ms, call };
+    let message = HostToExtension::Call { id, session, time_limit_ms, client, call };
     match serde_json::to_vec(&message).map(|body| native_messaging::check_outgoing(body.len())) {
         Ok(Ok(())) => {}
         Ok(Err(e)) => return Some(ToolOutput::error(format!("{tool} was not sent: {e}. Send a smaller argument."))),

@@ -75,13 +75,33 @@ pub struct BridgeClient {
     link: Mutex<Option<Arc<Link>>>,
     /// The profile of the bridge this session last used: preferred when it must reconnect.
     profile: std::sync::Mutex<Option<PathBuf>>,
+    /// The MCP client's name, once its `initialize` gave one.
+    client_name: std::sync::Mutex<Option<String>>,
 }
 
 impl BridgeClient {
     /// A client that introduces itself to bridges in `dir` as MCP session `session`, uses the
     /// browser `choice` names, and gives each call `time_limit`.
     pub fn new(session: String, dir: PathBuf, choice: Choice, time_limit: Duration) -> Self {
-        Self { session, dir, choice, time_limit, link: Mutex::default(), profile: std::sync::Mutex::default() }
+        Self {
+            session,
+            dir,
+            choice,
+            time_limit,
+            link: Mutex::default(),
+            profile: std::sync::Mutex::default(),
+            client_name: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Names the MCP client this session serves (its `clientInfo.name`), for the browser to
+    /// label the session's tabs with.
+    pub fn set_client_name(&self, name: &str) {
+        if let Ok(mut slot) = self.client_name.lock()
+            && slot.as_deref() != Some(name)
+        {
+            *slot = Some(name.to_owned());
+        }
     }
 
     /// Forwards one call to the browser; every failure comes back as an error output that says
@@ -98,7 +118,8 @@ impl BridgeClient {
                 },
                 () = &mut gave_up => return ToolOutput::error(LinkLost::CalledOff.to_string()),
             };
-            match link.call(call.clone(), self.time_limit, gave_up.as_mut()).await {
+            let client = self.client_name.lock().ok().and_then(|name| name.clone());
+            match link.call(call.clone(), client, self.time_limit, gave_up.as_mut()).await {
                 Ok(output) => return output,
                 Err(LinkLost::BeforeSending) if attempt == 0 => continue,
                 Err(lost) => return ToolOutput::error(lost.to_string()),
@@ -438,6 +459,7 @@ impl Link {
     async fn call(
         &self,
         call: ToolCall,
+        client: Option<String>,
         time_limit: Duration,
         gave_up: Pin<&mut impl Future<Output = ()>>,
     ) -> Result<ToolOutput, LinkLost> {
@@ -446,7 +468,7 @@ impl Link {
         let time_limit_ms = time_limit.as_millis() as u64;
         let sent = {
             let mut writer = self.writer.lock().await;
-            frame::write_frame(&mut *writer, &ClientMessage::Call { id, time_limit_ms, call }).await
+            frame::write_frame(&mut *writer, &ClientMessage::Call { id, time_limit_ms, client, call }).await
         };
         match sent {
             Err(FrameError::TooLarge { len }) => return Err(LinkLost::TooLarge(len)),

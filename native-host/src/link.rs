@@ -37,6 +37,9 @@ pub enum ClientMessage {
         /// How long the client waits for the answer, in milliseconds; the extension answers
         /// within it.
         time_limit_ms: u64,
+        /// The MCP client's name (`initialize`'s `clientInfo.name`), when it gave one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
         /// The call.
         #[serde(flatten)]
         call: ToolCall,

@@ -209,6 +209,9 @@ impl SightlineMcp {
     /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
     /// client calls it off.
     async fn forward(&self, call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        if let Some(info) = ctx.peer.peer_info() {
+            self.client.set_client_name(&info.client_info.name);
+        }
         to_mcp(self.client.call(call, ctx.ct.cancelled_owned()).await)
     }
 }

@@ -5,8 +5,9 @@
 //! says, `/status/<code>` (any status, for network tests), `/switch/<name>`, whose status a
 //! test sets with [`FixtureServer::set_status`] (200 until then), for an endpoint that starts
 //! failing (with `?endless`, its body starts and never ends, like a stream the page never reads:
-//! the browser has the status but never finishes loading), and `/hang/<name>`, which is never answered: the request is put aside, unanswered,
-//! until the server is dropped. Neither blocks the one thread that serves everything else.
+//! the browser has the status but never finishes loading), and `/hang/<name>`, which is never
+//! answered: the request is counted (event `hang:<name>`) and put aside, unanswered, until the
+//! server is dropped. Neither blocks the one thread that serves everything else.
 
 use std::collections::HashMap;
 use std::io::{Cursor, Read};
@@ -42,7 +43,11 @@ impl FixtureServer {
             (server.clone(), events.clone(), switches.clone(), held.clone(), endless.clone());
         let thread = std::thread::spawn(move || {
             for request in srv.incoming_requests() {
-                if request.url().starts_with("/hang/") {
+                if let Some(name) = request.url().strip_prefix("/hang/") {
+                    // Counted, so a test can tell a request that was sent twice.
+                    if let Ok(mut events) = ev.lock() {
+                        events.push(format!("hang:{}", name.split('?').next().unwrap_or(name)));
+                    }
                     if let Ok(mut held) = hold.lock() {
                         held.push(request);
                     }

@@ -101,6 +101,10 @@ pub(crate) struct Buffers {
     /// saved before requests were recorded at their response, hence the default.
     #[serde(default)]
     pub(crate) answered: AnsweredRequests,
+    /// The tabs whose entries may be read now (`None`: all). Set by whoever knows which tabs the
+    /// agent may still use, never saved: a tab unshared or closed is no longer readable.
+    #[serde(skip)]
+    pub(crate) readable: Option<std::collections::BTreeSet<u32>>,
 }
 
 impl Buffers {
@@ -116,7 +120,13 @@ impl Buffers {
             page_url: None,
             evicted: EvictedTimes::default(),
             answered: AnsweredRequests::default(),
+            readable: None,
         }
+    }
+
+    /// Whether entries of `tab` may be read now.
+    pub(crate) fn readable(&self, tab: u32) -> bool {
+        self.readable.as_ref().is_none_or(|tabs| tabs.contains(&tab))
     }
 
     /// The position each ring's next entry will get: "now".

@@ -82,16 +82,19 @@ impl<'a> Baseline<'a> {
     }
 }
 
-/// The entries of `ring` in the window, on the asked tab; and how many were lost.
-fn window<T: Stamped>(
-    ring: &Ring<T>,
+/// The entries of `ring` in the window, on the asked tab and among the readable ones; and how
+/// many were lost.
+fn window<'a, T: Stamped>(
+    ring: &'a Ring<T>,
+    buffers: &'a Buffers,
     position: u64,
     after_ms: Option<u64>,
     tab: Option<u32>,
-) -> (u64, impl Iterator<Item = &T>) {
+) -> (u64, impl Iterator<Item = &'a T>) {
     let since = ring.since(position);
-    let entries =
-        since.entries.filter(move |e| after_ms.is_none_or(|t| e.time_ms() > t) && tab.is_none_or(|tab| e.tab() == tab));
+    let entries = since.entries.filter(move |e| {
+        after_ms.is_none_or(|t| e.time_ms() > t) && tab.is_none_or(|tab| e.tab() == tab) && buffers.readable(e.tab())
+    });
     (since.lost, entries)
 }
 
@@ -193,7 +196,7 @@ fn console_changes(
     severity: SeverityFilter,
     tally: &mut Tally,
 ) -> ConsoleChanges {
-    let (lost, entries) = window(&buffers.console, baseline.positions.console, baseline.after_ms, tab);
+    let (lost, entries) = window(&buffers.console, buffers, baseline.positions.console, baseline.after_ms, tab);
     let mut section = ConsoleChanges { lost, ..ConsoleChanges::default() };
     let mut errors: Vec<ConsoleGroup> = Vec::new();
     let mut warnings: Vec<ConsoleGroup> = Vec::new();
@@ -260,7 +263,7 @@ fn network_changes(
     severity: SeverityFilter,
     tally: &mut Tally,
 ) -> NetworkChanges {
-    let (lost, entries) = window(&buffers.network, baseline.positions.network, baseline.after_ms, tab);
+    let (lost, entries) = window(&buffers.network, buffers, baseline.positions.network, baseline.after_ms, tab);
     let mut section = NetworkChanges { lost, ..NetworkChanges::default() };
     let mut activity: Vec<EndpointActivity<'_>> = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -354,7 +357,7 @@ fn websocket_changes(
     severity: SeverityFilter,
     tally: &mut Tally,
 ) -> WebSocketChanges {
-    let (lost, events) = window(&buffers.websocket, baseline.positions.websocket, baseline.after_ms, tab);
+    let (lost, events) = window(&buffers.websocket, buffers, baseline.positions.websocket, baseline.after_ms, tab);
     let mut section = WebSocketChanges { lost, ..WebSocketChanges::default() };
     let mut disconnections: Vec<Disconnection> = Vec::new();
     let mut errors: Vec<SocketError> = Vec::new();
@@ -423,7 +426,7 @@ fn action_changes(
     tab: Option<u32>,
     severity: SeverityFilter,
 ) -> ActionChanges {
-    let (lost, actions) = window(&buffers.actions, baseline.positions.actions, baseline.after_ms, tab);
+    let (lost, actions) = window(&buffers.actions, buffers, baseline.positions.actions, baseline.after_ms, tab);
     let actions: Vec<_> = actions.collect();
     let mut section = ActionChanges { lost, total: actions.len() as u64, ..ActionChanges::default() };
     if severity != SeverityFilter::All {

@@ -248,6 +248,17 @@ impl Timeline {
         }
     }
 
+    /// Restricts every read (reports, response lines, listings) to entries of `tabs`: a tab the
+    /// agent may no longer use (unshared, closed) is no longer readable. `None` reads all.
+    pub fn set_readable_tabs(&mut self, tabs: Option<std::collections::BTreeSet<u32>>) {
+        self.buffers.readable = tabs;
+    }
+
+    /// Whether entries of `tab` may be read now.
+    pub fn readable(&self, tab: u32) -> bool {
+        self.buffers.readable(tab)
+    }
+
     /// Forgets a session's automatic checkpoint and cursor (its MCP client went away).
     pub fn forget_session(&mut self, session: &str) -> bool {
         self.checkpoints.forget_session(session)

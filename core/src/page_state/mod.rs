@@ -74,6 +74,11 @@ pub enum FullReason {
         /// The version the agent said it had.
         agent_version: u64,
     },
+    /// The extension restarted and lost what the agent's refs stood for.
+    Restarted {
+        /// The last version shown before the restart.
+        after_version: u64,
+    },
 }
 
 impl std::fmt::Display for FullReason {
@@ -89,6 +94,9 @@ impl std::fmt::Display for FullReason {
             FullReason::UnknownFrames => f.write_str("a frame could not be identified"),
             FullReason::Requested => f.write_str("as requested"),
             FullReason::TooStale { agent_version } => write!(f, "v{agent_version} is too old to update"),
+            FullReason::Restarted { after_version } => {
+                write!(f, "the extension restarted after v{after_version}; refs from before are gone")
+            }
         }
     }
 }
@@ -133,7 +141,7 @@ pub struct Response {
 }
 
 /// How the page answers after something happened to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
     /// A baseline after `browser_navigate` (regions unchanged since the last baseline collapse).
     Baseline,
@@ -142,6 +150,19 @@ pub enum Answer {
     /// The action was not run because the agent's version (this one) is older than the
     /// history: the full page.
     NotRun(u64),
+    /// The action was not run because its ref (this one) is from before the extension
+    /// restarted: the full page.
+    RefFromBeforeRestart(String),
+}
+
+/// What a (session, tab) page state keeps across a service-worker restart: enough that versions
+/// go on rising and no ref number is ever reused for another element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResumePoint {
+    /// The version the agent was last shown.
+    pub version: u64,
+    /// The number of the last ref issued.
+    pub last_ref: u32,
 }
 
 /// Where an agent that names the version it acts on stands.
@@ -179,12 +200,32 @@ pub struct PageState {
     last_full: Option<Response>,
     /// Views the agent was shown, by version, for a person to compare (newest last).
     held: VecDeque<(u64, View)>,
+    /// Set when this page state goes on after a restart that lost the one before, until the
+    /// agent is shown the page again: the version it had then.
+    restarted_after: Option<u64>,
 }
 
 impl PageState {
     /// A page state that has shown nothing yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// What to keep across a worker restart.
+    pub fn resume_point(&self) -> ResumePoint {
+        ResumePoint { version: self.version, last_ref: self.registry.last_issued() }
+    }
+
+    /// The page state that goes on after a restart lost the one whose [`ResumePoint`] is `point`:
+    /// versions go on from there, refs from before are refused with the reason, and the next
+    /// look at the page is the full page saying why.
+    pub fn resumed(point: ResumePoint) -> PageState {
+        PageState {
+            registry: RefRegistry::resumed(point.last_ref, point.version),
+            version: point.version,
+            restarted_after: Some(point.version),
+            ..PageState::default()
+        }
     }
 
     /// The current version (0 before the first response).
@@ -243,7 +284,9 @@ impl PageState {
     /// A baseline: the full page, for `browser_snapshot` or `browser_navigate`; with
     /// `everything`, no region is collapsed as unchanged since the previous baseline.
     pub fn baseline(&mut self, snapshot: Snapshot, everything: bool) -> Response {
-        let reason = if self.shown.is_none() {
+        let reason = if let (None, Some(after_version)) = (&self.shown, self.restarted_after) {
+            FullReason::Restarted { after_version }
+        } else if self.shown.is_none() {
             FullReason::FirstLook
         } else if snapshot.main_loader != self.main_loader {
             FullReason::Navigation
@@ -255,6 +298,9 @@ impl PageState {
 
     /// The agent's action ran and the page settled: what to tell it.
     pub fn after_action(&mut self, snapshot: Snapshot) -> Response {
+        if let (None, Some(after_version)) = (&self.shown, self.restarted_after) {
+            return self.full(snapshot, FullReason::Restarted { after_version }, false);
+        }
         if self.shown.is_none() {
             return self.full(snapshot, FullReason::FirstLook, false);
         }
@@ -351,20 +397,36 @@ impl PageState {
     /// limit) and `notice` (what changed before the action of an agent acting on an older
     /// version).
     pub fn answer(&mut self, snapshot: Snapshot, how: Answer, notes: &[String], notice: Option<&Delta>) -> ToolOutput {
-        let response = match how {
+        let response = match &how {
             Answer::Baseline => self.baseline(snapshot, false),
             Answer::AfterAction => self.after_action(snapshot),
-            Answer::NotRun(agent_version) => self.full(snapshot, FullReason::TooStale { agent_version }, false),
+            Answer::NotRun(agent_version) => {
+                self.full(snapshot, FullReason::TooStale { agent_version: *agent_version }, false)
+            }
+            Answer::RefFromBeforeRestart(_) => {
+                let after_version = self.restarted_after.unwrap_or(self.version);
+                self.full(snapshot, FullReason::Restarted { after_version }, false)
+            }
         };
         let snapshot = self.last.as_ref().expect("a snapshot was just recorded");
         let mut out =
             response::answer(snapshot, &response, &RenderOptions::default(), notes, notice, Structured::Outcome);
-        if let Answer::NotRun(version) = how {
-            out.text = format!(
-                "Not run: your refs come from v{version}, which is older than the history kept. Here is the page \
-                 now; act on these refs.\n{}",
-                out.text
-            );
+        match how {
+            Answer::NotRun(version) => {
+                out.text = format!(
+                    "Not run: your refs come from v{version}, which is older than the history kept. Here is the \
+                     page now; act on these refs.\n{}",
+                    out.text
+                );
+            }
+            Answer::RefFromBeforeRestart(element_ref) => {
+                out.text = format!(
+                    "Not run: {element_ref} is from before the extension restarted, when what it stood for was \
+                     lost. Here is the page now; act on these refs.\n{}",
+                    out.text
+                );
+            }
+            Answer::Baseline | Answer::AfterAction => {}
         }
         out
     }

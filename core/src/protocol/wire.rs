@@ -26,6 +26,9 @@ pub enum HostToExtension {
         /// is dropped (the tab is released), and the answer says whether the action may have
         /// run. Relative, so the two ends need not share a clock.
         time_limit_ms: u64,
+        /// The MCP client's name, when it gave one: each session's tabs are grouped under it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
         /// The tool and its arguments.
         #[serde(flatten)]
         call: ToolCall,
@@ -115,6 +118,7 @@ mod tests {
             id: 7,
             session: "s1".into(),
             time_limit_ms: 60_000,
+            client: None,
             call: ToolCall::BrowserClick(ClickParams { element_ref: "e12".into(), ..ClickParams::default() }),
         };
         let json = serde_json::to_value(&msg).unwrap();
@@ -125,6 +129,11 @@ mod tests {
         );
         let back: HostToExtension = serde_json::from_value(json).unwrap();
         assert_eq!(back, msg);
+        let HostToExtension::Call { id, session, time_limit_ms, call, .. } = msg else { unreachable!() };
+        let named = HostToExtension::Call { id, session, time_limit_ms, client: Some("Claude Code".into()), call };
+        let json = serde_json::to_value(&named).unwrap();
+        assert_eq!(json["client"], "Claude Code");
+        assert_eq!(serde_json::from_value::<HostToExtension>(json).unwrap(), named);
     }
 
     #[test]

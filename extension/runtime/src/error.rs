@@ -62,6 +62,12 @@ pub enum ToolError {
         /// Why, e.g. "the user stopped sharing it".
         reason: String,
     },
+    /// The user cancelled Sightline's debugging (the infobar) and has not shared a tab since.
+    #[error(
+        "the user stopped Sightline (they cancelled its debugging bar): no tab can be opened or controlled until \
+         they share one again with the Sightline toolbar button"
+    )]
+    Stopped,
     /// No tab is named, current or controlled.
     #[error(
         "there is no tab to act on yet: open one with browser_navigate (with a url) or browser_tabs new, or ask the \

@@ -82,14 +82,18 @@ impl Runtime {
                 }
             };
             match message {
-                HostToExtension::Call { id, session, time_limit_ms, call } => {
+                HostToExtension::Call { id, session, time_limit_ms, client, call } => {
                     // Registered before the first await, so a cancel that follows finds it.
                     let (call_off, called_off) = futures::channel::oneshot::channel();
                     state.calls.borrow_mut().insert(id, call_off);
                     state.load_grants().await;
                     state.load_timeline().await;
+                    // The loaded timeline learns which tabs it may show.
+                    state.sync_readable_tabs();
+                    state.met_session(&session, client);
                     let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
                     state.calls.borrow_mut().remove(&id);
+                    state.save_session_place(&session).await;
                     Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))
                 }
                 HostToExtension::Cancel { id } => {
@@ -99,7 +103,8 @@ impl Runtime {
                     Ok(JsValue::UNDEFINED)
                 }
                 HostToExtension::SessionClosed { session } => {
-                    state.sessions.borrow_mut().remove(&session);
+                    state.load_grants().await;
+                    state.session_ended(&session).await;
                     state.forget_timeline_session(&session);
                     Ok(JsValue::UNDEFINED)
                 }
@@ -174,7 +179,7 @@ impl Runtime {
                 state.revoke(tab_id, Some("the user stopped sharing it".into())).await;
                 let _ = chrome::detach(tab_id).await;
             } else {
-                state.grant(tab_id, tabs::Grant::Shared).await;
+                state.grant(tab_id, tabs::Grant::Shared, None).await;
                 // Start recording the shared tab's console, requests and the user's actions now.
                 let _ = state.ensure_attached(tab_id).await;
             }

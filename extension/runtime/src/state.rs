@@ -6,15 +6,19 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use std::collections::BTreeMap;
+
 use sightline_core::page_state::PageState;
 
 use crate::cdp::EventHub;
-use crate::tabs::TabRegistry;
+use crate::tabs::{SavedSession, TabRegistry};
 use crate::timeline::TimelineStore;
 
 /// One MCP session (one `sightline-host mcp` process).
 #[derive(Debug, Default)]
 pub struct Session {
+    /// Its client's name, from MCP `initialize`, when it gave one.
+    pub client: Option<String>,
     /// The tab tools act on when none is named.
     pub current_tab: Option<i32>,
     /// What this session has been shown of each tab: the one authority on refs, versions and
@@ -82,6 +86,38 @@ impl State {
     /// Runs `f` on a session's state, creating it on first use.
     pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
         f(self.sessions.borrow_mut().entry(session.to_owned()).or_default())
+    }
+
+    /// Notes that `session` is in use, and its client's name when the call carries one.
+    pub fn met_session(&self, session: &str, client: Option<String>) {
+        if let Some(client) = client {
+            self.with_session(session, |s| s.client = Some(client));
+        }
+    }
+
+    /// Where `session` is now, as a restart must not lose it.
+    pub fn session_place(&self, session: &str) -> Option<SavedSession> {
+        let sessions = self.sessions.borrow();
+        let s = sessions.get(session)?;
+        Some(SavedSession {
+            client: s.client.clone(),
+            current_tab: s.current_tab,
+            pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
+        })
+    }
+
+    /// Brings back the sessions saved before a restart: each goes on at its current tab, its
+    /// page states resumed where they were (refs from before are refused with the reason).
+    pub fn restore_sessions(&self, saved: &BTreeMap<String, SavedSession>) {
+        let mut sessions = self.sessions.borrow_mut();
+        for (id, place) in saved {
+            sessions.entry(id.clone()).or_insert_with(|| Session {
+                client: place.client.clone(),
+                current_tab: place.current_tab,
+                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(*point))).collect(),
+                unconfirmed: HashMap::new(),
+            });
+        }
     }
 
     /// Drops every session's view of a tab that went away.

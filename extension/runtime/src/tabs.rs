@@ -1,16 +1,20 @@
 //! Which tabs the agent may touch, and the debugger attachment to each.
 //!
 //! The agent sees and drives only tabs it created or that the user shared with the toolbar
-//! button; both kinds sit in a tab group named "Sightline" so the user can see them. Grants
-//! are kept in `chrome.storage.session` so a service-worker restart keeps them. When the user
-//! cancels the debugging infobar, every grant is revoked and never silently restored: the user
-//! must share again.
+//! button. Tabs the user shared sit in a tab group named "Sightline"; each MCP session's own
+//! tabs sit in a group of their own named after its client, removed when the session ends. A
+//! tab a session opened is that session's: another session uses it only when told to (by its
+//! id). Grants, and each session's place (its current tab and where its page states were), are
+//! kept in `chrome.storage.session` so a service-worker restart keeps them. When the user
+//! cancels the debugging infobar, every grant is revoked and nothing is opened or controlled
+//! again until the user shares a tab: the cancel is a stop.
 
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use sightline_core::cdp::page::FrameTreeResult;
 use sightline_core::frames::FrameTracker;
+use sightline_core::page_state::ResumePoint;
 
 use crate::cdp;
 use crate::chrome::{self, ChromeError};
@@ -18,6 +22,7 @@ use crate::error::ToolError;
 use crate::state::State;
 
 const GRANTS_KEY: &str = "sightline.grants";
+/// The group of the tabs the user shared.
 const GROUP_TITLE: &str = "Sightline";
 
 /// How the agent came to control a tab.
@@ -38,9 +43,47 @@ pub struct Grants {
     /// Why a tab's grant was withdrawn, for a clear error when the agent tries it again.
     #[serde(default)]
     pub revoked: BTreeMap<i32, String>,
-    /// The Sightline tab group per window.
+    /// The Sightline tab group (of the tabs the user shared) per window.
     #[serde(default)]
     pub groups: BTreeMap<i32, i32>,
+    /// The MCP session that opened each tab the agent opened.
+    #[serde(default)]
+    pub owners: BTreeMap<i32, String>,
+    /// Each MCP session's own tab group, per window (`"<window>/<session>"`).
+    #[serde(default)]
+    pub session_groups: BTreeMap<String, i32>,
+    /// The user cancelled the debugging infobar: nothing is opened or controlled until the user
+    /// shares a tab again.
+    #[serde(default)]
+    pub stopped: bool,
+    /// Where each MCP session was, for it to go on after a restart.
+    #[serde(default)]
+    pub sessions: BTreeMap<String, SavedSession>,
+}
+
+/// What a worker restart must not make an MCP session lose.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SavedSession {
+    /// Its client's name, from MCP `initialize`.
+    #[serde(default)]
+    pub client: Option<String>,
+    /// The tab it acts on when it names none.
+    #[serde(default)]
+    pub current_tab: Option<i32>,
+    /// Per tab, where its page state was.
+    #[serde(default)]
+    pub pages: BTreeMap<i32, ResumePoint>,
+}
+
+impl Grants {
+    /// Whether `session` may use `tab` without naming it: a tab the user shared, or one it opened.
+    pub fn usable_by(&self, tab: i32, session: &str) -> bool {
+        match self.tabs.get(&tab) {
+            Some(Grant::Shared) => true,
+            Some(Grant::Created) => self.owners.get(&tab).is_none_or(|owner| owner == session),
+            None => false,
+        }
+    }
 }
 
 /// What the runtime knows about one controlled tab's debugger session.
@@ -89,30 +132,100 @@ impl State {
             return;
         }
         let stored = chrome::session_storage_get::<Grants>(GRANTS_KEY).await.ok().flatten();
-        let mut tabs = self.tabs.borrow_mut();
-        if !tabs.loaded {
+        let restored = {
+            let mut tabs = self.tabs.borrow_mut();
+            if tabs.loaded {
+                return;
+            }
             tabs.grants = stored.unwrap_or_default();
             tabs.loaded = true;
+            tabs.grants.sessions.clone()
+        };
+        self.restore_sessions(&restored);
+        self.sync_readable_tabs();
+    }
+
+    /// Records where `session` is (after each of its calls), so a restart does not lose it.
+    pub async fn save_session_place(&self, session: &str) {
+        let Some(place) = self.session_place(session) else { return };
+        let changed = {
+            let mut tabs = self.tabs.borrow_mut();
+            let before = tabs.grants.sessions.insert(session.to_owned(), place.clone());
+            before.as_ref() != Some(&place)
+        };
+        if changed {
+            self.save_grants().await;
         }
     }
 
-    async fn save_grants(&self) {
+    /// An MCP session ended: its tab group goes (its tabs stay open, ungrouped) and so does
+    /// what was kept of it.
+    pub async fn session_ended(&self, session: &str) {
+        let (tabs, groups): (Vec<i32>, Vec<String>) = {
+            let mut registry = self.tabs.borrow_mut();
+            registry.grants.sessions.remove(session);
+            let owned = registry.grants.owners.iter().filter(|(_, o)| *o == session).map(|(t, _)| *t).collect();
+            let suffix = format!("/{session}");
+            let groups = registry.grants.session_groups.keys().filter(|k| k.ends_with(&suffix)).cloned().collect();
+            (owned, groups)
+        };
+        for tab in tabs {
+            let _ = chrome::ungroup_tab(tab).await;
+        }
+        {
+            let mut registry = self.tabs.borrow_mut();
+            for key in groups {
+                registry.grants.session_groups.remove(&key);
+            }
+        }
+        self.sessions.borrow_mut().remove(session);
+        self.save_grants().await;
+    }
+
+    /// Saves the grants and where every session is (after a call, a grant or a revoke).
+    pub async fn save_grants(&self) {
+        self.sync_readable_tabs();
         let grants = self.tabs.borrow().grants.clone();
         if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await {
             chrome::warn(&format!("Sightline could not save tab grants: {e}"));
         }
     }
 
-    /// Gives the agent `tab_id` and shows it in the Sightline tab group.
-    pub async fn grant(&self, tab_id: i32, grant: Grant) {
+    /// Gives the agent `tab_id`: shared by the user (which also lifts a stop), or opened by
+    /// MCP session `opened_by`; and shows it in its tab group.
+    pub async fn grant(&self, tab_id: i32, grant: Grant, opened_by: Option<&str>) {
         {
             let mut tabs = self.tabs.borrow_mut();
             tabs.grants.tabs.insert(tab_id, grant);
             tabs.grants.revoked.remove(&tab_id);
+            match opened_by {
+                Some(session) => {
+                    tabs.grants.owners.insert(tab_id, session.to_owned());
+                }
+                None => {
+                    tabs.grants.owners.remove(&tab_id);
+                }
+            }
+            if grant == Grant::Shared {
+                tabs.grants.stopped = false;
+            }
         }
-        self.add_to_group(tab_id).await;
+        self.add_to_group(tab_id, opened_by).await;
         let _ = chrome::set_badge(tab_id, "ON").await;
         self.save_grants().await;
+    }
+
+    /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
+    /// shared a tab since.
+    pub fn require_not_stopped(&self) -> Result<(), ToolError> {
+        if self.tabs.borrow().grants.stopped { Err(ToolError::Stopped) } else { Ok(()) }
+    }
+
+    /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
+    /// unshared or closed is no longer readable).
+    pub fn sync_readable_tabs(&self) {
+        let readable = self.tabs.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).collect();
+        self.with_timeline(|t| t.set_readable_tabs(Some(readable)));
     }
 
     /// Takes `tab_id` away from the agent, remembering why.
@@ -123,6 +236,7 @@ impl State {
             if let Some(reason) = reason {
                 tabs.grants.revoked.insert(tab_id, reason);
             }
+            tabs.grants.owners.remove(&tab_id);
             tabs.grants.tabs.remove(&tab_id).is_some()
         };
         self.forget_tab_pages(tab_id);
@@ -140,14 +254,24 @@ impl State {
             tabs.sessions.remove(&tab_id);
             tabs.grants.tabs.remove(&tab_id);
             tabs.grants.revoked.remove(&tab_id);
+            tabs.grants.owners.remove(&tab_id);
         }
         self.forget_tab_pages(tab_id);
         self.save_grants().await;
     }
 
-    async fn add_to_group(&self, tab_id: i32) {
+    /// Puts the tab into its group: the user's shared tabs' "Sightline" group, or the group of
+    /// MCP session `opened_by`, named after its client.
+    async fn add_to_group(&self, tab_id: i32, opened_by: Option<&str>) {
         let Ok(tab) = chrome::get_tab(tab_id).await else { return };
-        let existing = self.tabs.borrow().grants.groups.get(&tab.window_id).copied();
+        let session_key = opened_by.map(|s| format!("{}/{s}", tab.window_id));
+        let existing = {
+            let tabs = self.tabs.borrow();
+            match &session_key {
+                Some(key) => tabs.grants.session_groups.get(key).copied(),
+                None => tabs.grants.groups.get(&tab.window_id).copied(),
+            }
+        };
         let grouped = match existing {
             Some(group) => match chrome::group_tab(tab_id, Some(group)).await {
                 Ok(g) => Ok(g),
@@ -157,8 +281,21 @@ impl State {
         };
         match grouped {
             Ok(group) => {
-                self.tabs.borrow_mut().grants.groups.insert(tab.window_id, group);
-                let _ = chrome::title_group(group, GROUP_TITLE).await;
+                let title = {
+                    let mut tabs = self.tabs.borrow_mut();
+                    match (&session_key, opened_by) {
+                        (Some(key), Some(session)) => {
+                            tabs.grants.session_groups.insert(key.clone(), group);
+                            let client = self.sessions.borrow().get(session).and_then(|s| s.client.clone());
+                            format!("{GROUP_TITLE}: {}", client.unwrap_or_else(|| "agent".to_owned()))
+                        }
+                        _ => {
+                            tabs.grants.groups.insert(tab.window_id, group);
+                            GROUP_TITLE.to_owned()
+                        }
+                    }
+                };
+                let _ = chrome::title_group(group, &title).await;
             }
             Err(e) => chrome::warn(&format!("Sightline could not group tab {tab_id}: {e}")),
         }
@@ -244,6 +381,8 @@ impl State {
     /// The debugger left a tab. `canceled_by_user` withdraws every grant.
     pub async fn debugger_detached(&self, tab_id: i32, reason: &str) {
         if reason == "canceled_by_user" {
+            // A stop, not a pause: no tab is opened or controlled until the user shares one.
+            self.tabs.borrow_mut().grants.stopped = true;
             let controlled: Vec<i32> = self.tabs.borrow().grants.tabs.keys().copied().collect();
             for tab in controlled {
                 self.revoke(

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use sightline_core::keys;
 use sightline_core::page_state::{Answer, Delta, Staleness};
 use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, ToolOutput, TypeParams};
+use sightline_core::refs::{NodeKey, RefError};
 
 use super::snapshot::answer;
 use super::{CallContext, Failure, ToolResult, refuse_if_unconfirmed, resolve_ref, target_tab};
@@ -175,13 +176,33 @@ async fn act(
     Ok(answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await?)
 }
 
+/// The node behind `element_ref`, or, for a ref from before the extension restarted (when what
+/// it stood for was lost), the page as it is now: the action is not run.
+async fn node_or_page(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    element_ref: &str,
+) -> Result<Result<NodeKey, ToolOutput>, Failure> {
+    match resolve_ref(state, session, tab, element_ref) {
+        Ok(node) => Ok(Ok(node)),
+        Err(ToolError::Ref(RefError::FromBeforeRestart { element_ref, .. })) => {
+            Ok(Err(answer(state, session, tab, Answer::RefFromBeforeRestart(element_ref), &[], None).await?))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// `browser_click`.
 pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
-    let node = resolve_ref(state, session, tab, &params.element_ref)?;
+    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
+        Ok(node) => node,
+        Err(page) => return Ok(page),
+    };
     let at = input::NodeTarget::of(state, tab, &node);
     let button = params.button.unwrap_or_default();
     let element_ref = params.element_ref.clone();
@@ -198,7 +219,10 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
-    let node = resolve_ref(state, session, tab, &params.element_ref)?;
+    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
+        Ok(node) => node,
+        Err(page) => return Ok(page),
+    };
     let at = input::NodeTarget::of(state, tab, &node);
     let enter = keys::parse_chord("Enter").map_err(ToolError::from)?;
     act(state, session, tab, params.since_version, ctx, "browser_type", async {
@@ -220,7 +244,10 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams,
     state.ensure_attached(tab).await?;
     let node = match &params.element_ref {
         Some(r) => {
-            let key = resolve_ref(state, session, tab, r)?;
+            let key = match node_or_page(state, session, tab, r).await? {
+                Ok(node) => node,
+                Err(page) => return Ok(page),
+            };
             Some((input::NodeTarget::of(state, tab, &key), key, r.clone()))
         }
         None => None,

@@ -299,8 +299,14 @@ pub async fn target_tab(
     {
         return Ok(tab);
     }
-    // After a worker restart the session has no current tab yet: use the newest controlled one.
-    let newest = state.tabs.borrow().grants.tabs.keys().next_back().copied();
+    // No current tab: the newest this session opened, else the newest the user shared. A tab
+    // another session opened is used only when named.
+    let usable: Vec<i32> = {
+        let tabs = state.tabs.borrow();
+        tabs.grants.tabs.keys().copied().filter(|&t| tabs.grants.usable_by(t, session)).collect()
+    };
+    let owned = |t: &i32| state.tabs.borrow().grants.owners.get(t).is_some_and(|o| o == session);
+    let newest = usable.iter().rev().find(|t| owned(t)).or_else(|| usable.iter().rev().find(|t| !owned(t))).copied();
     if let Some(tab) = newest
         && chrome::get_tab(tab).await.is_ok()
     {
@@ -310,6 +316,7 @@ pub async fn target_tab(
     if open_if_none {
         return tabs::open_tab(state, session).await;
     }
+    state.require_not_stopped()?;
     Err(ToolError::NoTab)
 }
 

@@ -42,11 +42,13 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
     }
 }
 
-/// Opens a blank tab owned by the agent and makes it the session's current tab.
+/// Opens a blank tab owned by this session and makes it the session's current tab (unless the
+/// user stopped Sightline).
 pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
+    state.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
-    state.grant(id, Grant::Created).await;
+    state.grant(id, Grant::Created, Some(session)).await;
     state.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
@@ -63,9 +65,17 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
             continue;
         };
         let marker = if current == Some(tab) { " (current)" } else { "" };
-        let how = match grant {
-            Grant::Created => "opened by agent",
-            Grant::Shared => "shared by user",
+        let owner = state.tabs.borrow().grants.owners.get(&tab).cloned();
+        let how = match (grant, owner.as_deref()) {
+            (Grant::Shared, _) => "shared by user".to_owned(),
+            (Grant::Created, Some(o)) if o != session => {
+                let client = state.tabs.borrow().grants.sessions.get(o).and_then(|s| s.client.clone());
+                match client {
+                    Some(client) => format!("opened by another session ({client}); name it to use it"),
+                    None => "opened by another session; name it to use it".to_owned(),
+                }
+            }
+            (Grant::Created, _) => "opened by you".to_owned(),
         };
         let title = info.title.unwrap_or_default();
         let raw_url = info.url.unwrap_or_default();
