@@ -39,12 +39,14 @@ const USER_LISTENER: &str = include_str!("hooks/user_actions.js");
 pub async fn install(tab_id: i32, user_shared: bool) {
     // A name the page cannot know in advance: nothing it defined before can capture it.
     let socket_binding = format!("{SOCKET_BINDING}_{}", nonce());
+    // The hook first, then its binding: in the live document the hook is already waiting for the
+    // binding when it arrives, so the page never sees it on its global (see `hooks/socket_close.js`).
     let mut steps = vec![
-        ("Runtime.addBinding", json!({"name": socket_binding})),
         (
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": SOCKET_HOOK.replace("__BINDING__", &socket_binding), "runImmediately": true}),
         ),
+        ("Runtime.addBinding", json!({"name": socket_binding})),
     ];
     if user_shared {
         steps.push(("Runtime.addBinding", json!({"name": USER_BINDING, "executionContextName": LISTENER_WORLD})));
@@ -86,7 +88,8 @@ mod tests {
     fn the_hooks_name_only_their_own_binding() {
         let name = format!("{SOCKET_BINDING}_0123456789abcdef01234567");
         let hook = SOCKET_HOOK.replace("__BINDING__", &name);
-        assert!(hook.contains(&format!("delete globalThis.{name}")));
+        assert!(hook.contains(&format!("const name = '{name}';")));
+        assert!(hook.contains("delete globalThis[name]") && hook.contains("configurable: false"));
         assert!(!hook.contains("__BINDING__"));
         let listener = USER_LISTENER.replace("__BINDING__", USER_BINDING);
         assert!(listener.contains(&format!("globalThis.{USER_BINDING}")));
