@@ -311,8 +311,10 @@ fn main_frame(state: &State, tab_id: i32) -> String {
 /// Waits, until `load` at the latest, for the main frame's document (the one with `loader`,
 /// when known) to finish loading: its `load` lifecycle event, or — for documents restored from
 /// the back-forward cache, which fire none — `document.readyState == "complete"` once that
-/// document is the committed one. Each probe waits only what is left of the cap (at most 1 s),
-/// so a page too busy to answer probes cannot stretch the wait past it.
+/// document is the committed one. A document that navigates on before it finishes loading (a
+/// script sending the page to another URL at once, which may end on an error page) hands the
+/// wait to the document that replaced it. Each probe waits only what is left of the cap (at
+/// most 1 s), so a page too busy to answer probes cannot stretch the wait past it.
 async fn wait_for_load(
     state: &State,
     tab_id: i32,
@@ -322,22 +324,35 @@ async fn wait_for_load(
     settled: &mut Settled,
 ) {
     const SLICE_MS: u32 = 250;
+    let main = main_frame(state, tab_id);
+    let mut loader = loader.map(str::to_owned);
     // Since when probes have gone unanswered, if the last one did.
     let mut silent_since: Option<f64> = None;
     while !load.passed() {
-        let fired = events
+        let awaited = loader.clone();
+        let event = events
             .next_where(load.cap(SLICE_MS), |e| {
-                e.method == "Page.lifecycleEvent"
-                    && e.params["name"] == "load"
-                    && loader.is_none_or(|l| e.params["loaderId"].as_str() == Some(l))
+                let ours = |e: &CdpEvent| awaited.as_deref().is_none_or(|l| e.params["loaderId"].as_str() == Some(l));
+                let loaded = e.method == "Page.lifecycleEvent" && e.params["name"] == "load" && ours(e);
+                // The awaited document was replaced by a later one (its subscription began
+                // before the navigation, so any other document committed since came after it).
+                let replaced = e.method == "Page.frameNavigated"
+                    && is_main_frame_event(e, &main)
+                    && awaited.as_deref().is_some_and(|l| e.params["frame"]["loaderId"].as_str() != Some(l));
+                loaded || replaced
             })
             .await;
-        if fired.is_some() {
-            return;
+        match event {
+            Some(e) if e.method == "Page.frameNavigated" => {
+                loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
+                continue;
+            }
+            Some(_) => return,
+            None => {}
         }
         let committed = {
             let frames = state.tabs.borrow().frames(tab_id);
-            loader.is_none_or(|l| frames.main_loader() == Some(l))
+            loader.as_deref().is_none_or(|l| frames.main_loader() == Some(l))
         };
         if !committed || load.passed() {
             continue;
