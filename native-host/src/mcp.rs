@@ -178,8 +178,8 @@ impl SightlineMcp {
     }
 
     #[tool(
-        description = "Requests of your tabs (method, status, time, size), newest last, a page at a time (page 1 is \
-                       the newest)."
+        description = "Requests of your tabs (method, status, time, size; those still waiting for an answer as \
+                       pending, with their age), newest last, a page at a time (page 1 is the newest)."
     )]
     async fn browser_network_requests(
         &self,
