@@ -177,10 +177,8 @@ impl SightlineMcp {
         Ok(self.forward(ToolCall::BrowserConsoleMessages(p), ctx).await)
     }
 
-    #[tool(
-        description = "Requests of your tabs (method, status, time, size; those still waiting for an answer as \
-                       pending, with their age), newest last, a page at a time (page 1 is the newest)."
-    )]
+    #[tool(description = "Requests of your tabs (method, status, time, size; those still waiting for an answer as \
+                       pending, with their age), newest last, a page at a time (page 1 is the newest).")]
     async fn browser_network_requests(
         &self,
         Parameters(p): Parameters<NetworkRequestsParams>,

@@ -177,5 +177,36 @@ pub fn lint() -> anyhow::Result<()> {
         "--",
         "-D",
         "warnings",
-    ]))
+    ]))?;
+    engine_files_stay_small(&root.join("core/src"))
+}
+
+/// The engine keeps one mechanism per file: a file that grows past this many lines holds more
+/// than one and is split.
+const MAX_ENGINE_FILE_LINES: usize = 500;
+
+/// Fails naming every `.rs` file under `dir` longer than [`MAX_ENGINE_FILE_LINES`].
+fn engine_files_stay_small(dir: &Path) -> anyhow::Result<()> {
+    let mut long = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path)?.lines().count();
+                if lines > MAX_ENGINE_FILE_LINES {
+                    long.push(format!("{} ({lines} lines)", path.display()));
+                }
+            }
+        }
+    }
+    long.sort();
+    anyhow::ensure!(
+        long.is_empty(),
+        "engine files over {MAX_ENGINE_FILE_LINES} lines (split them, one mechanism per file): {}",
+        long.join(", ")
+    );
+    Ok(())
 }

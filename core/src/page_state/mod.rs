@@ -23,6 +23,7 @@ pub mod find;
 pub mod overlay;
 pub mod regions;
 pub mod response;
+mod resume;
 pub mod view;
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -38,6 +39,7 @@ use find::FindQuery;
 use overlay::{OpenOverlay, compose, overlays_in};
 use regions::RegionSignature;
 use response::Structured;
+pub use resume::ResumePoint;
 use view::{View, diff};
 
 /// How many past versions of the agent's view are kept for agents that act on an older one.
@@ -155,16 +157,6 @@ pub enum Answer {
     RefFromBeforeRestart(String),
 }
 
-/// What a (session, tab) page state keeps across a service-worker restart: enough that versions
-/// go on rising and no ref number is ever reused for another element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ResumePoint {
-    /// The version the agent was last shown.
-    pub version: u64,
-    /// The number of the last ref issued.
-    pub last_ref: u32,
-}
-
 /// Where an agent that names the version it acts on stands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Staleness {
@@ -209,23 +201,6 @@ impl PageState {
     /// A page state that has shown nothing yet.
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// What to keep across a worker restart.
-    pub fn resume_point(&self) -> ResumePoint {
-        ResumePoint { version: self.version, last_ref: self.registry.last_issued() }
-    }
-
-    /// The page state that goes on after a restart lost the one whose [`ResumePoint`] is `point`:
-    /// versions go on from there, refs from before are refused with the reason, and the next
-    /// look at the page is the full page saying why.
-    pub fn resumed(point: ResumePoint) -> PageState {
-        PageState {
-            registry: RefRegistry::resumed(point.last_ref, point.version),
-            version: point.version,
-            restarted_after: Some(point.version),
-            ..PageState::default()
-        }
     }
 
     /// The current version (0 before the first response).
