@@ -8,6 +8,7 @@
 pub mod capture;
 pub mod cdp;
 pub mod changes;
+pub mod dialogs;
 pub mod frames;
 pub mod keys;
 pub mod page_state;
