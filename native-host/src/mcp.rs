@@ -21,8 +21,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
-    ClickParams, FindParams, NavigateParams, PressKeyParams, SnapshotFacts, SnapshotParams, TabsParams, ToolCall,
-    ToolOutput, TypeParams,
+    ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
+    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams,
 };
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
@@ -136,6 +136,35 @@ impl SightlineMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         Ok(self.forward(ToolCall::BrowserPressKey(p), ctx).await)
+    }
+
+    #[tool(description = "Select options of a <select>, listbox or combobox by value or label.")]
+    async fn browser_select_option(
+        &self,
+        Parameters(p): Parameters<SelectOptionParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserSelectOption(p), ctx).await)
+    }
+
+    #[tool(description = "Move the mouse over an element by ref (menus and tooltips that open on hover).")]
+    async fn browser_hover(
+        &self,
+        Parameters(p): Parameters<HoverParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserHover(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Accept or dismiss the page's alert, confirm or prompt dialog (an action says when it opened one)."
+    )]
+    async fn browser_handle_dialog(
+        &self,
+        Parameters(p): Parameters<HandleDialogParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserHandleDialog(p), ctx).await)
     }
 
     #[tool(description = "Find elements by text, role or region, including regions shown as unchanged or trimmed.")]

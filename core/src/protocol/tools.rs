@@ -23,6 +23,12 @@ pub enum ToolCall {
     BrowserType(TypeParams),
     /// `browser_press_key`
     BrowserPressKey(PressKeyParams),
+    /// `browser_select_option`
+    BrowserSelectOption(SelectOptionParams),
+    /// `browser_hover`
+    BrowserHover(HoverParams),
+    /// `browser_handle_dialog`
+    BrowserHandleDialog(HandleDialogParams),
     /// `browser_find`
     BrowserFind(FindParams),
     /// `get_changes_since`
@@ -45,6 +51,9 @@ impl ToolCall {
             ToolCall::BrowserClick(_) => "browser_click",
             ToolCall::BrowserType(_) => "browser_type",
             ToolCall::BrowserPressKey(_) => "browser_press_key",
+            ToolCall::BrowserSelectOption(_) => "browser_select_option",
+            ToolCall::BrowserHover(_) => "browser_hover",
+            ToolCall::BrowserHandleDialog(_) => "browser_handle_dialog",
             ToolCall::BrowserFind(_) => "browser_find",
             ToolCall::GetChangesSince(_) => "get_changes_since",
             ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
@@ -62,6 +71,9 @@ impl ToolCall {
             ToolCall::BrowserClick(p) => p.tab,
             ToolCall::BrowserType(p) => p.tab,
             ToolCall::BrowserPressKey(p) => p.tab,
+            ToolCall::BrowserSelectOption(p) => p.tab,
+            ToolCall::BrowserHover(p) => p.tab,
+            ToolCall::BrowserHandleDialog(p) => p.tab,
             ToolCall::BrowserFind(p) => p.tab,
             ToolCall::GetChangesSince(p) => p.tab,
             ToolCall::BrowserCheckpoint(_) => None,
@@ -102,6 +114,13 @@ impl ToolCall {
             ToolCall::BrowserPressKey(p) => {
                 let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
                 Some((ActionKind::Key, format!("press {}{on}", p.key)))
+            }
+            ToolCall::BrowserSelectOption(p) => {
+                Some((ActionKind::Select, format!("select {} in {}", p.values.len(), p.element_ref)))
+            }
+            ToolCall::BrowserHover(p) => Some((ActionKind::Hover, format!("hover {}", p.element_ref))),
+            ToolCall::BrowserHandleDialog(p) => {
+                Some((ActionKind::Other, if p.accept { "accept the dialog" } else { "dismiss the dialog" }.to_owned()))
             }
             ToolCall::BrowserTabs(_)
             | ToolCall::BrowserSnapshot(_)
@@ -271,6 +290,55 @@ pub struct PressKeyParams {
     /// The version (`vN`) your refs come from; if the page changed since, you are told what.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Choose options of a `<select>` or listbox by value or label (several for `multiple`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SelectOptionParams {
+    /// Element ref from the snapshot.
+    #[serde(rename = "ref")]
+    pub element_ref: String,
+    /// Values or labels to select; they replace the selection.
+    pub values: Vec<String>,
+    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Move the mouse over an element.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HoverParams {
+    /// Element ref from the snapshot.
+    #[serde(rename = "ref")]
+    pub element_ref: String,
+    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
+
+/// Answer the page's open alert, confirm, prompt or leave-page dialog.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct HandleDialogParams {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// Text to answer a prompt with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
     /// Tab id (default: current tab).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
