@@ -107,6 +107,23 @@ pub enum ToolError {
         /// `back` or `forward`.
         direction: &'static str,
     },
+    /// The page shows a dialog and waits for it: nothing else can read or act on it.
+    #[error("{}", dialog.blocks(tool))]
+    DialogOpen {
+        /// The tool that was not run.
+        tool: &'static str,
+        /// The dialog.
+        dialog: sightline_core::dialogs::OpenDialog,
+    },
+    /// `browser_handle_dialog` with no dialog to answer.
+    #[error("tab {tab} shows no dialog to answer")]
+    NoDialog {
+        /// The tab.
+        tab: i32,
+    },
+    /// What an element offers does not include what was asked for.
+    #[error("{0}")]
+    Options(String),
     /// A URL Sightline will not load.
     #[error(transparent)]
     Url(#[from] UrlError),

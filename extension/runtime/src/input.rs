@@ -33,7 +33,8 @@ impl NodeTarget {
         NodeTarget { target: DebuggeeTarget { tab_id, session_id }, frame_id: node.frame_id.clone() }
     }
 
-    async fn send<T: serde::de::DeserializeOwned>(
+    /// Sends a command to the node's frame session.
+    pub async fn send<T: serde::de::DeserializeOwned>(
         &self,
         method: &str,
         params: serde_json::Value,
@@ -230,7 +231,8 @@ async fn call_on(
     Ok(outcome.result.value.unwrap_or_default())
 }
 
-async fn release(at: &NodeTarget, object_id: &str) {
+/// Releases a remote object the runtime no longer needs.
+pub async fn release(at: &NodeTarget, object_id: &str) {
     let _ = at.send::<serde_json::Value>("Runtime.releaseObject", serde_json::json!({"objectId": object_id})).await;
 }
 
@@ -273,6 +275,11 @@ pub async fn click_at(tab_id: i32, x: f64, y: f64, button: MouseButton, double: 
         mouse(tab_id, serde_json::json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "buttons": 0, "clickCount": count})).await?;
     }
     Ok(())
+}
+
+/// Moves the mouse to `(x, y)`, as a pointer coming to rest over what is there.
+pub async fn move_mouse(tab_id: i32, x: f64, y: f64) -> Result<(), ToolError> {
+    mouse(tab_id, serde_json::json!({"type": "mouseMoved", "x": x, "y": y})).await
 }
 
 async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> {

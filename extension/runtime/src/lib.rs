@@ -10,6 +10,7 @@
 
 mod capture;
 mod cdp;
+mod choose;
 mod chrome;
 mod error;
 mod input;
@@ -120,7 +121,9 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        let tracked = frames::METHODS.contains(&method.as_str()) || record::records(&method);
+        let tracked = frames::METHODS.contains(&method.as_str())
+            || tabs::DIALOG_EVENTS.contains(&method.as_str())
+            || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;
         }

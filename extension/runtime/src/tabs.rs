@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use sightline_core::cdp::page::FrameTreeResult;
+use sightline_core::dialogs::OpenDialog;
 use sightline_core::frames::FrameTracker;
 use sightline_core::page_state::ResumePoint;
 
@@ -93,7 +94,12 @@ pub struct TabSession {
     pub attached: bool,
     /// The tab's frames and their documents, as events report them.
     pub frames: FrameTracker,
+    /// The dialog the page shows and waits for, if any.
+    pub dialog: Option<OpenDialog>,
 }
+
+/// The CDP events that open and close a page's JavaScript dialogs.
+pub const DIALOG_EVENTS: &[&str] = &["Page.javascriptDialogOpening", "Page.javascriptDialogClosed"];
 
 /// Consent and attachment state of all tabs.
 #[derive(Debug, Default)]
@@ -116,7 +122,20 @@ impl TabRegistry {
     pub fn observe(&mut self, event: &cdp::CdpEvent) {
         if let Some(session) = self.sessions.get_mut(&event.tab_id) {
             session.frames.observe(&event.method, event.session_id.as_deref(), &event.params);
+            if event.session_id.is_none() {
+                match event.method.as_str() {
+                    "Page.javascriptDialogOpening" => session.dialog = OpenDialog::from_event(&event.params),
+                    "Page.javascriptDialogClosed" => session.dialog = None,
+                    "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => session.dialog = None,
+                    _ => {}
+                }
+            }
         }
+    }
+
+    /// The dialog `tab_id`'s page shows and waits for, if any.
+    pub fn dialog(&self, tab_id: i32) -> Option<OpenDialog> {
+        self.sessions.get(&tab_id).and_then(|s| s.dialog.clone())
     }
 
     /// The frames of `tab_id` (empty when it is not attached).
@@ -350,7 +369,7 @@ impl State {
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree) };
+        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree), dialog: None };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
         crate::page_hooks::install(tab_id, shared).await;

@@ -12,13 +12,22 @@
 
 use std::rc::Rc;
 
+use futures::future::{Either, select};
+use sightline_core::dialogs::OpenDialog;
 use sightline_core::keys;
 use sightline_core::page_state::{Answer, Delta, Staleness};
-use sightline_core::protocol::{ClickParams, NavigateParams, PressKeyParams, ToolOutput, TypeParams};
+use sightline_core::protocol::{
+    ClickParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams, ToolOutput,
+    TypeParams,
+};
 use sightline_core::refs::{NodeKey, RefError};
 
 use super::snapshot::answer;
-use super::{CallContext, Failure, ToolResult, refuse_if_unconfirmed, resolve_ref, target_tab};
+use super::{
+    CallContext, Failure, ToolResult, capitalised, refuse_if_dialog, refuse_if_unconfirmed, resolve_ref, target_tab,
+};
+use crate::cdp::{self, Subscription};
+use crate::choose;
 use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
@@ -69,6 +78,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
             let lock = state.tab_lock(tab);
             let _guard = lock_tab(&lock, ctx).await;
             state.ensure_attached(tab).await?;
+            refuse_if_dialog(state, tab, "browser_navigate")?;
             enough_time_to_act(ctx, "browser_navigate")?;
             ctx.acting_on(tab);
             let settled = navigation::history(state, tab, step).await?;
@@ -106,6 +116,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
         Err(ToolError::Refused { .. }) => false,
         Err(e) => return Err(e.into()),
     };
+    refuse_if_dialog(state, tab, "browser_navigate")?;
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
@@ -162,18 +173,43 @@ async fn act(
     tab: i32,
     since: Option<u64>,
     ctx: &CallContext,
-    tool: &str,
+    tool: &'static str,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> ActionResult {
     refuse_if_unconfirmed(state, session, tab, tool)?;
+    refuse_if_dialog(state, tab, tool)?;
     let notice = match before_action(state, session, tab, since)? {
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };
     enough_time_to_act(ctx, tool)?;
     ctx.acting_on(tab);
-    let settled: Settled = navigation::act_and_settle(state, tab, action).await?;
-    Ok(answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await?)
+    match settle_or_dialog(state, tab, ctx, action).await? {
+        Ok(settled) => Ok(answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await?),
+        Err(dialog) => Ok(ToolOutput::text(dialog.opened_by(tool))),
+    }
+}
+
+/// Runs an action and waits for the page to settle, unless the action opens a JavaScript
+/// dialog: the page (and the input that opened it) then waits for the dialog, so the answer is
+/// the dialog, at once, instead of a wait that cannot end.
+async fn settle_or_dialog(
+    state: &Rc<State>,
+    tab: i32,
+    ctx: &CallContext,
+    action: impl std::future::Future<Output = Result<(), ToolError>>,
+) -> Result<Result<Settled, OpenDialog>, ToolError> {
+    let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+    let settle = std::pin::pin!(navigation::act_and_settle(state, tab, action));
+    let opened = std::pin::pin!(dialogs.next_where(ctx.deadline.left_ms(), |e| e.session_id.is_none()));
+    match select(settle, opened).await {
+        Either::Left((settled, _)) => Ok(Ok(settled?)),
+        Either::Right((Some(event), settle)) => match OpenDialog::from_event(&event.params) {
+            Some(dialog) => Ok(Err(dialog)),
+            None => Ok(Ok(settle.await?)),
+        },
+        Either::Right((None, settle)) => Ok(Ok(settle.await?)),
+    }
 }
 
 /// The node behind `element_ref`, or, for a ref from before the extension restarted (when what
@@ -259,4 +295,82 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams,
         input::press(tab, &key).await
     })
     .await
+}
+
+/// `browser_select_option`.
+pub async fn select_option(
+    state: &Rc<State>,
+    session: &str,
+    params: SelectOptionParams,
+    ctx: &CallContext,
+) -> ActionResult {
+    if params.values.is_empty() {
+        return Err(ToolError::Arguments("give `values`: at least one value or label to select").into());
+    }
+    let tab = target_tab(state, session, params.tab, false).await?;
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    state.ensure_attached(tab).await?;
+    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
+        Ok(node) => node,
+        Err(page) => return Ok(page),
+    };
+    let at = input::NodeTarget::of(state, tab, &node);
+    act(state, session, tab, params.since_version, ctx, "browser_select_option", async {
+        choose::choose(&at, &node, &params.element_ref, &params.values).await.map(|_| ())
+    })
+    .await
+}
+
+/// `browser_hover`.
+pub async fn hover(state: &Rc<State>, session: &str, params: HoverParams, ctx: &CallContext) -> ActionResult {
+    let tab = target_tab(state, session, params.tab, false).await?;
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    state.ensure_attached(tab).await?;
+    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
+        Ok(node) => node,
+        Err(page) => return Ok(page),
+    };
+    let at = input::NodeTarget::of(state, tab, &node);
+    let element_ref = params.element_ref.clone();
+    act(state, session, tab, params.since_version, ctx, "browser_hover", async move {
+        let (x, y) = input::click_point(&at, &node, &element_ref).await?;
+        input::move_mouse(tab, x, y).await
+    })
+    .await
+}
+
+/// `browser_handle_dialog`: answers the dialog the page waits for, then shows what changed.
+pub async fn handle_dialog(
+    state: &Rc<State>,
+    session: &str,
+    params: HandleDialogParams,
+    ctx: &CallContext,
+) -> ActionResult {
+    let tab = target_tab(state, session, params.tab, false).await?;
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    state.ensure_attached(tab).await?;
+    let Some(dialog) = state.tabs.borrow().dialog(tab) else {
+        return Err(ToolError::NoDialog { tab }.into());
+    };
+    enough_time_to_act(ctx, "browser_handle_dialog")?;
+    ctx.acting_on(tab);
+    let mut answer_params = serde_json::json!({"accept": params.accept});
+    if let Some(text) = &params.prompt_text {
+        answer_params["promptText"] = text.clone().into();
+    }
+    let answered = dialog.answered(params.accept, params.prompt_text.as_deref());
+    let respond = async move {
+        cdp::send::<serde_json::Value>(tab, "Page.handleJavaScriptDialog", answer_params).await?;
+        Ok(())
+    };
+    match settle_or_dialog(state, tab, ctx, respond).await? {
+        Ok(settled) => {
+            let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
+            Ok(answer(state, session, tab, Answer::AfterAction, &notes, None).await?)
+        }
+        Err(next) => Ok(ToolOutput::text(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
+    }
 }

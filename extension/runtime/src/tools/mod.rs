@@ -221,6 +221,9 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserClick(p) => actions::click(state, session, p, ctx).await,
         ToolCall::BrowserType(p) => actions::type_text(state, session, p, ctx).await,
         ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p, ctx).await,
+        ToolCall::BrowserSelectOption(p) => actions::select_option(state, session, p, ctx).await,
+        ToolCall::BrowserHover(p) => actions::hover(state, session, p, ctx).await,
+        ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(state, session, p, ctx).await,
         ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
@@ -256,9 +259,19 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     }
 }
 
-fn capitalised(text: &str) -> String {
+/// `text` with its first letter in upper case.
+pub fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// Refuses a tool that reads or acts on `tab`'s page while the page shows a JavaScript dialog
+/// and waits for it (only `browser_handle_dialog` and the tab list work then).
+pub fn refuse_if_dialog(state: &State, tab: i32, tool: &'static str) -> Result<(), ToolError> {
+    match state.tabs.borrow().dialog(tab) {
+        Some(dialog) => Err(ToolError::DialogOpen { tool, dialog }),
+        None => Ok(()),
+    }
 }
 
 /// Refuses an action on `tab` while this session's previous action there is unconfirmed.

@@ -19,6 +19,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
+    super::refuse_if_dialog(state, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
         return state.with_session(session, |s| match s.pages.get(&tab) {
