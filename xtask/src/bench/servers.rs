@@ -254,12 +254,8 @@ impl Server {
     ) -> anyhow::Result<(Timed, Option<String>)> {
         match self.kind {
             ServerKind::Sightline => {
-                // Sightline has no select tool yet. An agent picks an option of a closed select
-                // by typing its first letter on it, as a keyboard user does.
-                let key: String = value.chars().take(1).collect();
-                let note = format!("no select tool: browser_press_key \"{key}\" on the select");
-                let timed = self.call("browser_press_key", json!({"key": key, "ref": reference}), ACTION_LIMIT).await?;
-                Ok((timed, Some(note)))
+                let args = json!({"ref": reference, "values": [value]});
+                Ok((self.call("browser_select_option", args, ACTION_LIMIT).await?, None))
             }
             ServerKind::Playwright => {
                 let args = json!({"target": reference, "element": target.to_string(), "values": [value]});
