@@ -59,6 +59,8 @@ pub struct State {
     pub timeline_load: futures::lock::Mutex<()>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
     pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
+    /// The tool whose next call panics (a drill's seam, see `Runtime::panic_on_next_call`).
+    pub panic_armed: RefCell<Option<String>>,
 }
 
 impl State {
@@ -74,6 +76,7 @@ impl State {
             timeline: RefCell::default(),
             timeline_load: futures::lock::Mutex::new(()),
             calls: RefCell::default(),
+            panic_armed: RefCell::default(),
         }
     }
 
