@@ -249,6 +249,7 @@ impl State {
 
     /// Forgets a closed tab entirely.
     pub async fn tab_closed(&self, tab_id: i32) {
+        self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
         {
             let mut tabs = self.tabs.borrow_mut();
             tabs.sessions.remove(&tab_id);
@@ -380,6 +381,8 @@ impl State {
 
     /// The debugger left a tab. `canceled_by_user` withdraws every grant.
     pub async fn debugger_detached(&self, tab_id: i32, reason: &str) {
+        let why = format!("the debugger was detached from tab {tab_id} ({reason})");
+        self.hub.borrow_mut().tab_gone(tab_id, &why);
         if reason == "canceled_by_user" {
             // A stop, not a pause: no tab is opened or controlled until the user shares one.
             self.tabs.borrow_mut().grants.stopped = true;
