@@ -205,3 +205,63 @@ async fn a_browser_restarted_during_a_call() {
     assert!(page.contains("# Tiny shop"), "{page}");
     assert_eq!(hang_count(&rig, "restart"), 1, "the page was loaded once: {:?}", rig.server.events());
 }
+
+/// Fills `chrome.storage.session` until a write fails (at most 10,000 writes), from the
+/// worker's own global, leaving the extension no room.
+const FILL_SESSION_STORAGE: &str = "(async () => {
+  let n = 0;
+  for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 8, 16]) {
+    for (let i = 0; i < 2000; i++, n++) {
+      try { await chrome.storage.session.set({ ['filler' + n]: 'x'.repeat(size) }); } catch { break; }
+    }
+  }
+  return chrome.storage.session.getBytesInUse(null);
+})()";
+
+/// Makes every `chrome.storage.session.set` fail as a full storage does (until the property is
+/// deleted again).
+const REFUSE_WRITES: &str = "chrome.storage.session.set = () => \
+  Promise.reject(new Error('Session storage quota bytes exceeded (a drill)')); true";
+
+const EMPTY_FILLER: &str = "chrome.storage.session.get(null).then((all) => \
+  chrome.storage.session.remove(Object.keys(all).filter((k) => k.startsWith('filler')))).then(() => true)";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_full_session_storage_is_reported_and_a_revoke_is_never_undone_by_a_restart() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let shop = tab_id(&rig, "shop.html");
+    let bytes = in_worker(&rig, FILL_SESSION_STORAGE);
+    eprintln!("session storage filled: {bytes} bytes in use");
+
+    // The next call that has something to save says it could not.
+    let page = c.call("browser_navigate", json!({"url": rig.server.url("second.html")})).await.expect("call");
+    assert!(!page.is_error, "{}", page.text);
+    assert!(page.text.contains("could not save its state"), "{}", page.text);
+    assert!(page.text.contains("# Second page"), "the call itself worked: {}", page.text);
+    let tabs = c.ok("browser_tabs", json!({})).await;
+    assert!(tabs.contains("could not save its state"), "{tabs}");
+
+    // The user stops sharing the tab while no write at all succeeds (a revoke shrinks what is
+    // saved, so a full storage alone would let it through); the worker then restarts.
+    in_worker(&rig, REFUSE_WRITES);
+    in_worker(&rig, &format!("sightline.onActionClicked({shop})"));
+    let saved =
+        in_worker(&rig, "chrome.storage.session.get('sightline.grants').then((g) => g['sightline.grants'] ?? {})");
+    eprintln!("saved grants after the revoke: {saved}");
+    assert!(saved["tabs"].get(shop.to_string()).is_none(), "the revoked tab is saved as granted: {saved}");
+    in_worker(&rig, "delete chrome.storage.session.set; true");
+    service_worker::stop_extension_worker(&devtools(&rig)).expect("stop the worker");
+    service_worker::wake_with_console_message(&devtools(&rig), "second.html", "wake up").expect("wake the worker");
+    let (tabs, _) = next_call_works(c, "browser_tabs", json!({})).await;
+    assert!(!tabs.text.contains("Second page"), "a revoked tab came back after the restart: {}", tabs.text);
+    let refused = c.call("browser_snapshot", json!({})).await.expect("call");
+    assert!(refused.is_error, "the revoked tab is still refused: {}", refused.text);
+
+    // With room again, saving works and the answers say nothing about it.
+    assert_eq!(in_worker(&rig, EMPTY_FILLER), json!(true));
+    let page = c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let tabs = c.ok("browser_tabs", json!({})).await;
+    assert!(!page.contains("could not save") && !tabs.contains("could not save"), "{page}\n{tabs}");
+}

@@ -18,6 +18,7 @@ mod capture;
 mod cdp;
 mod chrome;
 mod error;
+mod flood;
 mod input;
 mod navigation;
 mod options;
@@ -68,6 +69,14 @@ impl Runtime {
                 what.trim()
             )),
         )
+    }
+
+    /// Bytes of linear memory the runtime holds (everything it keeps lives there), for
+    /// diagnostics and for the drills that bound memory under a flood.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        f64::from(memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length())
     }
 
     /// Test seam, reachable only from the service worker's own global: the next call of `tool`
@@ -128,6 +137,12 @@ impl Runtime {
                     let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
                     state.calls.borrow_mut().remove(&id);
                     state.save_session_place(&session).await;
+                    let output = output.map(|mut output| {
+                        if let Some(note) = state.unsaved_note() {
+                            output.text = format!("{note}\n{}", output.text);
+                        }
+                        output
+                    });
                     Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))
                 }
                 HostToExtension::Cancel { id } => {
@@ -154,6 +169,18 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
+        if method == "Runtime.consoleAPICalled" {
+            // Decided before the event is converted, so a flood costs as little as it can.
+            let admit = self.state.flood.borrow_mut().admit(tab_id, flood::stamp(&params), timer::now_ms());
+            match admit {
+                flood::Admit::Keep => {}
+                flood::Admit::Drop => return,
+                flood::Admit::Trip => return flood::pause(&self.state, tab_id),
+            }
+        }
+        if method.starts_with("Network.") {
+            flood::cut_long_strings(&params);
+        }
         let tracked = frames::METHODS.contains(&method.as_str()) || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
             return;

@@ -93,6 +93,8 @@ pub struct TabSession {
     pub attached: bool,
     /// The tab's frames and their documents, as events report them.
     pub frames: FrameTracker,
+    /// The page hooks' `Runtime.addBinding` parameters, to add again after `Runtime.disable`.
+    pub bindings: Vec<serde_json::Value>,
 }
 
 /// Consent and attachment state of all tabs.
@@ -186,8 +188,20 @@ impl State {
     pub async fn save_grants(&self) {
         self.sync_readable_tabs();
         let grants = self.tabs.borrow().grants.clone();
-        if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await {
-            chrome::warn(&format!("Sightline could not save tab grants: {e}"));
+        let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
+            self.saved("tab grants", Ok(()));
+            return;
+        };
+        self.saved("tab grants", Err(e.to_string()));
+        // What is stored must never grant more than what is in force (a revoke that was not
+        // saved would come back with a restart): store that nothing is granted, which is
+        // smaller than what it replaces, or failing that store nothing.
+        let closed = Grants { stopped: grants.stopped, ..Grants::default() };
+        if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &closed).await {
+            chrome::warn(&format!("Sightline could not clear its saved tab grants ({e}); removing them"));
+            if let Err(e) = chrome::session_storage_remove(GRANTS_KEY).await {
+                chrome::warn(&format!("Sightline could not remove its saved tab grants: {e}"));
+            }
         }
     }
 
@@ -250,6 +264,7 @@ impl State {
     /// Forgets a closed tab entirely.
     pub async fn tab_closed(&self, tab_id: i32) {
         self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
+        self.flood.borrow_mut().forget(tab_id);
         {
             let mut tabs = self.tabs.borrow_mut();
             tabs.sessions.remove(&tab_id);
@@ -351,10 +366,13 @@ impl State {
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree) };
+        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree), bindings: Vec::new() };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
-        crate::page_hooks::install(tab_id, shared).await;
+        let bindings = crate::page_hooks::install(tab_id, shared).await;
+        if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+            session.bindings = bindings;
+        }
         Ok(())
     }
 
