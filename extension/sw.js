@@ -2,32 +2,116 @@
 // Sightline's service worker: registers every chrome.* listener synchronously (a listener
 // added after an await would miss the event that woke the worker), owns the native messaging
 // port, and hands everything else to the Rust runtime compiled to wasm.
+//
+// A panic in the runtime poisons its wasm instance: every later call into it would trap, and a
+// call it was running would never be answered. The runtime's panic hook calls
+// `sightlinePanicked` before the instance traps (a trap without a panic reaches the `error`
+// and `unhandledrejection` listeners instead); the worker then makes a fresh instance of the
+// same module, answers every call the old one had in flight with an error, and hands later
+// messages and events to the fresh one, which resumes from what was saved in
+// chrome.storage.session.
 
-import init, { Runtime } from './pkg/sightline_runtime.js';
+import init, { Runtime, __wbg_reset_state } from './pkg/sightline_runtime.js';
 
 const HOST_NAME = 'dev.sightline.host';
 const RECONNECT_ALARM = 'sightline-reconnect';
 
-/** Resolves once the wasm runtime is ready. Every handler awaits it; never await at top level. */
-const ready = init({ module_or_path: new URL('./pkg/sightline_runtime_bg.wasm', import.meta.url) }).then(
-  () => new Runtime(chrome.runtime.getManifest().version, navigator.userAgent),
-);
-// The runtime is reachable from this worker's own DevTools console (only extension contexts see
-// the worker's global), for diagnostics and for the end-to-end tests, which deliver through it
-// what headless Chromium cannot produce: a person's toolbar click, a cancelled debugging bar.
-ready.then((rt) => { globalThis.sightline = rt; });
+/** The runtime in use, and how many times it was replaced after a failure. */
+/** @type {Runtime | null} */
+let runtime = null;
+let generation = 0;
+/** Whether a failed runtime is being replaced (until the fresh one is ready). */
+let replacing = false;
+/**
+ * Calls handed to a runtime and not answered yet: id → the runtime's generation and the port
+ * the call came on, so a call left behind by a failed runtime can still be answered.
+ * @type {Map<number, { generation: number, port: chrome.runtime.Port }>}
+ */
+const inFlight = new Map();
+
+function startRuntime() {
+  runtime = new Runtime(chrome.runtime.getManifest().version, navigator.userAgent);
+  // The runtime is reachable from this worker's own DevTools console (only extension contexts
+  // see the worker's global), for diagnostics and for the end-to-end tests, which deliver
+  // through it what headless Chromium cannot produce: a person's toolbar click, a cancelled
+  // debugging bar, a panic.
+  globalThis.sightline = runtime;
+  return runtime;
+}
+
+/** Resolves to the runtime in use. Every handler goes through it; never await at top level. */
+let ready = init({ module_or_path: new URL('./pkg/sightline_runtime_bg.wasm', import.meta.url) }).then(startRuntime);
+
+/**
+ * Runs `use` on the runtime in use; a trap thrown back synchronously replaces the runtime.
+ * @template T
+ * @param {(rt: Runtime) => T} use
+ * @returns {Promise<T | undefined>}
+ */
+function withRuntime(use) {
+  return ready.then((rt) => {
+    try {
+      return use(rt);
+    } catch (error) {
+      if (error instanceof WebAssembly.RuntimeError) runtimeFailed(String(error));
+      throw error;
+    }
+  });
+}
+
+/**
+ * The runtime failed (`what` says how): from now on, messages and events wait for a fresh one.
+ * Called from inside the failing instance, so the work happens once it has unwound.
+ * @param {string} what
+ */
+function runtimeFailed(what) {
+  if (replacing) return;
+  replacing = true;
+  const failed = generation;
+  console.error(`Sightline: the runtime failed (${what}); starting a fresh one`);
+  ready = new Promise((resolve) => setTimeout(resolve, 0)).then(() => replaceRuntime(failed, what));
+}
+
+/**
+ * @param {number} failed the failed runtime's generation
+ * @param {string} what
+ */
+function replaceRuntime(failed, what) {
+  // The old object must not free its memory in the fresh instance when it is collected.
+  try {
+    runtime?.__destroy_into_raw();
+  } catch {}
+  __wbg_reset_state();
+  generation = failed + 1;
+  const rt = startRuntime();
+  replacing = false;
+  for (const [id, call] of inFlight) {
+    if (call.generation !== failed) continue;
+    inFlight.delete(id);
+    if (port === call.port) call.port.postMessage(rt.failedCall(id, what));
+  }
+  return rt;
+}
+
+globalThis.sightlinePanicked = (/** @type {string} */ message) => runtimeFailed(`panic: ${message}`);
+self.addEventListener('error', (event) => {
+  if (event.error instanceof WebAssembly.RuntimeError) runtimeFailed(String(event.error));
+});
+self.addEventListener('unhandledrejection', (event) => {
+  if (event.reason instanceof WebAssembly.RuntimeError) runtimeFailed(String(event.reason));
+});
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  ready.then((rt) => rt.onDebuggerEvent(source, method, params ?? {}));
+  withRuntime((rt) => rt.onDebuggerEvent(source, method, params ?? {})).catch(() => {});
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
-  ready.then((rt) => rt.onDebuggerDetach(source, reason));
+  withRuntime((rt) => rt.onDebuggerDetach(source, reason)).catch(() => {});
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
-  ready.then((rt) => rt.onTabRemoved(tabId));
+  withRuntime((rt) => rt.onTabRemoved(tabId)).catch(() => {});
 });
 chrome.action.onClicked.addListener((tab) => {
-  if (tab.id !== undefined) ready.then((rt) => rt.onActionClicked(tab.id));
+  if (tab.id !== undefined) withRuntime((rt) => rt.onActionClicked(tab.id)).catch(() => {});
 });
 // Waking the worker is enough: the top-level code below connects.
 chrome.runtime.onStartup.addListener(() => {});
@@ -50,9 +134,14 @@ function connect() {
   port = current;
   current.onMessage.addListener((message) => {
     backoffMs = 250;
-    ready
-      .then((rt) => rt.handleHostMessage(message))
+    const id = message?.type === 'call' && typeof message.id === 'number' ? message.id : undefined;
+    withRuntime((rt) => {
+      if (id !== undefined) inFlight.set(id, { generation, port: current });
+      return rt.handleHostMessage(message);
+    })
       .then((reply) => {
+        // A call its failed runtime left behind was answered already.
+        if (id !== undefined && !inFlight.delete(id)) return;
         if (reply !== undefined && port === current) current.postMessage(reply);
       })
       .catch((error) => console.error('Sightline: handling a host message failed', error));
@@ -61,12 +150,21 @@ function connect() {
     const reason = chrome.runtime.lastError?.message ?? 'closed';
     console.warn(`Sightline: native host disconnected (${reason}); retrying in ${backoffMs} ms`);
     if (port === current) port = null;
+    // Nobody can receive these calls' answers any more: call them off, so none holds its tab
+    // (a navigation would hold it up to the load cap) while the next bridge's calls wait.
+    for (const [id, call] of inFlight) {
+      if (call.port !== current) continue;
+      inFlight.delete(id);
+      if (call.generation === generation) {
+        withRuntime((rt) => rt.handleHostMessage({ type: 'cancel', id })).catch(() => {});
+      }
+    }
     retryTimer = setTimeout(connect, backoffMs);
     backoffMs = Math.min(backoffMs * 2, 30_000);
   });
-  ready.then((rt) => {
+  withRuntime((rt) => {
     if (port === current) current.postMessage(rt.hello());
-  });
+  }).catch(() => {});
 }
 
 connect();

@@ -68,6 +68,34 @@ pub fn evaluate_in_extension_worker(devtools: &str, expression: &str) -> anyhow:
     Ok(result["result"]["value"].clone())
 }
 
+/// What the extension's service worker holds: its JavaScript heap in use (CDP
+/// `Runtime.getHeapUsage`) and the runtime's wasm linear memory, in bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerMemory {
+    /// JavaScript heap in use.
+    pub js_heap_used: u64,
+    /// The wasm runtime's linear memory.
+    pub wasm_memory: u64,
+}
+
+/// Measures the extension's service worker's memory (see [`WorkerMemory`]).
+pub fn extension_worker_memory(devtools: &str) -> anyhow::Result<WorkerMemory> {
+    let mut cdp = CdpConnection::connect(devtools)?;
+    let workers = extension_workers(&mut cdp)?;
+    let worker = workers.first().context("the extension's service worker is not running")?;
+    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": worker["targetId"], "flatten": true}))?;
+    let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+    let heap = cdp.call(Some(&session), "Runtime.getHeapUsage", json!({}));
+    let params = json!({"expression": "sightline.memoryBytes()", "returnByValue": true});
+    let wasm = cdp.call(Some(&session), "Runtime.evaluate", params);
+    let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
+    let (heap, wasm) = (heap?, wasm?);
+    Ok(WorkerMemory {
+        js_heap_used: heap["usedSize"].as_f64().context("no usedSize")? as u64,
+        wasm_memory: wasm["result"]["value"].as_f64().context("no memoryBytes")? as u64,
+    })
+}
+
 /// Logs `message` in the page whose URL contains `url_part`: the extension, which debugs that
 /// page, gets a `Runtime.consoleAPICalled` event, and the browser starts its worker for it.
 pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) -> anyhow::Result<()> {

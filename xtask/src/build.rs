@@ -97,7 +97,10 @@ pub fn build() -> anyhow::Result<Built> {
     assemble_extension(&root.join("extension"), &extension_dir)?;
     run(Command::new(bindgen)
         .arg(root.join("target/wasm32-unknown-unknown/wasm/sightline_runtime.wasm"))
-        .args(["--target", "web", "--no-typescript", "--out-name", "sightline_runtime", "--out-dir"])
+        .args(["--target", "web", "--no-typescript", "--out-name", "sightline_runtime"])
+        // `__wbg_reset_state`: the service worker replaces an instance poisoned by a panic.
+        .arg("--experimental-reset-state-function")
+        .arg("--out-dir")
         .arg(extension_dir.join("pkg")))?;
     run(cargo().current_dir(&root).args(["build", "--release", "--package", "sightline-host"]))?;
     let host_binary = root.join("target/release/sightline-host");

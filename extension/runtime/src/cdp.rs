@@ -91,6 +91,13 @@ pub enum CdpError {
         /// How long it has waited.
         waited_ms: u32,
     },
+    /// The tab went away while the call waited for its page: it was closed, or the debugger
+    /// was detached from it.
+    #[error(
+        "{0} while this call was waiting for the page, so the call stopped there. Use browser_tabs to see the \
+         tabs"
+    )]
+    Gone(String),
 }
 
 impl CdpError {
@@ -251,6 +258,8 @@ struct Subscriber {
     tab_id: i32,
     methods: &'static [&'static str],
     sender: mpsc::UnboundedSender<CdpEvent>,
+    /// Why the subscription ended early, shared with it.
+    ended: Rc<RefCell<Option<String>>>,
 }
 
 /// Routes debugger events to subscriptions.
@@ -271,6 +280,19 @@ impl EventHub {
         }
     }
 
+    /// The tab went away (`why`: it was closed, its debugger was detached): every subscription
+    /// to it ends now, so whatever waits for its events stops waiting and says why, instead of
+    /// waiting out its cap.
+    pub fn tab_gone(&mut self, tab_id: i32, why: &str) {
+        self.subscribers.retain(|s| {
+            if s.tab_id != tab_id {
+                return true;
+            }
+            *s.ended.borrow_mut() = Some(why.to_owned());
+            false
+        });
+    }
+
     /// Whether anybody listens for `method` on `tab_id`.
     pub fn wants(&self, tab_id: i32, method: &str) -> bool {
         self.subscribers.iter().any(|s| s.tab_id == tab_id && s.methods.contains(&method))
@@ -282,6 +304,7 @@ pub struct Subscription {
     id: u64,
     hub: Rc<RefCell<EventHub>>,
     receiver: mpsc::UnboundedReceiver<CdpEvent>,
+    ended: Rc<RefCell<Option<String>>>,
 }
 
 impl Subscription {
@@ -291,8 +314,17 @@ impl Subscription {
         let mut h = hub.borrow_mut();
         h.next_id += 1;
         let id = h.next_id;
-        h.subscribers.push(Subscriber { id, tab_id, methods, sender });
-        Subscription { id, hub: hub.clone(), receiver }
+        let ended = Rc::new(RefCell::new(None));
+        h.subscribers.push(Subscriber { id, tab_id, methods, sender, ended: ended.clone() });
+        Subscription { id, hub: hub.clone(), receiver, ended }
+    }
+
+    /// Fails once the tab went away ([`EventHub::tab_gone`]): no more of its events will come.
+    pub fn still_there(&self) -> Result<(), CdpError> {
+        match self.ended.borrow().as_ref() {
+            Some(why) => Err(CdpError::Gone(why.clone())),
+            None => Ok(()),
+        }
     }
 
     /// The events already received, without waiting.
@@ -304,7 +336,8 @@ impl Subscription {
         out
     }
 
-    /// The next event satisfying `wanted`, waiting at most `timeout_ms`.
+    /// The next event satisfying `wanted`, waiting at most `timeout_ms` (none at all once the
+    /// tab went away).
     pub async fn next_where(&mut self, timeout_ms: u32, mut wanted: impl FnMut(&CdpEvent) -> bool) -> Option<CdpEvent> {
         let receiver = &mut self.receiver;
         timer::within(timeout_ms, async move {

@@ -40,6 +40,8 @@ extern "C" {
     fn storage_session_get(keys: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
     fn storage_session_set(items: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = remove, catch)]
+    fn storage_session_remove(keys: &JsValue) -> Result<Promise, JsValue>;
 
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
     fn storage_local_get(keys: &JsValue) -> Result<Promise, JsValue>;
@@ -241,6 +243,11 @@ pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(
     let mut items = serde_json::Map::new();
     items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
     settle(storage_session_set(&to_js(&items)?)).await.map(|_| ())
+}
+
+/// Removes one key of `chrome.storage.session` (which needs no room, so works when it is full).
+pub async fn session_storage_remove(key: &str) -> Result<(), ChromeError> {
+    settle(storage_session_remove(&JsValue::from_str(key))).await.map(|_| ())
 }
 
 /// Reads one key of `chrome.storage.local` (kept across browser restarts).

@@ -7,12 +7,19 @@
 //!
 //! Each call from the host carries the time its caller waits; the host may call it off with a
 //! `cancel`. Both are honoured by [`tools::run_within`]; a call called off is not answered.
+//!
+//! A panic poisons the wasm instance: nothing in it can run again. The panic hook tells the
+//! service worker (`globalThis.sightlinePanicked`), which answers every call the instance had
+//! in flight with [`Runtime::failed_call`] of a fresh instance and goes on with that one; what
+//! was saved in `chrome.storage.session` (grants, each session's place, the timeline) lets it
+//! resume where the old one was.
 
 mod capture;
 mod cdp;
 mod choose;
 mod chrome;
 mod error;
+mod flood;
 mod input;
 mod navigation;
 mod options;
@@ -46,8 +53,39 @@ impl Runtime {
     /// Creates the runtime. `version` is the extension's manifest version.
     #[wasm_bindgen(constructor)]
     pub fn new(version: String, browser: String) -> Runtime {
-        console_error_panic_hook::set_once();
+        set_panic_hook();
         Runtime { state: Rc::new(State::new(version, browser)) }
+    }
+
+    /// The answer to call `id`, left unfinished because the instance that ran it panicked
+    /// (`what` is the panic's message), for the service worker to send from the fresh instance.
+    #[wasm_bindgen(js_name = failedCall)]
+    pub fn failed_call(&self, id: f64, what: String) -> JsValue {
+        reply(
+            id as u64,
+            ToolOutput::error(format!(
+                "the extension's runtime failed while running this call ({}) and was restarted; the call \
+                 was not finished and may have partly run. Take a browser_snapshot to see where the page is \
+                 before retrying.",
+                what.trim()
+            )),
+        )
+    }
+
+    /// Bytes of linear memory the runtime holds (everything it keeps lives there), for
+    /// diagnostics and for the drills that bound memory under a flood.
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes(&self) -> f64 {
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        f64::from(memory.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length())
+    }
+
+    /// Test seam, reachable only from the service worker's own global: the next call of `tool`
+    /// panics as it starts, once, so the end-to-end tests can drill recovery from a panic in a
+    /// real build. No message from the host or a page can reach it.
+    #[wasm_bindgen(js_name = panicOnNextCall)]
+    pub fn panic_on_next_call(&self, tool: String) {
+        *self.state.panic_armed.borrow_mut() = Some(tool);
     }
 
     /// The first message to send on a new native port.
@@ -92,9 +130,20 @@ impl Runtime {
                     // The loaded timeline learns which tabs it may show.
                     state.sync_readable_tabs();
                     state.met_session(&session, client);
+                    let armed = state.panic_armed.borrow().as_deref() == Some(call.name());
+                    if armed {
+                        state.panic_armed.borrow_mut().take();
+                        panic!("a panic provoked for a drill, in {}", call.name());
+                    }
                     let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
                     state.calls.borrow_mut().remove(&id);
                     state.save_session_place(&session).await;
+                    let output = output.map(|mut output| {
+                        if let Some(note) = state.unsaved_note() {
+                            output.text = format!("{note}\n{}", output.text);
+                        }
+                        output
+                    });
                     Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))
                 }
                 HostToExtension::Cancel { id } => {
@@ -121,7 +170,19 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        let tracked = frames::METHODS.contains(&method.as_str())
+        if method == "Runtime.consoleAPICalled" {
+            // Decided before the event is converted, so a flood costs as little as it can.
+            let admit = self.state.flood.borrow_mut().admit(tab_id, flood::stamp(&params), timer::now_ms());
+            match admit {
+                flood::Admit::Keep => {}
+                flood::Admit::Drop => return,
+                flood::Admit::Trip => return flood::pause(&self.state, tab_id),
+            }
+        }
+        if method.starts_with("Network.") {
+            flood::cut_long_strings(&params);
+        }
+                let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
             || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
@@ -189,6 +250,23 @@ impl Runtime {
             Ok(JsValue::UNDEFINED)
         })
     }
+}
+
+/// Logs a panic to the console and tells the service worker, which answers the calls the
+/// poisoned instance had in flight and starts a fresh one. Runs before the instance traps.
+fn set_panic_hook() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            console_error_panic_hook::hook(info);
+            let global = js_sys::global();
+            if let Ok(notify) = js_sys::Reflect::get(&global, &"sightlinePanicked".into())
+                && let Some(notify) = notify.dyn_ref::<js_sys::Function>()
+            {
+                let _ = notify.call1(&JsValue::UNDEFINED, &JsValue::from_str(&info.to_string()));
+            }
+        }));
+    });
 }
 
 /// Largest message the browser carries from an extension to a native host (64 MiB). A bigger

@@ -95,7 +95,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let mut settled = Settled::default();
     if let Some(loader) = result.loader_id {
         settled.navigated = true;
-        wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await;
+        wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
     }
     stabilize_into(tab_id, &mut settled).await;
     Ok(settled)
@@ -185,11 +185,12 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
                 && is_main_frame_event(e, &main)
         })
         .await;
+    events.still_there()?;
     match first {
         Some(e) if e.method == "Page.frameNavigated" => {
             settled.navigated = true;
             let loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
         }
         Some(_) => {}
         None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
@@ -219,6 +220,7 @@ where
         ) && is_main_frame_event(e, &main)
     });
     let (started, quiet) = futures::join!(watch, stabilize(tab_id));
+    events.still_there()?;
     // One load cap for everything the action set loading, from the moment a navigation shows.
     let mut load: Option<Deadline> = None;
     let wait = match started {
@@ -234,7 +236,7 @@ where
                     .await
                     .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
             };
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
+            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
             stabilize_into(tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
@@ -247,7 +249,7 @@ where
             .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
             .await
             .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
-        wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await;
+        wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
         stabilize_into(tab_id, &mut settled).await;
     }
     if !settled.navigated {
@@ -322,7 +324,7 @@ async fn wait_for_load(
     loader: Option<&str>,
     load: Deadline,
     settled: &mut Settled,
-) {
+) -> Result<(), CdpError> {
     const SLICE_MS: u32 = 250;
     let main = main_frame(state, tab_id);
     let mut loader = loader.map(str::to_owned);
@@ -347,9 +349,10 @@ async fn wait_for_load(
                 loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
                 continue;
             }
-            Some(_) => return,
+            Some(_) => return Ok(()),
             None => {}
         }
+        events.still_there()?;
         let committed = {
             let frames = state.tabs.borrow().frames(tab_id);
             loader.as_deref().is_none_or(|l| frames.main_loader() == Some(l))
@@ -359,7 +362,7 @@ async fn wait_for_load(
         }
         let asked = timer::now_ms();
         match ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await {
-            Probe::Answered(state) if state == "complete" => return,
+            Probe::Answered(state) if state == "complete" => return Ok(()),
             Probe::Answered(_) => silent_since = None,
             Probe::Unanswered => {
                 silent_since.get_or_insert(asked);
@@ -379,6 +382,7 @@ async fn wait_for_load(
             silent_ms / 1000.0
         ));
     }
+    Ok(())
 }
 
 /// What asking the page for its `document.readyState` gave.

@@ -35,8 +35,9 @@ const USER_LISTENER: &str = include_str!("hooks/user_actions.js");
 
 /// Adds the hooks to a tab just attached to: the WebSocket hook always, the user-action
 /// listener when the user shared the tab. Best effort: a page that refuses them still works,
-/// it only reports less.
-pub async fn install(tab_id: i32, user_shared: bool) {
+/// it only reports less. Returns the bindings' parameters, for the flood guard to add them
+/// again after it turned the tab's console back on.
+pub async fn install(tab_id: i32, user_shared: bool) -> Vec<serde_json::Value> {
     // A name the page cannot know in advance: nothing it defined before can capture it.
     let socket_binding = format!("{SOCKET_BINDING}_{}", nonce());
     // The hook first, then its binding: in the live document the hook is already waiting for the
@@ -59,12 +60,14 @@ pub async fn install(tab_id: i32, user_shared: bool) {
             }),
         ));
     }
+    let bindings = steps.iter().filter(|(m, _)| *m == "Runtime.addBinding").map(|(_, p)| p.clone()).collect();
     for (method, params) in steps {
         if let Err(e) = cdp::send::<serde_json::Value>(tab_id, method, params).await {
             chrome::warn(&format!("Sightline could not add its page hooks to tab {tab_id}: {e}"));
-            return;
+            break;
         }
     }
+    bindings
 }
 
 /// Twelve random bytes as hex, from the worker's `crypto.getRandomValues`.

@@ -59,6 +59,13 @@ pub struct State {
     pub timeline_load: futures::lock::Mutex<()>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
     pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
+    /// What could not be saved to `chrome.storage.session` (`"tab grants"`, `"timeline"`) and
+    /// why, until a save of it succeeds; every answer says so meanwhile.
+    pub unsaved: RefCell<BTreeMap<&'static str, String>>,
+    /// Console flood guard, per tab.
+    pub flood: RefCell<crate::flood::FloodGuard>,
+    /// The tool whose next call panics (a drill's seam, see `Runtime::panic_on_next_call`).
+    pub panic_armed: RefCell<Option<String>>,
 }
 
 impl State {
@@ -74,6 +81,9 @@ impl State {
             timeline: RefCell::default(),
             timeline_load: futures::lock::Mutex::new(()),
             calls: RefCell::default(),
+            unsaved: RefCell::default(),
+            flood: RefCell::default(),
+            panic_armed: RefCell::default(),
         }
     }
 
@@ -118,6 +128,33 @@ impl State {
                 unconfirmed: HashMap::new(),
             });
         }
+    }
+
+    /// Notes how saving `what` to `chrome.storage.session` went (logged when it failed).
+    pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => {
+                self.unsaved.borrow_mut().remove(what);
+            }
+            Err(e) => {
+                crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
+                self.unsaved.borrow_mut().insert(what, e);
+            }
+        }
+    }
+
+    /// The line every answer carries while something could not be saved, if anything.
+    pub fn unsaved_note(&self) -> Option<String> {
+        let unsaved = self.unsaved.borrow();
+        if unsaved.is_empty() {
+            return None;
+        }
+        let what: Vec<String> = unsaved.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+        Some(format!(
+            "! Sightline could not save its state in the browser's session storage ({}). It goes on, but if its \
+             service worker restarts now, the tabs it controls must be shared again and recent history is lost.",
+            what.join("; ")
+        ))
     }
 
     /// Drops every session's view of a tab that went away.

@@ -96,6 +96,8 @@ pub struct TabSession {
     pub frames: FrameTracker,
     /// The dialog the page shows and waits for, if any.
     pub dialog: Option<OpenDialog>,
+    /// The page hooks' `Runtime.addBinding` parameters, to add again after `Runtime.disable`.
+    pub bindings: Vec<serde_json::Value>,
 }
 
 /// The CDP events that open and close a page's JavaScript dialogs.
@@ -205,8 +207,20 @@ impl State {
     pub async fn save_grants(&self) {
         self.sync_readable_tabs();
         let grants = self.tabs.borrow().grants.clone();
-        if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await {
-            chrome::warn(&format!("Sightline could not save tab grants: {e}"));
+        let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
+            self.saved("tab grants", Ok(()));
+            return;
+        };
+        self.saved("tab grants", Err(e.to_string()));
+        // What is stored must never grant more than what is in force (a revoke that was not
+        // saved would come back with a restart): store that nothing is granted, which is
+        // smaller than what it replaces, or failing that store nothing.
+        let closed = Grants { stopped: grants.stopped, ..Grants::default() };
+        if let Err(e) = chrome::session_storage_set(GRANTS_KEY, &closed).await {
+            chrome::warn(&format!("Sightline could not clear its saved tab grants ({e}); removing them"));
+            if let Err(e) = chrome::session_storage_remove(GRANTS_KEY).await {
+                chrome::warn(&format!("Sightline could not remove its saved tab grants: {e}"));
+            }
         }
     }
 
@@ -268,6 +282,8 @@ impl State {
 
     /// Forgets a closed tab entirely.
     pub async fn tab_closed(&self, tab_id: i32) {
+        self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
+        self.flood.borrow_mut().forget(tab_id);
         {
             let mut tabs = self.tabs.borrow_mut();
             tabs.sessions.remove(&tab_id);
@@ -369,10 +385,18 @@ impl State {
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session = TabSession { attached: true, frames: FrameTracker::from_tree(&tree), dialog: None };
+        let session = TabSession {
+            attached: true,
+            frames: FrameTracker::from_tree(&tree),
+            dialog: None,
+            bindings: Vec::new(),
+        };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
-        crate::page_hooks::install(tab_id, shared).await;
+        let bindings = crate::page_hooks::install(tab_id, shared).await;
+        if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+            session.bindings = bindings;
+        }
         Ok(())
     }
 
@@ -399,6 +423,8 @@ impl State {
 
     /// The debugger left a tab. `canceled_by_user` withdraws every grant.
     pub async fn debugger_detached(&self, tab_id: i32, reason: &str) {
+        let why = format!("the debugger was detached from tab {tab_id} ({reason})");
+        self.hub.borrow_mut().tab_gone(tab_id, &why);
         if reason == "canceled_by_user" {
             // A stop, not a pause: no tab is opened or controlled until the user shares one.
             self.tabs.borrow_mut().grants.stopped = true;

@@ -270,9 +270,7 @@ impl State {
             Ok(json) => chrome::session_storage_set(STATE_KEY, &json).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
-        if let Err(e) = result {
-            chrome::warn(&format!("Sightline could not save its timeline: {e}"));
-        }
+        self.saved("timeline", result);
     }
 
     /// Writes the named checkpoints to `chrome.storage.local`, where they outlive the browser.

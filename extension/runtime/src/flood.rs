@@ -1,0 +1,206 @@
+//! The console flood guard. The browser hands a tab's debugger events to the extension one by
+//! one, at a few thousand a second at best; a page that logs faster than that builds a queue
+//! in front of everything else from the tab, answers to commands included, and every tool on
+//! the tab waits behind it. When a tab logs more than [`LIMIT_PER_S`] console messages within
+//! a second, the guard switches the tab's console reporting off (`Runtime.disable`) for
+//! [`PAUSE_MS`], records in the tab's console that it did and, once it is back on, how many
+//! messages went unrecorded. Messages the browser replays when reporting resumes (those logged
+//! during the pause) are dropped: they were counted as unrecorded.
+//!
+//! Network events can carry strings of megabytes (a 1.5 MB URL, a large WebSocket frame); the
+//! recorder keeps at most [`MAX_RECORDED_TEXT`] characters of any of them, so they are cut in
+//! JavaScript, before the event is copied into the runtime's memory.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::json;
+
+use sightline_core::changes::MAX_RECORDED_TEXT;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::cdp::{self, CdpEvent};
+use crate::state::State;
+use crate::{timeline, timer};
+
+/// Console messages a tab may log within one second before its console is paused.
+pub const LIMIT_PER_S: u32 = 1_000;
+/// How long a flooding tab's console stays paused.
+pub const PAUSE_MS: u32 = 5_000;
+
+/// What to do with one console message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admit {
+    /// Record it.
+    Keep,
+    /// Drop it (the tab's console is paused, or it was logged during the pause).
+    Drop,
+    /// Drop it, and pause the tab's console now.
+    Trip,
+}
+
+#[derive(Debug, Default)]
+struct TabWindow {
+    /// Start of the current one-second window ([`timer::now_ms`]).
+    start_ms: f64,
+    count: u32,
+    paused: bool,
+    /// Messages dropped since the pause began.
+    dropped: u64,
+    /// When reporting resumed (epoch ms): messages stamped earlier are replays.
+    resumed_epoch_ms: f64,
+}
+
+/// Per tab, how fast it logs and whether its console is paused.
+#[derive(Debug, Default)]
+pub struct FloodGuard {
+    tabs: HashMap<i32, TabWindow>,
+}
+
+impl FloodGuard {
+    /// Decides about one console message from `tab`, stamped `stamp_epoch_ms` by the page,
+    /// arriving at `now_ms`.
+    pub fn admit(&mut self, tab: i32, stamp_epoch_ms: Option<f64>, now_ms: f64) -> Admit {
+        let w = self.tabs.entry(tab).or_default();
+        if w.paused || stamp_epoch_ms.is_some_and(|t| t < w.resumed_epoch_ms) {
+            w.dropped += 1;
+            return Admit::Drop;
+        }
+        if now_ms - w.start_ms >= 1_000.0 {
+            w.start_ms = now_ms;
+            w.count = 0;
+        }
+        w.count += 1;
+        if w.count > LIMIT_PER_S {
+            w.paused = true;
+            w.dropped = 1;
+            return Admit::Trip;
+        }
+        Admit::Keep
+    }
+
+    /// Reporting is back on for `tab` from `epoch_ms`; returns how many messages were dropped.
+    pub fn resume(&mut self, tab: i32, epoch_ms: f64, now_ms: f64) -> u64 {
+        let w = self.tabs.entry(tab).or_default();
+        w.paused = false;
+        w.resumed_epoch_ms = epoch_ms;
+        w.start_ms = now_ms;
+        w.count = 0;
+        std::mem::take(&mut w.dropped)
+    }
+
+    /// Forgets a tab that closed.
+    pub fn forget(&mut self, tab: i32) {
+        self.tabs.remove(&tab);
+    }
+}
+
+/// Longest string of a network event copied into the runtime: well past what the recorder keeps
+/// (it masks secrets first, then cuts), far below what a page can send.
+const MAX_COPIED_STRING: u32 = 8 * MAX_RECORDED_TEXT as u32;
+
+/// Where network events carry strings a page controls the length of.
+const LONG_STRINGS: &[&[&str]] = &[
+    &["request", "url"],
+    &["request", "postData"],
+    &["documentURL"],
+    &["response", "url"],
+    &["redirectResponse", "url"],
+    &["response", "payloadData"],
+    &["url"],
+];
+
+/// Cuts the long strings of a `Network.*` event's parameters in place (in JavaScript).
+pub fn cut_long_strings(params: &JsValue) {
+    for path in LONG_STRINGS {
+        let Some((last, parents)) = path.split_last() else { continue };
+        let mut owner = params.clone();
+        for key in parents {
+            match js_sys::Reflect::get(&owner, &(*key).into()) {
+                Ok(next) if next.is_object() => owner = next,
+                _ => break,
+            }
+        }
+        let Ok(value) = js_sys::Reflect::get(&owner, &(*last).into()) else { continue };
+        if let Some(text) = value.dyn_ref::<js_sys::JsString>()
+            && text.length() > MAX_COPIED_STRING
+        {
+            let _ = js_sys::Reflect::set(&owner, &(*last).into(), &text.slice(0, MAX_COPIED_STRING));
+        }
+    }
+}
+
+/// The timestamp a `Runtime.consoleAPICalled` event carries (epoch ms), read without
+/// converting the rest of it.
+pub fn stamp(params: &JsValue) -> Option<f64> {
+    js_sys::Reflect::get(params, &"timestamp".into()).ok().and_then(|v| v.as_f64())
+}
+
+/// Pauses `tab`'s console reporting for [`PAUSE_MS`], noting it in its console, then turns it
+/// back on (with the page hooks' bindings, which `Runtime.disable` drops).
+pub fn pause(state: &Rc<State>, tab: i32) {
+    let state = state.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = cdp::send::<serde_json::Value>(tab, "Runtime.disable", json!({})).await;
+        note(
+            &state,
+            tab,
+            format!(
+                "Sightline paused recording this tab's console for {} s: the page logged more than {} messages \
+                 within a second",
+                PAUSE_MS / 1000,
+                LIMIT_PER_S
+            ),
+        );
+        timer::sleep(PAUSE_MS).await;
+        let dropped = state.flood.borrow_mut().resume(tab, timer::epoch_ms() as f64, timer::now_ms());
+        let attached = state.tabs.borrow().sessions.get(&tab).map(|s| (s.attached, s.bindings.clone()));
+        let Some((true, bindings)) = attached else { return };
+        let _ = cdp::send::<serde_json::Value>(tab, "Runtime.enable", json!({})).await;
+        for binding in bindings {
+            let _ = cdp::send::<serde_json::Value>(tab, "Runtime.addBinding", binding).await;
+        }
+        note(&state, tab, format!("Sightline recorded this tab's console again; {dropped} messages were not recorded"));
+    });
+}
+
+/// Records `text` as a warning in `tab`'s console.
+fn note(state: &Rc<State>, tab: i32, text: String) {
+    let params = json!({"entry": {
+        "source": "other",
+        "level": "warning",
+        "text": text,
+        "timestamp": timer::epoch_ms() as f64,
+    }});
+    let event = CdpEvent { tab_id: tab, session_id: None, method: "Log.entryAdded".into(), params };
+    timeline::record(state, &event);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tab_logging_past_the_limit_is_paused_and_its_replays_are_dropped() {
+        let mut guard = FloodGuard::default();
+        for i in 0..LIMIT_PER_S {
+            assert_eq!(guard.admit(1, Some(100.0), f64::from(i) / 10.0), Admit::Keep);
+        }
+        assert_eq!(guard.admit(2, Some(100.0), 50.0), Admit::Keep, "another tab is not paused");
+        assert_eq!(guard.admit(1, Some(100.0), 100.0), Admit::Trip);
+        assert_eq!(guard.admit(1, Some(101.0), 200.0), Admit::Drop);
+        assert_eq!(guard.resume(1, 6_000.0, 5_200.0), 2);
+        assert_eq!(guard.admit(1, Some(5_900.0), 5_300.0), Admit::Drop, "logged during the pause");
+        assert_eq!(guard.admit(1, Some(6_001.0), 5_300.0), Admit::Keep);
+    }
+
+    #[test]
+    fn a_steady_rate_under_the_limit_is_never_paused() {
+        let mut guard = FloodGuard::default();
+        for i in 0..10 * LIMIT_PER_S {
+            // LIMIT_PER_S messages each second, spread evenly.
+            let now = f64::from(i) * 1_000.0 / f64::from(LIMIT_PER_S);
+            assert_eq!(guard.admit(1, None, now), Admit::Keep, "message {i}");
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The flood drill: a page that logs 10,000 console messages a second (2,000 control characters
+//! each), keeps 1,000 requests to 1.5 MB URLs waiting on a server that never answers and opens
+//! 1,000 WebSockets. While it runs, every read tool and an action answer within 5 s each, and
+//! what the extension's service worker and the host processes hold stays under stated caps.
+//!
+//! The 5 s bound is a cap on a wait (a tool stuck behind the flood would exceed it many times
+//! over), not a measure of speed; the memory caps are several times what a quiet session holds,
+//! and far below what keeping the flood would take (a minute of it is over a gigabyte).
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline_e2e::browser::{REMOTE_DEBUGGING, bridge_pids};
+use sightline_e2e::client::Reply;
+use sightline_e2e::websocket::WebSocketServer;
+use sightline_e2e::{Rig, ref_of, service_worker};
+
+/// How long each tool may take under the flood.
+const TOOL_CAP: Duration = Duration::from_secs(5);
+/// How long the page may take to start its 1,000 requests and sockets.
+const ESTABLISH_CAP: Duration = Duration::from_secs(300);
+/// How long the flood runs before and between the rounds of tools.
+const FLOOD_SETTLE: Duration = Duration::from_secs(10);
+/// The service worker's JavaScript heap in use, under the flood.
+const WORKER_HEAP_CAP: u64 = 64 * 1024 * 1024;
+/// The runtime's wasm linear memory, under the flood.
+const WASM_MEMORY_CAP: u64 = 256 * 1024 * 1024;
+/// Resident memory of each host process (the bridge, the MCP server), under the flood.
+const HOST_RSS_CAP: u64 = 128 * 1024 * 1024;
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// Resident memory of process `pid`, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The `sightline-host mcp` processes this test started.
+fn mcp_pids() -> Vec<u32> {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1));
+            let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            parent == Some(me.as_str()) && cmdline.contains("sightline-host") && cmdline.contains("\0mcp")
+        })
+        .collect()
+}
+
+/// What the extension and the host hold now.
+#[derive(Debug)]
+struct Memory {
+    worker_heap: u64,
+    wasm: u64,
+    bridge: u64,
+    mcp: u64,
+}
+
+fn measure(rig: &Rig, devtools: &str) -> Memory {
+    let worker = service_worker::extension_worker_memory(devtools).expect("measure the worker");
+    let bridge = bridge_pids(&rig.sandbox).into_iter().map(rss).max().unwrap_or(0);
+    let mcp = mcp_pids().into_iter().map(rss).max().unwrap_or(0);
+    Memory { worker_heap: worker.js_heap_used, wasm: worker.wasm_memory, bridge, mcp }
+}
+
+fn print(label: &str, m: &Memory) {
+    eprintln!(
+        "{label}: worker JS heap {:.1} MiB, wasm memory {:.1} MiB, bridge RSS {:.1} MiB, mcp RSS {:.1} MiB",
+        m.worker_heap as f64 / MIB,
+        m.wasm as f64 / MIB,
+        m.bridge as f64 / MIB,
+        m.mcp as f64 / MIB
+    );
+}
+
+/// Calls `tool` and checks it answers, without an error, within [`TOOL_CAP`].
+async fn within_cap(rig: &Rig, tool: &str, args: Value) -> Reply {
+    let started = Instant::now();
+    let reply = tokio::time::timeout(TOOL_CAP * 3, rig.client.call(tool, args.clone()))
+        .await
+        .unwrap_or_else(|_| panic!("{tool} {args}: no answer within {:?}", TOOL_CAP * 3))
+        .expect("the call reaches the server");
+    let took = started.elapsed();
+    eprintln!("{tool} {args}: {took:?}, {} bytes", reply.text.len());
+    assert!(took < TOOL_CAP, "{tool} {args} took {took:?} under the flood");
+    assert!(!reply.is_error, "{tool} {args} failed under the flood: {}", reply.text);
+    reply
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() {
+    let sockets = WebSocketServer::start().expect("websocket server");
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    c.ok("browser_console_messages", json!({})).await;
+    let before = measure(&rig, &devtools);
+    print("before the flood", &before);
+
+    // The requests go to another host name of the same server, so the page's own reports are not
+    // queued behind them.
+    let hang = rig.server.url("hang/flood").replace("127.0.0.1", "localhost");
+    let url = format!("{}?hang={hang}&ws={}", rig.server.url("faults/flood.html"), sockets.url("flood"));
+    let started = Instant::now();
+    let page = c.call("browser_navigate", json!({"url": url})).await.expect("the call reaches the server");
+    eprintln!("browser_navigate to the flood: {:?}", started.elapsed());
+    assert!(!page.is_error, "{}", page.text);
+    assert!(started.elapsed() < Duration::from_secs(30), "past the load cap: {:?}", started.elapsed());
+    // Set in the worker's global: gone if the browser restarts the worker during the flood.
+    service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker = 1").expect("mark the worker");
+
+    // The page starts its requests and sockets ten at a time; the browser's instrumentation of
+    // 1.5 MB URLs keeps its main thread busy while it does, so wait (bounded) for all of them.
+    let establishing = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let snapshot = c.call("browser_snapshot", json!({})).await.expect("the call reaches the server");
+        let status = snapshot.text.lines().find(|l| l.contains("Started")).unwrap_or_default().to_owned();
+        eprintln!("{:?}: {status}", establishing.elapsed());
+        if snapshot.is_error {
+            eprintln!("snapshot failed: {}", snapshot.text);
+        }
+        match service_worker::extension_worker_memory(&devtools) {
+            Ok(worker) => eprintln!(
+                "  worker JS heap {:.1} MiB, wasm memory {:.1} MiB",
+                worker.js_heap_used as f64 / MIB,
+                worker.wasm_memory as f64 / MIB
+            ),
+            Err(e) => eprintln!("  the worker is not measurable now: {e}"),
+        }
+        if status.contains("Started 1000 requests") {
+            break;
+        }
+        assert!(establishing.elapsed() < ESTABLISH_CAP, "the page never started its requests: {}", snapshot.text);
+    }
+
+    let mut peak = Memory { worker_heap: 0, wasm: 0, bridge: 0, mcp: 0 };
+    for round in 1..=3 {
+        tokio::time::sleep(FLOOD_SETTLE).await;
+        eprintln!("round {round}");
+        let snapshot = within_cap(&rig, "browser_snapshot", json!({})).await;
+        assert!(snapshot.text.contains("# Flood"), "{}", snapshot.text);
+        let tap = ref_of(&snapshot, "button", "Tap");
+        let console = within_cap(&rig, "browser_console_messages", json!({})).await;
+        assert!(console.text.len() < 256 * 1024, "a console listing is paged: {} bytes", console.text.len());
+        let network = within_cap(&rig, "browser_network_requests", json!({})).await;
+        assert!(network.text.len() < 256 * 1024, "a request listing is paged: {} bytes", network.text.len());
+        let changes = within_cap(&rig, "get_changes_since", json!({})).await;
+        assert!(changes.text.len() < 256 * 1024, "a change report is bounded: {} bytes", changes.text.len());
+        let clicked = within_cap(&rig, "browser_click", json!({"ref": tap})).await;
+        assert!(clicked.text.contains(&format!("Taps: {round}")), "the click ran once: {}", clicked.text);
+
+        let now = measure(&rig, &devtools);
+        print(&format!("round {round}"), &now);
+        peak = Memory {
+            worker_heap: peak.worker_heap.max(now.worker_heap),
+            wasm: peak.wasm.max(now.wasm),
+            bridge: peak.bridge.max(now.bridge),
+            mcp: peak.mcp.max(now.mcp),
+        };
+    }
+    print("peak under the flood", &peak);
+    // Reported, not asserted: the browser has been seen to stop the worker while the page starts
+    // its 1.5 MB requests (see docs/security-notes/faults.md); the tools above answered anyway.
+    let marker = service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker ?? 0").expect("ask");
+    eprintln!(
+        "the browser {} the extension's worker during the flood",
+        if marker == json!(1) { "kept" } else { "restarted" }
+    );
+    assert!(peak.worker_heap < WORKER_HEAP_CAP, "worker JS heap {peak:?}");
+    assert!(peak.wasm < WASM_MEMORY_CAP, "wasm memory {peak:?}");
+    assert!(peak.bridge < HOST_RSS_CAP && peak.mcp < HOST_RSS_CAP, "host RSS {peak:?}");
+    assert!(peak.bridge > 0 && peak.mcp > 0, "both host processes were measured: {peak:?}");
+    let hung = rig.server.events().iter().filter(|e| *e == "hang:flood").count();
+    eprintln!("requests the server held: {hung}");
+    assert!(hung > 0, "the page's requests reached the server: {:?}", rig.server.events().len());
+}
