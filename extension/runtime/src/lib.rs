@@ -182,7 +182,7 @@ impl Runtime {
         if method.starts_with("Network.") {
             flood::cut_long_strings(&params);
         }
-                let tracked = frames::METHODS.contains(&method.as_str())
+        let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
             || record::records(&method);
         if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {

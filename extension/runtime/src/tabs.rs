@@ -385,12 +385,8 @@ impl State {
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session = TabSession {
-            attached: true,
-            frames: FrameTracker::from_tree(&tree),
-            dialog: None,
-            bindings: Vec::new(),
-        };
+        let session =
+            TabSession { attached: true, frames: FrameTracker::from_tree(&tree), dialog: None, bindings: Vec::new() };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
         let bindings = crate::page_hooks::install(tab_id, shared).await;
