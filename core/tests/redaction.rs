@@ -84,7 +84,7 @@ fn find_matches_a_secret_field_by_its_name_but_never_by_its_value() {
 }
 
 #[test]
-fn a_password_field_shown_as_text_stays_masked_in_the_delta_for_the_life_of_its_document() {
+fn a_password_field_shown_as_text_stays_masked_in_the_delta_and_after() {
     let mut ps = PageState::new();
     let before = ps.compile(&capture(&checkout("L1", "password")));
     ps.answer_snapshot(before, &Default::default()).expect("an answer");
@@ -102,8 +102,11 @@ fn a_password_field_shown_as_text_stays_masked_in_the_delta_for_the_life_of_its_
     // Later looks keep it masked while the document lives…
     let again = ps.compile(&capture(&checkout("L1", "text")));
     assert_no_marker("a later snapshot", &everything(&ps.answer_snapshot(again, &Default::default()).unwrap()));
-    // …and a new document is judged afresh: a text field that was never secret shows its value.
-    let mut fresh = page("L2", vec![field(37, &[("type", "text"), ("name", "login")], "Login secret", "visible")]);
+    // …and when the page comes back from the back/forward cache, under a new loader id.
+    let restored = ps.compile(&capture(&checkout("L2", "text")));
+    assert_no_marker("a restored page", &everything(&ps.answer(restored, Answer::Baseline, &[], None)));
+    // A field of another document that was never secret shows its value.
+    let mut fresh = page("L3", vec![field(90, &[("type", "text"), ("name", "login")], "Login secret", "visible")]);
     fresh.url = "https://shop.test/next".into();
     let next = ps.compile(&capture(&fresh));
     let out = ps.answer(next, Answer::Baseline, &[], None);

@@ -12,8 +12,8 @@
 //!   ([`view::apply`]); refs that died are listed first.
 //! * While an overlay (a modal, a dialog, a dropdown) is open, the page behind it is frozen in
 //!   the agent's view: changes there are told when the overlay closes.
-//! * A field judged secret (`crate::snapshot::secrets`) stays masked for its document's life,
-//!   even after a "show password" toggle makes it a text field.
+//! * A field judged secret (`crate::snapshot::secrets`) stays masked, even after a "show
+//!   password" toggle makes it a text field.
 //! * A full snapshot is sent, with its reason, at first look, after a main-frame navigation,
 //!   when a delta would mislead (confidence below 0.6 or more than 40 % of lines changed), when
 //!   a document's frame is unknown, or on request. Baselines collapse regions that have not
@@ -206,8 +206,7 @@ pub struct PageState {
     /// Set when this page state goes on after a restart that lost the one before, until the
     /// agent is shown the page again: the version it had then.
     restarted_after: Option<u64>,
-    /// Fields judged secret earlier in their documents' lives: they stay masked after a "show
-    /// password" toggle.
+    /// Fields judged secret before: they stay masked after a "show password" toggle.
     secret_fields: SecretFields,
 }
 

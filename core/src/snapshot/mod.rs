@@ -260,8 +260,8 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
     compile_with(capture, refs, &mut secrets::SecretFields::default())
 }
 
-/// [`compile`], with `secret_fields` remembering which fields were secret earlier in their
-/// documents' lives (and learning the ones secret now).
+/// [`compile`], with `secret_fields` remembering which fields were secret before (and learning
+/// the ones secret now).
 pub fn compile_with(capture: &Capture, refs: &mut RefRegistry, secret_fields: &mut secrets::SecretFields) -> Snapshot {
     let mut tree = PageTree::build(capture);
     secret_fields.apply(&mut tree);

@@ -12,22 +12,21 @@
 //!   or passcode, a one-time or verification code (`otp`, `totp`, `2fa`, `mfa`), a PIN, a card
 //!   number, security code (`cvc`, `cvv`, `csc`) or expiry (`exp`, `expiry`, `MM/YY`), a bank
 //!   account (`iban`, `bic`, account, routing or sort code), a social security number;
-//! * it was secret earlier in its document's life ([`SecretFields`]): a password field that a
-//!   "show password" toggle switched to `type=text`, or a field whose masking style was removed,
-//!   stays masked as long as its document lives.
+//! * it was secret earlier ([`SecretFields`]): a password field that a "show password" toggle
+//!   switched to `type=text`, or a field whose masking style was removed, stays masked, also
+//!   when its page comes back from the back/forward cache.
 //!
 //! The agent can still type into such a field; it only never reads its value back.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use super::tree::{Node, NodeKind, PageTree};
-use crate::refs::NodeKey;
 
 /// The mask written instead of a secret value.
 pub const MASK: &str = "••••••";
 
-/// At most this many fields are remembered as secret per page state (the oldest documents'
-/// fields are forgotten first, when their documents go).
+/// At most this many fields are remembered as secret per page state (the oldest first
+/// forgotten).
 pub const REMEMBERED_MAX: usize = 4096;
 
 /// Whether `node` holds a value a user types or picks (what a mask can apply to).
@@ -210,44 +209,46 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// The fields a page state has judged secret, by node, for as long as their documents live: a
-/// field once secret stays masked after a "show password" toggle or a style change.
+/// The fields a page state has judged secret, by frame and node: a field once secret stays
+/// masked after a "show password" toggle or a style change, and when its document comes back
+/// from the back/forward cache under a new loader id (which is why documents are not part of
+/// the key: a renderer never gives two nodes the same backend id, so a new document's fields
+/// are not taken for old ones). Bounded: past [`REMEMBERED_MAX`] fields, the oldest go first.
 #[derive(Debug, Clone, Default)]
 pub struct SecretFields {
-    nodes: HashSet<NodeKey>,
+    nodes: HashSet<(String, i64)>,
+    order: VecDeque<(String, i64)>,
 }
 
 impl SecretFields {
-    /// Remembers the fields of `tree` judged secret now, marks those remembered from before
-    /// (`Node::remembered_secret`), and forgets the fields of documents no longer in the page.
+    /// Remembers the fields of `tree` judged secret now, and marks those remembered from
+    /// before (`Node::remembered_secret`).
     pub fn apply(&mut self, tree: &mut PageTree) {
-        let key = |tree: &PageTree, id: usize| {
-            let frame = tree.frame_of(id);
-            NodeKey {
-                frame_id: frame.frame_id.clone(),
-                loader_id: frame.loader_id.clone(),
-                backend_node_id: tree.nodes[id].backend_id,
-            }
-        };
-        let loaders: HashSet<(&str, &str)> =
-            tree.frames.iter().map(|f| (f.frame_id.as_str(), f.loader_id.as_str())).collect();
-        self.nodes.retain(|k| loaders.contains(&(k.frame_id.as_str(), k.loader_id.as_str())));
         let mut marks = Vec::new();
         for id in 0..tree.nodes.len() {
             if !holds_value(&tree.nodes[id]) {
                 continue;
             }
-            let k = key(tree, id);
+            let key = (tree.frame_of(id).frame_id.clone(), tree.nodes[id].backend_id);
             if judge(&tree.nodes[id]) {
-                if self.nodes.len() < REMEMBERED_MAX {
-                    self.nodes.insert(k);
-                }
-            } else if self.nodes.contains(&k) {
+                self.remember(key);
+            } else if self.nodes.contains(&key) {
                 marks.push(id);
             }
         }
         for id in marks {
             tree.nodes[id].remembered_secret = true;
+        }
+    }
+
+    fn remember(&mut self, key: (String, i64)) {
+        if self.nodes.insert(key.clone()) {
+            self.order.push_back(key);
+            while self.order.len() > REMEMBERED_MAX {
+                if let Some(oldest) = self.order.pop_front() {
+                    self.nodes.remove(&oldest);
+                }
+            }
         }
     }
 
@@ -336,6 +337,18 @@ mod tests {
         ] {
             assert!(!names_a_secret(plain), "{plain} is not a secret");
         }
+    }
+
+    #[test]
+    fn the_memory_of_secret_fields_is_bounded_oldest_first() {
+        let mut fields = SecretFields::default();
+        for n in 0..(REMEMBERED_MAX as i64 + 10) {
+            fields.remember(("MAIN".into(), n));
+        }
+        assert_eq!(fields.len(), REMEMBERED_MAX);
+        assert!(!fields.nodes.contains(&("MAIN".to_owned(), 9)) && fields.nodes.contains(&("MAIN".to_owned(), 10)));
+        fields.remember(("MAIN".into(), 10));
+        assert_eq!(fields.order.len(), REMEMBERED_MAX, "remembering a field twice keeps one entry");
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub struct Node<'a> {
     pub option_selected: bool,
     /// Chrome considers it clickable (a click listener or native activation).
     pub clickable: bool,
-    /// The page state remembers this field as secret from earlier in its document's life
+    /// The page state remembers this field as secret from an earlier look
     /// (`super::secrets::SecretFields`).
     pub remembered_secret: bool,
 }
