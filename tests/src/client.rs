@@ -1,6 +1,9 @@
 //! An MCP client (rmcp) driving `sightline-host mcp` as a child process, the way an agent's
-//! MCP client does.
+//! MCP client does; optionally keeping the raw transcript of everything the server sent it.
 
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult};
@@ -8,12 +11,47 @@ use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
+use tokio::io::{AsyncRead, ReadBuf};
 
 use crate::{Sandbox, paths};
 
 /// A connected MCP client.
 pub struct McpClient {
     service: RunningService<RoleClient, ()>,
+    /// When recorded: what the server wrote, and the server process, spawned here rather than
+    /// by rmcp (killed when dropped).
+    recording: Option<Box<(Transcript, tokio::process::Child)>>,
+}
+
+/// Every byte the server wrote to the client: each JSON-RPC message (replies with their text,
+/// `structuredContent` and `_meta`, errors, notifications) exactly as it crossed stdio.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript(Arc<Mutex<Vec<u8>>>);
+
+impl Transcript {
+    /// The transcript so far, as text.
+    pub fn text(&self) -> String {
+        self.0.lock().map(|bytes| String::from_utf8_lossy(&bytes).into_owned()).unwrap_or_default()
+    }
+}
+
+/// A reader that copies everything read through it into a [`Transcript`].
+struct Tee<R> {
+    inner: R,
+    copy: Transcript,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Tee<R> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = &polled
+            && let Ok(mut copy) = self.copy.0.lock()
+        {
+            copy.extend_from_slice(&buf.filled()[before..]);
+        }
+        polled
+    }
 }
 
 /// The text and error flag of one tool result.
@@ -43,7 +81,30 @@ impl McpClient {
         }
         let transport = TokioChildProcess::new(cmd)?;
         let service = ().serve(transport).await?;
-        Ok(McpClient { service })
+        Ok(McpClient { service, recording: None })
+    }
+
+    /// Like [`McpClient::connect`], keeping the transcript of everything the server sends
+    /// ([`McpClient::transcript`]).
+    pub async fn connect_recording(sandbox: &Sandbox) -> anyhow::Result<Self> {
+        let mut cmd = tokio::process::Command::new(paths::host_binary());
+        cmd.arg("mcp").env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        for (k, v) in sandbox.env() {
+            cmd.env(k, v);
+        }
+        cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).kill_on_drop(true);
+        let mut server = cmd.spawn()?;
+        let (Some(stdout), Some(stdin)) = (server.stdout.take(), server.stdin.take()) else {
+            anyhow::bail!("the server's stdio was not piped");
+        };
+        let transcript = Transcript::default();
+        let service = ().serve((Tee { inner: stdout, copy: transcript.clone() }, stdin)).await?;
+        Ok(McpClient { service, recording: Some(Box::new((transcript, server))) })
+    }
+
+    /// Everything the server sent so far, when this client records it.
+    pub fn transcript(&self) -> Option<String> {
+        self.recording.as_ref().map(|r| r.0.text())
     }
 
     /// Spawns any MCP server speaking stdio (`cmd` as given, its stderr going to `stderr`) and
@@ -51,7 +112,7 @@ impl McpClient {
     pub async fn spawn(cmd: tokio::process::Command, stderr: std::process::Stdio) -> anyhow::Result<Self> {
         let (transport, _) = TokioChildProcess::builder(cmd).stderr(stderr).spawn()?;
         let service = ().serve(transport).await?;
-        Ok(McpClient { service })
+        Ok(McpClient { service, recording: None })
     }
 
     /// The underlying rmcp peer.

@@ -13,10 +13,20 @@ use crate::cdp::dom_snapshot::CaptureSnapshot;
 use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
 
 /// Computed style properties requested from `DOMSnapshot.captureSnapshot`, in this order:
-/// what visibility, occlusion, clickability, preformatted text and overlay detection need, and
-/// nothing more.
-pub const COMPUTED_STYLES: &[&str] =
-    &["display", "visibility", "opacity", "background-color", "cursor", "white-space", "position", "z-index"];
+/// what visibility, occlusion, clickability, preformatted text, overlay detection and secret
+/// fields need, and nothing more. New ones go at the end, so captures recorded before them
+/// still read (a missing style reads as empty).
+pub const COMPUTED_STYLES: &[&str] = &[
+    "display",
+    "visibility",
+    "opacity",
+    "background-color",
+    "cursor",
+    "white-space",
+    "position",
+    "z-index",
+    "-webkit-text-security",
+];
 
 /// Index of each computed style in a layout object's `styles`.
 pub mod style {
@@ -36,6 +46,8 @@ pub mod style {
     pub const POSITION: usize = 6;
     /// `z-index`.
     pub const Z_INDEX: usize = 7;
+    /// `-webkit-text-security` (a field the page masks itself).
+    pub const TEXT_SECURITY: usize = 8;
 }
 
 /// Parameters of `DOMSnapshot.captureSnapshot`.

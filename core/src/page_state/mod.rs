@@ -12,6 +12,8 @@
 //!   ([`view::apply`]); refs that died are listed first.
 //! * While an overlay (a modal, a dialog, a dropdown) is open, the page behind it is frozen in
 //!   the agent's view: changes there are told when the overlay closes.
+//! * A field judged secret (`crate::snapshot::secrets`) stays masked, even after a "show
+//!   password" toggle makes it a text field.
 //! * A full snapshot is sent, with its reason, at first look, after a main-frame navigation,
 //!   when a delta would mislead (confidence below 0.6 or more than 40 % of lines changed), when
 //!   a document's frame is unknown, or on request. Baselines collapse regions that have not
@@ -32,7 +34,8 @@ use crate::capture::Capture;
 use crate::protocol::{SnapshotParams, ToolOutput};
 use crate::refs::{GoneReason, NodeKey, RefError, RefRegistry};
 use crate::snapshot::render::RenderOptions;
-use crate::snapshot::{RegionId, Snapshot, compile};
+use crate::snapshot::secrets::SecretFields;
+use crate::snapshot::{RegionId, Snapshot, compile_with};
 pub use delta::Delta;
 pub use error::PageError;
 use find::FindQuery;
@@ -195,6 +198,8 @@ pub struct PageState {
     /// Set when this page state goes on after a restart that lost the one before, until the
     /// agent is shown the page again: the version it had then.
     restarted_after: Option<u64>,
+    /// Fields judged secret before: they stay masked after a "show password" toggle.
+    secret_fields: SecretFields,
 }
 
 impl PageState {
@@ -228,9 +233,9 @@ impl PageState {
         self.overlays.iter().map(|o| o.name.as_str()).collect()
     }
 
-    /// Compiles a capture with this page state's refs.
+    /// Compiles a capture with this page state's refs and its memory of secret fields.
     pub fn compile(&mut self, capture: &Capture) -> Snapshot {
-        compile(capture, &mut self.registry)
+        compile_with(capture, &mut self.registry, &mut self.secret_fields)
     }
 
     /// The live node behind a ref; `frames` maps each frame of the tab to its current loader.

@@ -18,14 +18,13 @@
 //!   own text is repeated only where the name does not already say it.
 //! * Compound controls — selects (option count, first options, a format hint), ranges,
 //!   numbers, date and time formats, file inputs.
-//! * Password and payment field values are replaced by a fixed mask; they never leave the
-//!   browser.
+//! * The values of secret fields (passwords, one-time codes, PINs, payment and bank data, as
+//!   judged by [`super::secrets`]) are replaced by a fixed mask; they never leave the browser.
 
+pub use super::secrets::MASK;
+use super::secrets::is_secret;
 use super::text::{normalise, words, words_covered};
 use super::tree::{NodeId, NodeKind, PageTree};
-
-/// The mask written instead of a secret value.
-pub const MASK: &str = "••••••";
 
 /// Number of options a select shows before summarising.
 pub const OPTIONS_SHOWN_IN_FULL: usize = 6;
@@ -169,41 +168,6 @@ fn implied_tag_differs(tag: &str, role: &str) -> bool {
         _ => &[],
     };
     !implied.contains(&tag)
-}
-
-/// Whether the field holds a password, a one-time code or payment data.
-pub fn is_secret(tree: &PageTree, id: NodeId) -> bool {
-    let node = &tree.nodes[id];
-    if node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
-        return true;
-    }
-    let autocomplete = node.attr("autocomplete").unwrap_or("").to_ascii_lowercase();
-    if autocomplete
-        .split_whitespace()
-        .any(|t| t.starts_with("cc-") || matches!(t, "current-password" | "new-password" | "one-time-code"))
-    {
-        return true;
-    }
-    let hints =
-        [node.attr("name"), node.attr("id")].into_iter().flatten().map(|s| s.to_ascii_lowercase()).collect::<Vec<_>>();
-    const PAYMENT: &[&str] = &[
-        "cardnumber",
-        "card-number",
-        "card_number",
-        "ccnumber",
-        "cc-number",
-        "cc_number",
-        "ccnum",
-        "cvv",
-        "cvc",
-        "csc",
-        "securitycode",
-        "security-code",
-        "security_code",
-        "card-cvc",
-        "cardcvc",
-    ];
-    hints.iter().any(|h| PAYMENT.iter().any(|p| h.replace(' ', "").contains(p)))
 }
 
 fn current_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {

@@ -8,7 +8,8 @@
 //!         ─► outline     text collapsing, wrapper hoisting, name promotion, label dedup,
 //!                        container refinement, regions and overlays
 //!         ─► element     role, name, value, states; attribute pruning and short names;
-//!                        compound controls; secret values masked
+//!                        compound controls; secret values masked (judged in `secrets`,
+//!                        with what the page state remembers of each field)
 //!         ─► refs        short stable refs
 //!         ─► render      text, boxes on request, lossless paging; facts with state buckets
 //! ```
@@ -25,6 +26,7 @@ pub mod element;
 pub mod occlusion;
 pub mod outline;
 pub mod render;
+pub mod secrets;
 pub mod signal;
 pub mod text;
 pub mod tree;
@@ -34,6 +36,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::capture::Capture;
 use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotStats};
 use crate::refs::{ElementIdentity, NodeKey, RefRegistry, format_ref};
+use crate::urls::redact_url;
 use element::ElementFacts;
 use outline::{LineContent, Overlay};
 use signal::DropReason;
@@ -102,7 +105,7 @@ pub struct LineRecord {
 /// A compiled snapshot. Owns everything it needs; the capture can be dropped.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    /// Page URL.
+    /// Page URL, its secrets masked ([`crate::urls::redact_url`]).
     pub url: String,
     /// Page title.
     pub title: String,
@@ -251,9 +254,18 @@ impl Snapshot {
 }
 
 /// Compiles a capture; `refs` gives each element its ref number, seeing each element's node and
-/// identity.
+/// identity. Secret fields are judged on this capture alone; a page state compiles with
+/// [`compile_with`], so that a field once secret stays masked.
 pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
-    let tree = PageTree::build(capture);
+    compile_with(capture, refs, &mut secrets::SecretFields::default())
+}
+
+/// [`compile`], with `secret_fields` remembering which fields were secret before (and learning
+/// the ones secret now).
+pub fn compile_with(capture: &Capture, refs: &mut RefRegistry, secret_fields: &mut secrets::SecretFields) -> Snapshot {
+    let mut tree = PageTree::build(capture);
+    secret_fields.apply(&mut tree);
+    let tree = tree;
     let mut actionable = actionable::candidates(&tree);
     let mut signal = signal::filter(&tree, &actionable);
     occlusion::apply(&tree, &mut signal);
@@ -383,7 +395,8 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
         .map(|d| capture.main.snapshot.string(d.title).to_owned())
         .unwrap_or_default();
     let mut snapshot = Snapshot {
-        url: main_frame.url.clone(),
+        // Secrets in the page's URL (`?token=`, `#access_token=`) never reach an answer.
+        url: redact_url(&main_frame.url),
         title: text::normalise(&title),
         elements,
         regions,

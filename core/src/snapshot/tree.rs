@@ -94,6 +94,8 @@ pub struct Layout {
     pub position: String,
     /// Computed `z-index` (`None` for `auto`).
     pub z_index: Option<i64>,
+    /// Computed `-webkit-text-security` (`""` in captures recorded without it).
+    pub text_security: String,
 }
 
 /// The accessibility facts of a node.
@@ -162,6 +164,9 @@ pub struct Node<'a> {
     pub option_selected: bool,
     /// Chrome considers it clickable (a click listener or native activation).
     pub clickable: bool,
+    /// The page state remembers this field as secret from an earlier look
+    /// (`super::secrets::SecretFields`).
+    pub remembered_secret: bool,
 }
 
 impl<'a> Node<'a> {
@@ -338,6 +343,7 @@ impl<'a> PageTree<'a> {
                     white_space: style(style::WHITE_SPACE).to_owned(),
                     position: style(style::POSITION).to_owned(),
                     z_index: style(style::Z_INDEX).parse().ok(),
+                    text_security: style(style::TEXT_SECURITY).to_owned(),
                 },
             );
         }
@@ -385,6 +391,7 @@ impl<'a> PageTree<'a> {
                 checked: checked.contains(&i),
                 option_selected: selected.contains(&i),
                 clickable: clickable.contains(&i),
+                remembered_secret: false,
             });
         }
         for id in first..self.nodes.len() {

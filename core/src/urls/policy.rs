@@ -8,6 +8,8 @@
 
 use url::Url;
 
+use super::secrets::redact_url;
+
 /// Why a URL is not loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UrlError {
@@ -17,7 +19,7 @@ pub enum UrlError {
     /// The text is not a URL.
     #[error("{url:?} is not a URL ({why}); give an absolute http or https URL")]
     Unparsable {
-        /// What was given.
+        /// What was given, its secrets masked.
         url: String,
         /// The parser's reason.
         why: String,
@@ -62,13 +64,13 @@ impl UrlPolicy {
                 let loopback = ["localhost", "127.", "[::1]"].iter().any(|p| text.starts_with(p));
                 let scheme = if loopback { "http" } else { "https" };
                 Url::parse(&format!("{scheme}://{text}"))
-                    .map_err(|e| UrlError::Unparsable { url: text.to_owned(), why: e.to_string() })?
+                    .map_err(|e| UrlError::Unparsable { url: redact_url(text), why: e.to_string() })?
             }
-            Err(e) => return Err(UrlError::Unparsable { url: text.to_owned(), why: e.to_string() }),
+            Err(e) => return Err(UrlError::Unparsable { url: redact_url(text), why: e.to_string() }),
         };
         match url.scheme() {
             "http" | "https" if url.host().is_some() => Ok(url),
-            "http" | "https" => Err(UrlError::Unparsable { url: text.to_owned(), why: "it has no host".into() }),
+            "http" | "https" => Err(UrlError::Unparsable { url: redact_url(text), why: "it has no host".into() }),
             "about" if url.path() == "blank" => Ok(url),
             "file" if self.allow_file => Ok(url),
             "file" => Err(UrlError::FileOff),
@@ -130,6 +132,7 @@ mod tests {
             ("about:config", "about: URLs are not loaded: only about:blank is loaded"),
             ("ftp://example.com/x", "ftp: URLs are not loaded: only web pages are loaded"),
             ("https://", "is not a URL"),
+            ("https://?token=s3cr3t", "\"https://?token=••••••\" is not a URL"),
             ("", "the url is empty"),
         ];
         for (url, why) in matrix {

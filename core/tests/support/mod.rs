@@ -29,6 +29,10 @@ pub enum Node {
         props: Vec<(String, Value)>,
         /// `display`.
         display: String,
+        /// The current value of a field (`inputValue`).
+        value: Option<String>,
+        /// `-webkit-text-security` (`none` unless set).
+        text_security: String,
         /// Children.
         children: Vec<Node>,
     },
@@ -43,6 +47,8 @@ fn element(id: i64, tag: &str, role: &str, name: &str, display: &str, children: 
         name: name.into(),
         props: Vec::new(),
         display: display.into(),
+        value: None,
+        text_security: "none".into(),
         children,
     }
 }
@@ -86,6 +92,25 @@ pub fn checkbox(id: i64, name: &str, checked: bool) -> Node {
     if let Node::Element { attrs, props, .. } = &mut n {
         attrs.push(("type".into(), "checkbox".into()));
         props.push(("checked".into(), json!(if checked { "true" } else { "false" })));
+    }
+    n
+}
+
+/// A text field (`<input>` with `attrs`, e.g. `type`, `name`, `id`, `autocomplete`) labelled
+/// `label`, holding `value`.
+pub fn field(id: i64, attrs: &[(&str, &str)], label: &str, value: &str) -> Node {
+    let mut n = element(id, "input", "textbox", label, "inline-block", vec![]);
+    if let Node::Element { attrs: a, value: v, .. } = &mut n {
+        a.extend(attrs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        *v = Some(value.to_owned());
+    }
+    n
+}
+
+/// Sets an element's computed `-webkit-text-security`.
+pub fn with_text_security(mut n: Node, value: &str) -> Node {
+    if let Node::Element { text_security, .. } = &mut n {
+        *text_security = value.to_owned();
     }
     n
 }
@@ -150,6 +175,7 @@ struct Builder {
     bounds: Vec<Vec<f64>>,
     paint: Vec<i64>,
     ax: Vec<Value>,
+    values: (Vec<i64>, Vec<i64>),
     next_text_id: i64,
     y: f64,
 }
@@ -188,7 +214,11 @@ impl Builder {
     }
 
     fn layout(&mut self, node: i64, display: &str, height: f64) {
-        let styles = [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", "normal", "static", "auto"];
+        self.layout_styled(node, display, height, "none");
+    }
+
+    fn layout_styled(&mut self, node: i64, display: &str, height: f64, text_security: &str) {
+        let styles = [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", "normal", "static", "auto", text_security];
         let styles: Vec<i64> = styles.iter().map(|s| self.string(s)).collect();
         self.layout_index.push(node);
         self.styles.push(styles);
@@ -206,9 +236,14 @@ impl Builder {
                 self.layout(index, "inline", 17.0);
                 None
             }
-            Node::Element { id, tag, attrs, role, name, props, display, children } => {
+            Node::Element { id, tag, attrs, role, name, props, display, value, text_security, children } => {
                 let index = self.push(parent, 1, &tag.to_uppercase(), None, *id, attrs);
-                self.layout(index, display, 1.0);
+                self.layout_styled(index, display, 1.0, text_security);
+                if let Some(value) = value {
+                    let value = self.string(value);
+                    self.values.0.push(index);
+                    self.values.1.push(value);
+                }
                 let child_ax: Vec<String> = children.iter().filter_map(|c| self.add(index, c)).collect();
                 let properties: Vec<Value> =
                     props.iter().map(|(k, v)| json!({"name": k, "value": {"type": "string", "value": v}})).collect();
@@ -244,6 +279,7 @@ pub fn capture(page: &Page) -> Capture {
         bounds: Vec::new(),
         paint: Vec::new(),
         ax: Vec::new(),
+        values: (Vec::new(), Vec::new()),
         next_text_id: 100_000,
         y: 0.0,
     };
@@ -268,7 +304,8 @@ pub fn capture(page: &Page) -> Capture {
             "documentURL": url, "title": title, "frameId": frame,
             "nodes": {
                 "parentIndex": b.parent, "nodeType": b.node_type, "nodeName": b.node_name,
-                "nodeValue": b.node_value, "backendNodeId": b.backend, "attributes": b.attributes
+                "nodeValue": b.node_value, "backendNodeId": b.backend, "attributes": b.attributes,
+                "inputValue": {"index": b.values.0, "value": b.values.1}
             },
             "layout": {"nodeIndex": b.layout_index, "styles": b.styles, "bounds": b.bounds, "text": [], "paintOrders": b.paint}
         }],

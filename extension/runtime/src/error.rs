@@ -96,7 +96,7 @@ pub enum ToolError {
     /// A page could not be loaded.
     #[error("could not load {url}: {error}")]
     LoadFailed {
-        /// The URL.
+        /// The URL, its secrets masked.
         url: String,
         /// The browser's error, e.g. `net::ERR_NAME_NOT_RESOLVED`.
         error: String,

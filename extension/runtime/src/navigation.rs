@@ -90,7 +90,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let result: NavigateResult =
         cdp::send_to(&main_target(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout).await?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
-        return Err(ToolError::LoadFailed { url: url.to_owned(), error });
+        return Err(ToolError::LoadFailed { url: sightline_core::urls::redact_url(url), error });
     }
     let mut settled = Settled::default();
     if let Some(loader) = result.loader_id {

@@ -2,21 +2,33 @@
 // Reports the user's own clicks, typing, option choices and form submissions through a Runtime
 // binding: the kind of action, the role and a short label of what was acted on, and the page
 // URL. It never reads a typed value (a button's caption is the only value it reads), and reports
-// nothing at all about password, payment or one-time-code fields or forms holding one. Untrusted
-// (script-made) events are ignored. __BINDING__ is replaced by the binding's name.
+// nothing at all about secret fields (passwords, one-time codes, PINs, payment and bank data,
+// fields masked by -webkit-text-security, fields that were ever one of these) or forms holding
+// one. Untrusted (script-made) events are ignored. __BINDING__ is replaced by the binding's name.
 (() => {
   const report = globalThis.__BINDING__;
   if (typeof report !== 'function' || globalThis.__sightlineListening || window !== window.top) return;
   globalThis.__sightlineListening = true;
-  const SECRET = /pass|pwd|card|cc-|cvc|cvv|csc|iban|expir|security.?code|one-time-code|\bpin\b/i;
+  // The same fields the engine masks (sightline_core::snapshot::secrets), judged more broadly.
+  const SECRET = /pass|pwd|card|cc-|cvc|cvv|csc|cvn|iban|\bbic\b|\bssn\b|social.?security|account.?(number|no)\b|routing|sort.?code|expir|\bexp\b|\bexp[-_]?(date|month|year|mm|yy)|security.?code|verification.?code|one.?time.?(code|password|pin)|\b[th]?otp|2fa|\bmfa|\bpin\b|pin.?(code|number)|mm\s*\/\s*yy/i;
+  // Fields once secret stay secret: a "show password" toggle does not make them reportable.
+  const wasSecret = new WeakSet();
   const secret = (el) => {
     if (!(el instanceof Element)) return false;
     if (el.tagName === 'LABEL' && el.control) return secret(el.control);
     if (el.tagName === 'FORM') return Array.from(el.elements).some(secret);
-    if (el.type === 'password') return true;
+    if (wasSecret.has(el)) return true;
     const hints = ['autocomplete', 'name', 'id', 'aria-label', 'placeholder'].map((a) => el.getAttribute(a) || '');
-    return SECRET.test(hints.join(' '));
+    const labels = el.labels ? Array.from(el.labels).map((l) => l.innerText) : [];
+    const masked = (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none';
+    const judged = el.type === 'password' || masked || SECRET.test(hints.concat(labels).join(' '));
+    if (judged) wasSecret.add(el);
+    return judged;
   };
+  // Remember password fields as soon as they are seen, before any toggle.
+  const note = (event) => { const el = event.target; if (el instanceof Element && /^(INPUT|TEXTAREA)$/.test(el.tagName)) secret(el); };
+  addEventListener('focusin', note, true);
+  addEventListener('pointerdown', note, true);
   const INPUT_ROLES = { checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button', range: 'slider' };
   const TAG_ROLES = { A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox', SUMMARY: 'button', FORM: 'form', IMG: 'image', LABEL: 'label' };
   const role = (el) => el.getAttribute('role')

@@ -21,6 +21,7 @@ use sightline_core::protocol::{
     TypeParams,
 };
 use sightline_core::refs::{NodeKey, RefError};
+use sightline_core::urls::redact_url;
 
 use super::snapshot::answer;
 use super::{
@@ -137,7 +138,7 @@ async fn page_after_load(
     url: Option<&str>,
 ) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
-        let what = url.map(|u| format!("opened {u}")).unwrap_or_else(|| "moved the tab".to_owned());
+        let what = url.map(|u| format!("opened {}", redact_url(u))).unwrap_or_else(|| "moved the tab".to_owned());
         return Err(Failure::Explained(format!(
             "browser_navigate {what}, but the page had not finished loading after {} s and has not answered the \
              browser for {:.0} s (a script on it is keeping it busy), so it cannot be read yet. Take a \

@@ -1,0 +1,145 @@
+//! Redaction: the values of secret fields and the secrets in a page's URL never appear in any
+//! answer the page state writes (snapshot text and facts, deltas and their facts, a later page
+//! of a snapshot, `browser_find`, the review a person reads), while the fields themselves stay
+//! visible and addressable, and an ordinary field's value is shown. Pages are built in CDP's
+//! own shapes (see `support`).
+
+mod support;
+
+use serde_json::json;
+use sightline_core::page_state::find::FindQuery;
+use sightline_core::page_state::{Answer, PageState};
+use sightline_core::protocol::ToolOutput;
+use sightline_core::snapshot::element::MASK;
+use support::*;
+
+const MARKER: &str = "SLMARK-7f3a";
+
+/// Every kind of secret field, each holding `MARKER`, beside an ordinary one holding "Ada".
+fn checkout(loader: &str, password_type: &str) -> Page {
+    let value = |n: &str| format!("{MARKER}-{n}");
+    let fields = vec![
+        field(30, &[("type", "text"), ("name", "fullname")], "Full name", "Ada"),
+        field(31, &[("type", "text"), ("name", "otp")], "", &value("otp")),
+        field(32, &[("type", "text"), ("autocomplete", "one-time-code")], "Code", &value("otc")),
+        field(33, &[("type", "text"), ("id", "cc-exp")], "", &value("exp")),
+        field(34, &[("type", "text"), ("name", "pin")], "", &value("pin")),
+        field(35, &[("type", "text"), ("id", "payout_iban")], "", &value("iban")),
+        with_text_security(
+            field(36, &[("type", "text"), ("name", "answer")], "Memorable word", &value("tsec")),
+            "disc",
+        ),
+        field(37, &[("type", password_type), ("name", "login")], "Login secret", &value("pw")),
+        field(38, &[("type", "text")], "Card number", &value("card")),
+        field(39, &[("type", "text"), ("name", "ssn")], "", &value("ssn")),
+    ];
+    let mut page = page(loader, vec![landmark(19, "main", "", fields)]);
+    page.url = format!("https://shop.test/checkout?step=2&token={MARKER}-url&access_token={MARKER}-at#code={MARKER}-c");
+    page
+}
+
+fn everything(out: &ToolOutput) -> String {
+    format!("{}\n{}", out.text, out.structured.as_ref().map(|s| s.to_string()).unwrap_or_default())
+}
+
+fn assert_no_marker(what: &str, text: &str) {
+    assert!(!text.contains(MARKER), "{what} shows a secret:\n{text}");
+}
+
+#[test]
+fn a_snapshot_masks_every_kind_of_secret_field_and_the_urls_secrets_and_keeps_the_rest() {
+    let mut ps = PageState::new();
+    let snapshot = ps.compile(&capture(&checkout("L1", "password")));
+    let out = ps.answer_snapshot(snapshot, &Default::default()).expect("an answer");
+    assert_no_marker("the snapshot", &everything(&out));
+    // The fields are all there, masked, and the ordinary one shows its value.
+    let facts = out.structured.as_ref().expect("facts");
+    let elements = facts["elements"].as_array().expect("elements");
+    assert_eq!(elements.len(), 10, "{}", out.text);
+    assert_eq!(elements.iter().filter(|e| e["value"] == MASK).count(), 9, "{facts}");
+    assert!(elements.iter().any(|e| e["name"] == "Full name" && e["value"] == "Ada"), "{facts}");
+    assert!(out.text.contains("\"Ada\""), "{}", out.text);
+    assert!(out.text.contains(&format!("\"{MASK}\"")), "{}", out.text);
+    // The URL keeps everything but its secrets.
+    let header = out.text.lines().find(|l| l.contains("shop.test")).expect("the header");
+    assert!(
+        header.contains("https://shop.test/checkout?step=2&token=••••••&access_token=••••••#code=••••••"),
+        "{header}"
+    );
+    assert_eq!(facts["url"], "https://shop.test/checkout?step=2&token=••••••&access_token=••••••#code=••••••");
+}
+
+#[test]
+fn find_matches_a_secret_field_by_its_name_but_never_by_its_value() {
+    let mut ps = PageState::new();
+    let snapshot = ps.compile(&capture(&checkout("L1", "password")));
+    ps.answer_snapshot(snapshot, &Default::default()).expect("an answer");
+    let by_value = ps.find(&FindQuery { text: Some(MARKER.to_lowercase()), ..Default::default() }).expect("found");
+    assert!(by_value.text.starts_with("0 matches"), "{}", by_value.text);
+    let by_name = ps.find(&FindQuery { text: Some("memorable".into()), ..Default::default() }).expect("found");
+    assert!(by_name.text.starts_with("1 match") && by_name.text.contains(MASK), "{}", by_name.text);
+    let textboxes = ps.find(&FindQuery { role: Some("textbox".into()), ..Default::default() }).expect("found");
+    assert_no_marker("browser_find", &everything(&textboxes));
+    assert!(textboxes.text.starts_with("10 matches") && textboxes.text.contains("\"Ada\""), "{}", textboxes.text);
+}
+
+#[test]
+fn a_password_field_shown_as_text_stays_masked_in_the_delta_and_after() {
+    let mut ps = PageState::new();
+    let before = ps.compile(&capture(&checkout("L1", "password")));
+    ps.answer_snapshot(before, &Default::default()).expect("an answer");
+    // A "show password" toggle: the same node, now type=text.
+    let shown = ps.compile(&capture(&checkout("L1", "text")));
+    let delta = ps.answer(shown, Answer::AfterAction, &[], None);
+    assert_no_marker("the delta after a show-password toggle", &everything(&delta));
+    assert!(delta.text.contains("Login secret"), "the toggle shows as a change: {}", delta.text);
+    let view = ps.view().expect("a view").lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>().join("\n");
+    assert_no_marker("the agent's view", &view);
+    // A person comparing the versions reads no secret either.
+    let held = ps.held_versions();
+    let rows = ps.review(held[0], held[held.len() - 1], 3).expect("both held");
+    assert_no_marker("the review", &format!("{rows:?}"));
+    // Later looks keep it masked while the document lives…
+    let again = ps.compile(&capture(&checkout("L1", "text")));
+    assert_no_marker("a later snapshot", &everything(&ps.answer_snapshot(again, &Default::default()).unwrap()));
+    // …and when the page comes back from the back/forward cache, under a new loader id.
+    let restored = ps.compile(&capture(&checkout("L2", "text")));
+    assert_no_marker("a restored page", &everything(&ps.answer(restored, Answer::Baseline, &[], None)));
+    // A field of another document that was never secret shows its value.
+    let mut fresh = page("L3", vec![field(90, &[("type", "text"), ("name", "login")], "Login secret", "visible")]);
+    fresh.url = "https://shop.test/next".into();
+    let next = ps.compile(&capture(&fresh));
+    let out = ps.answer(next, Answer::Baseline, &[], None);
+    assert!(out.text.contains("\"visible\""), "{}", out.text);
+}
+
+#[test]
+fn a_value_typed_into_a_secret_field_is_a_masked_change() {
+    let verify = |value: &str| {
+        let mut body: Vec<Node> = (0..6).map(|i| p(40 + i, &format!("Step {i} of signing in"))).collect();
+        body.push(field(31, &[("type", "text"), ("name", "otp")], "", value));
+        let mut page = page("L1", body);
+        page.url = "https://shop.test/verify".into();
+        page
+    };
+    let mut ps = PageState::new();
+    let before = ps.compile(&capture(&verify("")));
+    ps.answer_snapshot(before, &Default::default()).expect("an answer");
+    let typed = verify(MARKER);
+    let after = ps.compile(&capture(&typed));
+    let out = ps.answer(after, Answer::AfterAction, &[], None);
+    assert_no_marker("the delta", &everything(&out));
+    assert!(out.text.contains(MASK), "the typing shows, masked: {}", out.text);
+    assert_eq!(out.structured.as_ref().expect("facts")["kind"], json!("delta"), "{}", out.text);
+}
+
+#[test]
+fn a_field_masked_by_its_style_stays_masked_once_the_style_is_removed() {
+    let mut ps = PageState::new();
+    let masked = page("L1", vec![with_text_security(field(36, &[("type", "text")], "Answer", MARKER), "circle")]);
+    let before = ps.compile(&capture(&masked));
+    assert_no_marker("the snapshot", &everything(&ps.answer_snapshot(before, &Default::default()).unwrap()));
+    let unmasked = page("L1", vec![field(36, &[("type", "text")], "Answer", MARKER)]);
+    let after = ps.compile(&capture(&unmasked));
+    assert_no_marker("the delta", &everything(&ps.answer(after, Answer::AfterAction, &[], None)));
+}

@@ -1,0 +1,155 @@
+//! The redaction corpus: a value typed into every kind of secret field, and secrets in every
+//! kind of URL (the page's own, its requests, a link followed, a URL the page rewrites, console
+//! messages quoting them), never appear anywhere in what the server sends the MCP client: the
+//! raw JSON-RPC transcript, text, `structuredContent` and errors alike. Every read tool and
+//! action answer is called on them; the fields stay visible and addressable, masked, and an
+//! ordinary field's value is shown.
+
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use serde_json::{Value, json};
+use sightline_e2e::client::Reply;
+use sightline_e2e::{McpClient, Rig, ref_of};
+
+/// What every secret in the page and in this test starts with.
+const MARKER: &str = "SLMARK";
+
+/// How the test finds a field: a field without a name is shown with its id, a labelled one by
+/// its name.
+#[derive(Debug, Clone, Copy)]
+enum Locator {
+    Id(&'static str),
+    Name(&'static str),
+}
+
+/// The secret fields of the fixture, and what kind of secret each is.
+const SECRET_FIELDS: &[(Locator, &str)] = &[
+    (Locator::Id("otp"), "one-time code named by its id"),
+    (Locator::Id("f-3"), "expiry named by its name"),
+    (Locator::Id("f-4"), "PIN named by its name"),
+    (Locator::Id("iban"), "IBAN named by its id"),
+    (Locator::Name("Memorable word"), "field masked by -webkit-text-security"),
+    (Locator::Name("Access word"), "password field"),
+];
+
+/// The ref of a field in a snapshot: by the id on its line, or by its name in the facts.
+fn field_ref(snapshot: &Reply, locator: Locator) -> String {
+    match locator {
+        Locator::Name(name) => ref_of(snapshot, "textbox", name),
+        Locator::Id(id) => {
+            let by_id = format!("id=\"{id}\"");
+            let element = Regex::new(r"\be\d+\b").expect("a ref pattern");
+            snapshot
+                .text
+                .lines()
+                .filter(|l| l.contains(&by_id))
+                .find_map(|l| element.find(l))
+                .map(|m| m.as_str().to_owned())
+                .unwrap_or_else(|| panic!("no field with id {id} in:\n{}", snapshot.text))
+        }
+    }
+}
+
+/// Calls `tool`, which must succeed.
+async fn ok(c: &McpClient, tool: &str, args: Value) -> Reply {
+    let reply = c.call(tool, args.clone()).await.unwrap_or_else(|e| panic!("{tool} {args}: {e:#}"));
+    assert!(!reply.is_error, "{tool} {args} failed: {}", reply.text);
+    reply
+}
+
+/// Waits (at most 10 s) until `tool` answers with text containing `wanted`.
+async fn until_contains(c: &McpClient, tool: &str, args: Value, wanted: &str) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let reply = ok(c, tool, args.clone()).await;
+        if reply.text.contains(wanted) || Instant::now() > deadline {
+            return reply;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_client() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &McpClient::connect_recording(&rig.sandbox).await.expect("a recording client");
+    let url = rig.server.url(&format!(
+        "trust/redaction.html?lang=en&token={MARKER}-page&access_token={MARKER}-pageat#code={MARKER}-pagefrag"
+    ));
+
+    // The page: its URL's secrets masked in the header (which, like CDP, leaves the fragment out),
+    // every field present.
+    let page = ok(c, "browser_navigate", json!({"url": url})).await;
+    assert!(page.text.contains("redaction.html?lang=en&token=••••••&access_token=•••••• "), "{}", page.text);
+    let snapshot = ok(c, "browser_snapshot", json!({})).await;
+    let name = ref_of(&snapshot, "textbox", "Full name");
+    ok(c, "browser_type", json!({"ref": name, "text": "Ada Lovelace"})).await;
+
+    // A marker typed into every secret field, each answer a delta showing the field masked.
+    for (n, (locator, what)) in SECRET_FIELDS.iter().enumerate() {
+        let field = field_ref(&snapshot, *locator);
+        let typed = ok(c, "browser_type", json!({"ref": field, "text": format!("{MARKER}-{n}")})).await;
+        assert!(typed.text.contains(&format!("{field} ")) && typed.text.contains("••••••"), "{what}: {}", typed.text);
+    }
+    // "Show it" makes the password field a text field: the delta says so, masked.
+    let toggle = ref_of(&snapshot, "button", "Show it");
+    let shown = ok(c, "browser_click", json!({"ref": toggle})).await;
+    assert!(shown.text.contains("Hide it"), "the toggle ran: {}", shown.text);
+    // Requests, a console error and a rewritten URL, all carrying secrets.
+    let sync = ref_of(&snapshot, "button", "Sync");
+    ok(c, "browser_click", json!({"ref": sync})).await;
+
+    // Every read tool.
+    let after = ok(c, "browser_snapshot", json!({})).await;
+    let facts = after.structured.clone().unwrap_or_default();
+    let elements = facts["elements"].as_array().cloned().unwrap_or_default();
+    for (locator, what) in SECRET_FIELDS {
+        let field = field_ref(&after, *locator);
+        let element = elements.iter().find(|e| e["ref"] == field.as_str());
+        assert_eq!(element.map(|e| e["value"].clone()), Some(json!("••••••")), "{what}: {}", after.text);
+    }
+    assert!(after.text.contains("= \"Ada Lovelace\""), "an ordinary field shows its value: {}", after.text);
+    assert!(after.text.contains("?step=3&code=•••••• "), "the rewritten URL: {}", after.text);
+    let found = ok(c, "browser_find", json!({"text": MARKER})).await;
+    assert!(found.text.starts_with("0 matches"), "{}", found.text);
+    let textboxes = ok(c, "browser_find", json!({"role": "textbox"})).await;
+    assert!(textboxes.text.contains("Ada Lovelace") && textboxes.text.contains("••••••"), "{}", textboxes.text);
+    let tabs = ok(c, "browser_tabs", json!({"action": "list"})).await;
+    assert!(tabs.text.contains("?step=3&code=••••••#id_token=••••••"), "{}", tabs.text);
+    let network = until_contains(c, "browser_network_requests", json!({}), "/status/500").await;
+    for request in
+        ["/status/404?access_token=••••••&lang=en", "/status/500?token=••••••&sig=••••••&page=1", "key=••••••"]
+    {
+        assert!(network.text.contains(request), "{request}: {}", network.text);
+    }
+    let console = until_contains(c, "browser_console_messages", json!({}), "sync failed").await;
+    assert!(console.text.contains("checkout at ") && console.text.contains("token=••••••"), "{}", console.text);
+    let changes = ok(c, "get_changes_since", json!({})).await;
+    assert!(changes.text.contains("••••••"), "{}", changes.text);
+    ok(c, "browser_checkpoint", json!({"action": "create", "name": "before_leaving"})).await;
+
+    // A link whose URL carries secrets, followed; then back.
+    let next = ref_of(&after, "link", "Next page");
+    let followed = ok(c, "browser_click", json!({"ref": next})).await;
+    assert!(followed.text.contains("second.html?password=••••••&page=2 "), "{}", followed.text);
+    let tabs = ok(c, "browser_tabs", json!({})).await;
+    assert!(tabs.text.contains("second.html?password=••••••&page=2#access_token=••••••"), "{}", tabs.text);
+    ok(c, "get_changes_since", json!({"checkpoint": "before_leaving"})).await;
+    let back = ok(c, "browser_navigate", json!({"go": "back"})).await;
+    assert!(back.text.contains("token=••••••"), "{}", back.text);
+    ok(c, "browser_snapshot", json!({})).await;
+    ok(c, "browser_network_requests", json!({})).await;
+    ok(c, "browser_console_messages", json!({})).await;
+    ok(c, "get_changes_since", json!({})).await;
+
+    // Nothing the server sent holds a secret; what it sent is the real exchange (the fields,
+    // the ordinary value, the masks and the answers' structured content).
+    let transcript = c.transcript().expect("a recording client");
+    let leaks: Vec<&str> = transcript.lines().filter(|l| l.contains(MARKER)).collect();
+    assert!(leaks.is_empty(), "secrets reached the client:\n{}", leaks.join("\n"));
+    for expected in ["Ada Lovelace", "••••••", "id=\\\"otp\\\"", "\"structuredContent\"", "Hide it", "/status/500"]
+    {
+        assert!(transcript.contains(expected), "the transcript lacks {expected}:\n{transcript}");
+    }
+}
