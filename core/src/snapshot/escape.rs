@@ -139,11 +139,17 @@ pub fn pre(s: &str) -> String {
 const STRUCTURAL_STARTS: &[&str] =
     &["<", "!", "…", "~", "+", "```", "gone:", "note:", "Since the last response:", "at the top:", "after \""];
 
-/// Whether a line of page text (already escaped) would start like structure.
+/// Whether a line of page text (already escaped) would start like structure: one of
+/// [`STRUCTURAL_STARTS`], a version (`v3`), or a first word followed by ` · v3` (the header's
+/// URL and version line).
 pub fn starts_like_structure(line: &str) -> bool {
     let mut chars = line.chars();
     let version = chars.next() == Some('v') && chars.next().is_some_and(|c| c.is_ascii_digit());
-    version || STRUCTURAL_STARTS.iter().any(|s| line.starts_with(s))
+    let first_word = line.split(' ').next().unwrap_or_default();
+    let version_line = line[first_word.len()..]
+        .strip_prefix(" · v")
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    version || version_line || STRUCTURAL_STARTS.iter().any(|s| line.starts_with(s))
 }
 
 /// A line of page text as written at the start of a line: marked with `\` (after its
@@ -281,6 +287,7 @@ mod tests {
             "note: you acted on v3",
             "Since the last response: 1 console error",
             "at the top: x",
+            "https://bank.test/ · v9 · full page: new page",
         ] {
             assert!(line_start(text(s)).starts_with('\\'), "{s}");
         }

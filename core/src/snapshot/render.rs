@@ -139,21 +139,22 @@ pub fn element_line(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64; 
     element_parts(facts, element_ref, bbox).join(" ")
 }
 
-/// A link's text as written between `[` and `]`: its name (or title, or id), escaped so that
-/// it cannot close the link early.
+/// A link's text (written between `[` and `]`, escaped): its name, or title, or id.
 fn link_label(facts: &ElementFacts) -> String {
     if !facts.name.is_empty() {
-        return escape::label(&facts.name);
+        return facts.name.clone();
     }
     facts
         .attrs
         .iter()
         .find(|(k, _)| *k == "title" || *k == "id")
-        .map(|(_, v)| escape::label(v))
+        .map(|(_, v)| v.clone())
         .unwrap_or_else(|| "link".into())
 }
 
-/// Page text written on one line so far, against [`escape::MAX_LINE_TEXT_BYTES`].
+/// Page text written on one line so far, against [`escape::MAX_LINE_TEXT_BYTES`]: text, link
+/// text, names of inline elements. Past it, each is cut to a marker saying how much was cut;
+/// refs are always written.
 struct Budget {
     left: usize,
 }
@@ -163,11 +164,11 @@ impl Budget {
         Budget { left: escape::MAX_LINE_TEXT_BYTES }
     }
 
-    /// `text` (already escaped) within what is left, cut with a marker past it.
-    fn take(&mut self, text: &str) -> String {
+    /// `text` within what is left, cut with a marker past it.
+    fn take<'t>(&mut self, text: &'t str) -> std::borrow::Cow<'t, str> {
         let kept = escape::cap(text, self.left);
         self.left = self.left.saturating_sub(text.len());
-        kept.into_owned()
+        kept
     }
 }
 
@@ -177,12 +178,14 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
     let mut out = String::new();
     for run in runs {
         match run {
-            Run::Text(t) => out.push_str(&budget.take(&escape::text(t))),
-            Run::Pre(t) if keep_breaks => out.push_str(&budget.take(&escape::pre(t))),
-            Run::Pre(t) => out.push_str(&budget.take(&escape::text(t))),
+            Run::Text(t) => out.push_str(&escape::text(&budget.take(t))),
+            Run::Pre(t) if keep_breaks => out.push_str(&escape::pre(&budget.take(t))),
+            Run::Pre(t) => out.push_str(&escape::text(&budget.take(t))),
             Run::Link(i) => {
                 let e = snapshot.element(*i);
-                out.push_str(&format!("[{}]({})", link_label(&e.facts), snapshot.element_ref(*i)));
+                let label = link_label(&e.facts);
+                let label = escape::label(&budget.take(&label));
+                out.push_str(&format!("[{label}]({})", snapshot.element_ref(*i)));
                 if bbox && let Some([x, y, w, h]) = snapshot.bbox_shown(*i) {
                     out.push_str(&format!("@{x},{y},{w},{h}"));
                 }
@@ -196,7 +199,7 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
                 let mut s = format!("{} {}", snapshot.element_ref(*i), e.facts.role);
                 if !e.facts.name.is_empty() {
                     s.push(' ');
-                    s.push_str(&quote(&e.facts.name));
+                    s.push_str(&quote(&budget.take(&e.facts.name)));
                 } else if nameless(&e.facts) {
                     s.push(' ');
                     s.push_str(NO_NAME);
@@ -207,7 +210,7 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
                 }
                 out.push_str(&s);
             }
-            Run::Image(alt) => out.push_str(&format!("![{}]", budget.take(&escape::label(alt)))),
+            Run::Image(alt) => out.push_str(&format!("![{}]", escape::label(&budget.take(alt)))),
         }
     }
     out
@@ -335,12 +338,7 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<Strin
 /// The title as the header's first line: page text, marked with `\` when it would start like
 /// structure or read as the URL and version line that follows it.
 fn title_line(title: &str) -> String {
-    let line = escape::text(&escape::cap(title, escape::MAX_NAME_BYTES));
-    let first_word = line.split(' ').next().unwrap_or_default();
-    let reads_as_version_line = line[first_word.len()..]
-        .strip_prefix(" · v")
-        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    if reads_as_version_line && !line.starts_with('\\') { format!("\\{line}") } else { escape::line_start(line) }
+    escape::line_start(escape::text(&escape::cap(title, escape::MAX_NAME_BYTES)))
 }
 
 /// Renders the snapshot (header and body) as one or more pages.
