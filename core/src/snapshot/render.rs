@@ -23,7 +23,9 @@
 //! the next one, and nothing is dropped.
 //!
 //! Every line is written beside the refs it shows ([`BodyLine::refs`]), taken from the outline:
-//! nothing reads refs back out of the text.
+//! nothing reads refs back out of the text. Page text is written by the rules of
+//! [`super::escape`], so that no page can write a line, a ref or a tag of its own; preformatted
+//! text of several lines is fenced (` ``` `).
 
 use std::collections::BTreeSet;
 
