@@ -83,12 +83,16 @@ fn hostile_page() -> Page {
 }
 
 fn full_text(page: &Page) -> (String, BTreeSet<String>) {
+    full_text_with(page, &RenderOptions::default())
+}
+
+fn full_text_with(page: &Page, options: &RenderOptions) -> (String, BTreeSet<String>) {
     let mut ps = PageState::new();
     let snapshot = ps.compile(&capture(page));
     let response = ps.baseline(snapshot, false);
     let snapshot = ps.snapshot().expect("a snapshot");
     let refs = snapshot.facts(1).elements.iter().map(|e| e.element_ref.clone()).collect();
-    (render_response(snapshot, &response, &RenderOptions::default()).text, refs)
+    (render_response(snapshot, &response, options).text, refs)
 }
 
 #[test]
@@ -159,28 +163,39 @@ fn an_action_adding_hostile_text_answers_with_it_escaped() {
 #[test]
 fn a_giant_paragraph_or_name_is_cut_with_a_marker_and_pages_stay_bounded() {
     let giant = "word ".repeat(1_000_000);
-    let name = "n".repeat(50_000);
-    let links: Vec<Node> = (0..40).map(|i| inline_link(100 + i, &"l".repeat(900))).collect();
-    let (text, refs) = full_text(&page(
+    let name = "n".repeat(200_000);
+    let links: Vec<Node> = (0..200).map(|i| inline_link(1000 + i, &"l".repeat(900))).collect();
+    let hostile = page(
         "L1",
         vec![p(12, &giant), button(13, &name), link(14, "After"), p(15, &"é".repeat(100_000)), para(16, links)],
-    ));
-    assert_eq!(refs.len(), 42, "every element is kept");
+    );
+    let all = RenderOptions { ceiling_tokens: usize::MAX, ..RenderOptions::default() };
+    let (text, refs) = full_text_with(&hostile, &all);
+    assert_eq!(refs.len(), 202, "every element is kept");
     assert_eq!(unescaped_refs(&text), refs, "every ref is written, however long its line:\n{text}");
     for line in text.lines() {
         // The text's share, plus a ref and a cut marker for each element on the line.
         let bound = MAX_LINE_TEXT_BYTES + 64 * (1 + unescaped_refs(line).len());
         assert!(line.len() <= bound, "a line of {} bytes", line.len());
     }
+    let cut = giant.trim().len() - MAX_LINE_TEXT_BYTES;
+    assert!(text.contains(&format!("word  …[cut {} bytes]", group(cut))), "a cut says how much");
+    assert!(text.contains(&format!("nnnn…[cut {} bytes]\"", group(200_000 - MAX_NAME_BYTES))), "a name is cut");
+    let accents = text.lines().find(|l| l.contains('é')).unwrap_or_default();
     assert!(
-        text.contains(&format!("…[cut {} bytes]", group(giant.trim().len() - MAX_LINE_TEXT_BYTES))),
-        "cut says how much"
+        accents.ends_with(&format!("é …[cut {} bytes]", group(200_000 - MAX_LINE_TEXT_BYTES))),
+        "at a character boundary"
     );
-    assert!(text.contains(&format!("{}…[cut {} bytes]", "n".repeat(20), group(50_000 - MAX_NAME_BYTES))));
-    let e = text.lines().find(|l| l.contains('é')).unwrap_or_default();
-    assert!(e.len() <= MAX_LINE_TEXT_BYTES + 64 && e.contains("…[cut"), "cut at a character boundary: {}", e.len());
-    // The whole answer is bounded: well under the 1 MB a message to the browser may carry.
-    assert!(text.len() < 200_000, "{} bytes", text.len());
+    let links = text.lines().find(|l| l.contains("[l")).unwrap_or_default();
+    assert!(
+        links.contains("[…](e") && links.ends_with(" bytes]"),
+        "link texts past the bound are cut, their refs kept"
+    );
+    // Each page is bounded: well under the 1 MB a message to the browser may carry.
+    for page in 1..=5 {
+        let (text, _) = full_text_with(&hostile, &RenderOptions { page, ..RenderOptions::default() });
+        assert!(text.len() < 300_000, "page {page}: {} bytes", text.len());
+    }
 }
 
 fn group(n: usize) -> String {

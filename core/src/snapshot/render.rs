@@ -155,22 +155,32 @@ fn link_label(facts: &ElementFacts) -> String {
 }
 
 /// Page text written on one line so far, against [`escape::MAX_LINE_TEXT_BYTES`]: text, link
-/// text, names of inline elements. Past it, each is cut to a marker saying how much was cut;
-/// refs are always written.
+/// text, names of inline elements. Past it, text is left out and link texts become `…`; the
+/// line ends with one marker saying how much was cut. Refs are always written.
 struct Budget {
     left: usize,
+    cut: usize,
 }
 
 impl Budget {
     fn new() -> Budget {
-        Budget { left: escape::MAX_LINE_TEXT_BYTES }
+        Budget { left: escape::MAX_LINE_TEXT_BYTES, cut: 0 }
     }
 
-    /// `text` within what is left, cut with a marker past it.
-    fn take<'t>(&mut self, text: &'t str) -> std::borrow::Cow<'t, str> {
-        let kept = escape::cap(text, self.left);
-        self.left = self.left.saturating_sub(text.len());
-        kept
+    /// As much of `text` as is left, cut at a character boundary.
+    fn take<'t>(&mut self, text: &'t str) -> &'t str {
+        let mut end = text.len().min(self.left);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.left -= end;
+        self.cut += text.len() - end;
+        &text[..end]
+    }
+
+    /// `line` with the marker of what was cut at its end.
+    fn close(&self, line: String) -> String {
+        if self.cut == 0 { line } else { format!("{line} {}", escape::cut_marker(self.cut)) }
     }
 }
 
@@ -180,13 +190,14 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
     let mut out = String::new();
     for run in runs {
         match run {
-            Run::Text(t) => out.push_str(&escape::text(&budget.take(t))),
-            Run::Pre(t) if keep_breaks => out.push_str(&escape::pre(&budget.take(t))),
-            Run::Pre(t) => out.push_str(&escape::text(&budget.take(t))),
+            Run::Text(t) => out.push_str(&escape::text(budget.take(t))),
+            Run::Pre(t) if keep_breaks => out.push_str(&escape::pre(budget.take(t))),
+            Run::Pre(t) => out.push_str(&escape::text(budget.take(t))),
             Run::Link(i) => {
                 let e = snapshot.element(*i);
                 let label = link_label(&e.facts);
-                let label = escape::label(&budget.take(&label));
+                let kept = budget.take(&label);
+                let label = if kept.is_empty() && !label.is_empty() { "…".to_owned() } else { escape::label(kept) };
                 out.push_str(&format!("[{label}]({})", snapshot.element_ref(*i)));
                 if bbox && let Some([x, y, w, h]) = snapshot.bbox_shown(*i) {
                     out.push_str(&format!("@{x},{y},{w},{h}"));
@@ -201,7 +212,7 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
                 let mut s = format!("{} {}", snapshot.element_ref(*i), e.facts.role);
                 if !e.facts.name.is_empty() {
                     s.push(' ');
-                    s.push_str(&quote(&budget.take(&e.facts.name)));
+                    s.push_str(&quote(budget.take(&e.facts.name)));
                 } else if nameless(&e.facts) {
                     s.push(' ');
                     s.push_str(NO_NAME);
@@ -212,7 +223,7 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget,
                 }
                 out.push_str(&s);
             }
-            Run::Image(alt) => out.push_str(&format!("![{}]", escape::label(&budget.take(alt)))),
+            Run::Image(alt) => out.push_str(&format!("![{}]", escape::label(budget.take(alt)))),
         }
     }
     out
@@ -242,6 +253,7 @@ pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: b
         LineContent::Text(runs) => {
             let pre = runs.iter().any(|r| matches!(r, Run::Pre(_)));
             let t = runs_text(snapshot, runs, bbox, &mut budget, pre);
+            let t = budget.close(t);
             let starts_with_text = matches!(runs.first(), Some(Run::Text(_) | Run::Pre(_)));
             if !t.contains('\n') {
                 // Page text that would start like structure is marked.
@@ -259,14 +271,16 @@ pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: b
             out.join("\n")
         }
         LineContent::Heading { level, runs } => {
-            format!("{pad}{} {}", "#".repeat(*level as usize), runs_text(snapshot, runs, bbox, &mut budget, false))
+            let t = runs_text(snapshot, runs, bbox, &mut budget, false);
+            format!("{pad}{} {}", "#".repeat(*level as usize), budget.close(t))
         }
         LineContent::Item { marker, runs } => {
-            format!("{pad}{marker} {}", runs_text(snapshot, runs, bbox, &mut budget, false))
+            let t = runs_text(snapshot, runs, bbox, &mut budget, false);
+            format!("{pad}{marker} {}", budget.close(t))
         }
         LineContent::Row { cells, header } => {
             let cells: Vec<String> = cells.iter().map(|c| runs_text(snapshot, c, bbox, &mut budget, false)).collect();
-            let row = format!("{pad}| {} |", cells.join(" | "));
+            let row = budget.close(format!("{pad}| {} |", cells.join(" | ")));
             if *header { format!("{row}\n{pad}|{}|", vec!["---"; cells.len()].join("|")) } else { row }
         }
         LineContent::Element(i) => {
