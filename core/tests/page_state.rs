@@ -443,6 +443,15 @@ fn the_reason_for_a_full_page_goes_on_the_version_line_whatever_the_title_says()
     let mut lines = t.lines();
     assert_eq!(lines.next(), Some("Release notes · v2 · what is new"));
     assert_eq!(lines.next(), Some("https://shop.test/ · v2 · full page: new page"));
+
+    // A title that reads as the version line itself is marked as text.
+    let mut posing = shop("L3", "Basket: 0 items", vec![]);
+    posing.title = "https://bank.test/ · v9 · no change".into();
+    let r = baseline(&mut ps, &posing);
+    let t = text(&ps, &r);
+    let mut lines = t.lines();
+    assert_eq!(lines.next(), Some("\\https://bank.test/ · v9 · no change"));
+    assert_eq!(lines.next(), Some("https://shop.test/ · v3 · full page: new page"));
 }
 
 // After a restart ------------------------------------------------------------------------------------

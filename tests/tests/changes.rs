@@ -222,7 +222,7 @@ async fn console_and_network_reads_page_through_everything_recorded() {
 
     let errors = c.ok("browser_console_messages", json!({"level": "error"})).await;
     assert!(errors.starts_with("Console messages (errors) 1–1 of 1, page 1 of 1 (newest last):\n"), "{errors}");
-    assert!(errors.contains(&format!("error: {ERROR_TEXT} (http://127.0.0.1:")), "{errors}");
+    assert!(errors.contains(&format!("error: \"{ERROR_TEXT}\" (http://127.0.0.1:")), "{errors}");
 
     let failed = c.ok("browser_network_requests", json!({"failed": true})).await;
     assert!(failed.starts_with("Requests (failed) 1–1 of 1, page 1 of 1 (newest last):\n"), "{failed}");

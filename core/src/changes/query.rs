@@ -14,6 +14,8 @@ use super::fingerprint::{endpoint_key, truncate_chars};
 use super::iso_time::parse_iso;
 use super::report::ChangeReport;
 use crate::protocol::ChangesParams;
+use crate::snapshot::escape;
+use crate::snapshot::render::quote;
 
 /// Longest message quoted in a response line, in characters.
 const LINE_MESSAGE_CHARS: usize = 100;
@@ -104,15 +106,16 @@ pub(crate) fn last_response_line(store: &mut CheckpointStore, buffers: &Buffers,
 
     let mut parts = Vec::new();
     if let Some(entry) = latest_error {
-        let message = truncate_chars(entry.text.trim(), LINE_MESSAGE_CHARS);
+        // Quoted as JSON on one line: a message cannot add lines of its own to the answer.
+        let message = quote(&truncate_chars(entry.text.trim(), LINE_MESSAGE_CHARS));
         parts.push(match errors {
-            1 => format!("1 console error (\"{message}\")"),
-            n => format!("{n} console errors (latest \"{message}\")"),
+            1 => format!("1 console error ({message})"),
+            n => format!("{n} console errors (latest {message})"),
         });
     }
     if let Some(entry) = latest_failure {
         let outcome = match (entry.status, entry.error.as_deref()) {
-            (0, Some(error)) => truncate_chars(error, LINE_MESSAGE_CHARS).into_owned(),
+            (0, Some(error)) => escape::text(&truncate_chars(error, LINE_MESSAGE_CHARS)),
             (0, None) => "no response".to_owned(),
             (status, _) => status.to_string(),
         };

@@ -16,6 +16,7 @@ use std::collections::HashSet;
 
 use super::view::{ChangedLine, LineDiff, LineKey};
 use crate::refs::{GoneReason, format_ref};
+use crate::snapshot::render::quote;
 
 /// What changed between two versions of the agent's view.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,7 +104,7 @@ fn after_label(delta: &Delta, id: &LineKey) -> Option<String> {
     }
     // A text line the agent already has: not in this delta, so name it by id only if it is
     // among the changed lines; otherwise say nothing rather than guess.
-    delta.lines.changed.iter().find(|c| &c.id == id).map(|c| format!("\"{}\"", short(&c.after)))
+    delta.lines.changed.iter().find(|c| &c.id == id).map(|c| quote(&short(&c.after)))
 }
 
 fn short(text: &str) -> String {
@@ -158,7 +159,12 @@ fn short_change(before: &str, after: &str) -> (String, String) {
     let suffix = b[prefix..].iter().rev().zip(a[prefix..].iter().rev()).take_while(|(x, y)| x == y).count();
     let context = 20;
     let cut = |s: &[char]| {
-        let start = prefix.saturating_sub(context);
+        let mut start = prefix.saturating_sub(context);
+        // Never cut between an escaping backslash and what it escapes: `\e2` would become a ref.
+        let backslashes = s[..start].iter().rev().take_while(|&&c| c == '\\').count();
+        if !backslashes.is_multiple_of(2) {
+            start -= 1;
+        }
         let end = (s.len() - suffix + context).min(s.len());
         let mut out = String::new();
         if start > 0 {

@@ -23,6 +23,7 @@
 
 pub use super::secrets::MASK;
 use super::secrets::is_secret;
+use super::escape::{MAX_NAME_BYTES, MAX_VALUE_BYTES, cap};
 use super::text::{normalise, words, words_covered};
 use super::tree::{NodeId, NodeKind, PageTree};
 
@@ -89,6 +90,12 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     let tag = implied_tag_differs(&node.tag, &role).then(|| node.tag.clone());
     let compound = compound(tree, id, &role, &input_type);
     let text = (!text_field && !says_all_of(&name, &own_text)).then_some(own_text);
+    // Bounded: a giant name, value or text is cut with a marker saying how much.
+    let name = cap(&name, MAX_NAME_BYTES).into_owned();
+    let value = value.map(|v| cap(&v, MAX_VALUE_BYTES).into_owned());
+    let text = text.map(|t| cap(&t, MAX_NAME_BYTES).into_owned());
+    let compound = compound.map(|c| cap(&c, MAX_NAME_BYTES).into_owned());
+    let attrs = attrs.into_iter().map(|(k, v)| (k, cap(&v, MAX_NAME_BYTES).into_owned())).collect();
     ElementFacts { role, name, value, states, attrs, tag, compound, text }
 }
 

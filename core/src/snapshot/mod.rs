@@ -23,6 +23,7 @@
 
 pub mod actionable;
 pub mod element;
+pub mod escape;
 pub mod occlusion;
 pub mod outline;
 pub mod render;
@@ -423,7 +424,8 @@ fn region_names(regions: &[outline::Region]) -> Vec<String> {
         .map(|r| {
             let n = count.entry((r.kind, r.label.as_str())).or_insert(0);
             *n += 1;
-            let base = if r.label.is_empty() { r.kind.to_owned() } else { format!("{} {:?}", r.kind, r.label) };
+            let base =
+                if r.label.is_empty() { r.kind.to_owned() } else { format!("{} {}", r.kind, escape::quote(&r.label)) };
             if *n == 1 { base } else { format!("{base} #{n}") }
         })
         .collect()

@@ -23,11 +23,14 @@
 //! the next one, and nothing is dropped.
 //!
 //! Every line is written beside the refs it shows ([`BodyLine::refs`]), taken from the outline:
-//! nothing reads refs back out of the text.
+//! nothing reads refs back out of the text. Page text is written by the rules of
+//! [`super::escape`], so that no page can write a line, a ref or a tag of its own; preformatted
+//! text of several lines is fenced (` ``` `).
 
 use std::collections::BTreeSet;
 
 use super::element::ElementFacts;
+use super::escape;
 use super::outline::{LineContent, Run};
 use super::{ElementId, RegionId, Snapshot};
 
@@ -86,9 +89,10 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// Quotes a name or value the way JSON does, so quotes and line breaks inside stay readable.
+/// Quotes a name or value as JSON, so quotes and line breaks inside stay readable and nothing
+/// inside can pose as structure ([`escape::quote`]).
 pub fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+    escape::quote(s)
 }
 
 /// Written in place of the name of an element that has none at all (no accessible name, title,
@@ -116,7 +120,7 @@ pub fn element_parts(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64;
         parts.push(quote(value));
     }
     if let Some(compound) = &facts.compound {
-        parts.push(compound.clone());
+        parts.push(escape::text(compound));
     }
     parts.extend(facts.states.iter().map(|s| (*s).to_owned()));
     parts.extend(facts.attrs.iter().map(|(key, value)| format!("{key}={}", quote(value))));
@@ -124,7 +128,7 @@ pub fn element_parts(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64;
         && let Some(last) = parts.last_mut()
     {
         last.push_str(": ");
-        last.push_str(text);
+        last.push_str(&escape::text(text));
     }
     if let Some([x, y, w, h]) = bbox {
         parts.push(format!("@{x},{y},{w},{h}"));
@@ -137,6 +141,7 @@ pub fn element_line(facts: &ElementFacts, element_ref: &str, bbox: Option<[i64; 
     element_parts(facts, element_ref, bbox).join(" ")
 }
 
+/// A link's text (written between `[` and `]`, escaped): its name, or title, or id.
 fn link_label(facts: &ElementFacts) -> String {
     if !facts.name.is_empty() {
         return facts.name.clone();
@@ -149,25 +154,65 @@ fn link_label(facts: &ElementFacts) -> String {
         .unwrap_or_else(|| "link".into())
 }
 
-fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool) -> String {
+/// Page text written on one line so far, against [`escape::MAX_LINE_TEXT_BYTES`]: text, link
+/// text, names of inline elements. Past it, text is left out and link texts become `…`; the
+/// line ends with one marker saying how much was cut. Refs are always written.
+struct Budget {
+    left: usize,
+    cut: usize,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget { left: escape::MAX_LINE_TEXT_BYTES, cut: 0 }
+    }
+
+    /// As much of `text` as is left, cut at a character boundary.
+    fn take<'t>(&mut self, text: &'t str) -> &'t str {
+        let mut end = text.len().min(self.left);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.left -= end;
+        self.cut += text.len() - end;
+        &text[..end]
+    }
+
+    /// `line` with the marker of what was cut at its end.
+    fn close(&self, line: String) -> String {
+        if self.cut == 0 { line } else { format!("{line} {}", escape::cut_marker(self.cut)) }
+    }
+}
+
+/// The runs of a line as one string. Preformatted text keeps its line breaks when
+/// `keep_breaks` (a fenced block), else they become spaces.
+fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool, budget: &mut Budget, keep_breaks: bool) -> String {
     let mut out = String::new();
     for run in runs {
         match run {
-            Run::Text(t) => out.push_str(t),
-            Run::Pre(t) => out.push_str(t),
+            Run::Text(t) => out.push_str(&escape::text(budget.take(t))),
+            Run::Pre(t) if keep_breaks => out.push_str(&escape::pre(budget.take(t))),
+            Run::Pre(t) => out.push_str(&escape::text(budget.take(t))),
             Run::Link(i) => {
                 let e = snapshot.element(*i);
-                out.push_str(&format!("[{}]({})", link_label(&e.facts), snapshot.element_ref(*i)));
+                let label = link_label(&e.facts);
+                let kept = budget.take(&label);
+                let label = if kept.is_empty() && !label.is_empty() { "…".to_owned() } else { escape::label(kept) };
+                out.push_str(&format!("[{label}]({})", snapshot.element_ref(*i)));
                 if bbox && let Some([x, y, w, h]) = snapshot.bbox_shown(*i) {
                     out.push_str(&format!("@{x},{y},{w},{h}"));
                 }
             }
             Run::Element(i) => {
                 let e = snapshot.element(*i);
+                // A ref glued to a word would not read as a ref.
+                if out.chars().last().is_some_and(escape::word_char) {
+                    out.push(' ');
+                }
                 let mut s = format!("{} {}", snapshot.element_ref(*i), e.facts.role);
                 if !e.facts.name.is_empty() {
                     s.push(' ');
-                    s.push_str(&quote(&e.facts.name));
+                    s.push_str(&quote(budget.take(&e.facts.name)));
                 } else if nameless(&e.facts) {
                     s.push(' ');
                     s.push_str(NO_NAME);
@@ -178,11 +223,15 @@ fn runs_text(snapshot: &Snapshot, runs: &[Run], bbox: bool) -> String {
                 }
                 out.push_str(&s);
             }
-            Run::Image(alt) => out.push_str(&format!("![{alt}]")),
+            Run::Image(alt) => out.push_str(&format!("![{}]", escape::label(budget.take(alt)))),
         }
     }
     out
 }
+
+/// The fence around preformatted text of more than one line; page text inside cannot close
+/// it (a line of it starting with the fence is marked).
+pub const FENCE: &str = "```";
 
 /// One line of a snapshot's body as written, with the region it belongs to and the refs it
 /// shows.
@@ -199,26 +248,48 @@ pub struct BodyLine {
 /// The text of one line of the snapshot body.
 pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: bool) -> String {
     let pad = "  ".repeat(indent as usize);
+    let mut budget = Budget::new();
     match content {
         LineContent::Text(runs) => {
-            let t = runs_text(snapshot, runs, bbox);
-            // Preformatted text keeps its own line breaks.
-            t.lines().map(|l| format!("{pad}{l}")).collect::<Vec<_>>().join("\n")
+            let pre = runs.iter().any(|r| matches!(r, Run::Pre(_)));
+            let t = runs_text(snapshot, runs, bbox, &mut budget, pre);
+            let t = budget.close(t);
+            let starts_with_text = matches!(runs.first(), Some(Run::Text(_) | Run::Pre(_)));
+            if !t.contains('\n') {
+                // Page text that would start like structure is marked.
+                let t = if starts_with_text { escape::line_start(t) } else { t };
+                return format!("{pad}{t}");
+            }
+            // Preformatted text keeps its own line breaks, fenced; each line is marked as a
+            // line of its own would be, so none can close the fence or pose as structure.
+            let lines: Vec<&str> = t.lines().collect();
+            let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
+            let last = lines.iter().rposition(|l| !l.trim().is_empty()).unwrap_or(0);
+            let mut out = vec![format!("{pad}{FENCE}")];
+            out.extend(lines[first..=last].iter().map(|l| format!("{pad}{}", escape::line_start((*l).to_owned()))));
+            out.push(format!("{pad}{FENCE}"));
+            out.join("\n")
         }
         LineContent::Heading { level, runs } => {
-            format!("{pad}{} {}", "#".repeat(*level as usize), runs_text(snapshot, runs, bbox))
+            let t = runs_text(snapshot, runs, bbox, &mut budget, false);
+            format!("{pad}{} {}", "#".repeat(*level as usize), budget.close(t))
         }
-        LineContent::Item { marker, runs } => format!("{pad}{marker} {}", runs_text(snapshot, runs, bbox)),
+        LineContent::Item { marker, runs } => {
+            let t = runs_text(snapshot, runs, bbox, &mut budget, false);
+            format!("{pad}{marker} {}", budget.close(t))
+        }
         LineContent::Row { cells, header } => {
-            let cells: Vec<String> = cells.iter().map(|c| runs_text(snapshot, c, bbox)).collect();
-            let row = format!("{pad}| {} |", cells.join(" | "));
+            let cells: Vec<String> = cells.iter().map(|c| runs_text(snapshot, c, bbox, &mut budget, false)).collect();
+            let row = budget.close(format!("{pad}| {} |", cells.join(" | ")));
             if *header { format!("{row}\n{pad}|{}|", vec!["---"; cells.len()].join("|")) } else { row }
         }
         LineContent::Element(i) => {
             let bbox = if bbox { snapshot.bbox_shown(*i) } else { None };
             format!("{pad}{}", element_line(&snapshot.element(*i).facts, &snapshot.element_ref(*i), bbox))
         }
-        LineContent::Group { role, name } => format!("{pad}{role} {}:", quote(name)),
+        LineContent::Group { role, name } => {
+            format!("{pad}{role} {}:", quote(&escape::cap(name, escape::MAX_NAME_BYTES)))
+        }
         LineContent::Note(note) => format!("{pad}! {note}"),
     }
 }
@@ -280,9 +351,15 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<Strin
     }
 }
 
+/// The title as the header's first line: page text, marked with `\` when it would start like
+/// structure or read as the URL and version line that follows it.
+fn title_line(title: &str) -> String {
+    escape::line_start(escape::text(&escape::cap(title, escape::MAX_NAME_BYTES)))
+}
+
 /// Renders the snapshot (header and body) as one or more pages.
 pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Rendered {
-    let title = if snapshot.title.is_empty() { String::new() } else { format!("{}\n", snapshot.title) };
+    let title = if snapshot.title.is_empty() { String::new() } else { format!("{}\n", title_line(&snapshot.title)) };
     let header = format!("{title}{} · v{version}", snapshot.url);
     let body = shape(snapshot, body_lines(snapshot, options.bbox), options);
     let pages = paginate(&body, options.ceiling_tokens.max(200));
@@ -360,9 +437,10 @@ fn trim(snapshot: &Snapshot, lines: Vec<BodyLine>, limit: usize) -> Vec<BodyLine
                 out.push(BodyLine {
                     region,
                     text: format!(
-                        "<trimmed count=\"{}\" refs=\"{refs}\" region=\"{}\" /> (browser_snapshot region={name:?} shows them; browser_find searches them)",
+                        "<trimmed count=\"{}\" refs=\"{refs}\" region=\"{}\" /> (browser_snapshot region={} shows them; browser_find searches them)",
                         hidden.len(),
                         name.replace('"', "'"),
+                        quote(name),
                     ),
                     refs: Vec::new(),
                 });

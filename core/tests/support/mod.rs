@@ -63,6 +63,25 @@ pub fn p(id: i64, t: &str) -> Node {
     element(id, "p", "paragraph", "", "block", vec![text(t)])
 }
 
+/// Preformatted text (`<pre>`, `white-space: pre`).
+pub fn pre(id: i64, t: &str) -> Node {
+    element(id, "pre", "generic", "", "block", vec![text(t)])
+}
+
+/// A paragraph of several children (text and inline links).
+pub fn para(id: i64, children: Vec<Node>) -> Node {
+    element(id, "p", "paragraph", "", "block", children)
+}
+
+/// A link inside a sentence.
+pub fn inline_link(id: i64, name: &str) -> Node {
+    let mut n = element(id, "a", "link", name, "inline", vec![text(name)]);
+    if let Node::Element { attrs, .. } = &mut n {
+        attrs.push(("href".into(), format!("#{id}")));
+    }
+    n
+}
+
 /// A heading.
 pub fn h(id: i64, level: u8, t: &str) -> Node {
     let mut n = element(id, &format!("h{level}"), "heading", t, "block", vec![text(t)]);
@@ -214,11 +233,11 @@ impl Builder {
     }
 
     fn layout(&mut self, node: i64, display: &str, height: f64) {
-        self.layout_styled(node, display, height, "none");
+        self.layout_with(node, display, "normal", height, "none");
     }
 
-    fn layout_styled(&mut self, node: i64, display: &str, height: f64, text_security: &str) {
-        let styles = [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", "normal", "static", "auto", text_security];
+    fn layout_with(&mut self, node: i64, display: &str, white_space: &str, height: f64, text_security: &str) {
+        let styles = [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", white_space, "static", "auto", text_security];
         let styles: Vec<i64> = styles.iter().map(|s| self.string(s)).collect();
         self.layout_index.push(node);
         self.styles.push(styles);
@@ -238,7 +257,8 @@ impl Builder {
             }
             Node::Element { id, tag, attrs, role, name, props, display, value, text_security, children } => {
                 let index = self.push(parent, 1, &tag.to_uppercase(), None, *id, attrs);
-                self.layout_styled(index, display, 1.0, text_security);
+                let white_space = if tag == "pre" { "pre" } else { "normal" };
+                self.layout_with(index, display, white_space, 1.0, text_security);
                 if let Some(value) = value {
                     let value = self.string(value);
                     self.values.0.push(index);

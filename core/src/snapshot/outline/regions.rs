@@ -33,7 +33,8 @@ impl Builder<'_, '_> {
     /// nav, footer or sidebar recognised by its id or class.
     pub(super) fn region_of(&self, id: NodeId) -> Option<(&'static str, String, Option<Overlay>)> {
         let node = &self.tree.nodes[id];
-        let label = normalise(&node.ax.name());
+        let label = crate::snapshot::escape::cap(&normalise(&node.ax.name()), crate::snapshot::escape::MAX_NAME_BYTES)
+            .into_owned();
         // A dialog hidden from assistive technology has no accessible role; its attribute says.
         let mut role = node.ax.role();
         if role.is_empty() {

@@ -1,0 +1,372 @@
+//! A reader of the text an agent gets, following the grammar the README documents ("How the
+//! text is written"): it finds the header, region tags, fences, trailers and every element
+//! (element lines, inline elements, links) by their form alone, the way an agent reads them.
+//! The drills hold what it finds against `structuredContent`: if page text could pose as
+//! structure, this reader would find an element, a region or a trailer that is not there.
+
+use anyhow::{Context, bail};
+
+/// An element as the text shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Element {
+    /// `e12`.
+    pub element_ref: String,
+    /// The role (`link` for a link written inline; empty for a region's own ref).
+    pub role: String,
+    /// The name, when the text shows one (a quoted name, or a link's text).
+    pub name: Option<String>,
+}
+
+/// A region tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionTag {
+    /// The tag as written.
+    pub tag: String,
+    /// Opening (`<region …>` or a self-closing one) rather than closing.
+    pub opens: bool,
+}
+
+/// What a text says, read by its form.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Parsed {
+    /// The header lines: title (if any) and the URL and version line, or an answer's first line.
+    pub header: Vec<String>,
+    /// Every element shown, in order (an element shown twice is listed twice).
+    pub elements: Vec<Element>,
+    /// Region tags in order.
+    pub regions: Vec<RegionTag>,
+    /// Lines `! …`.
+    pub notes: Vec<String>,
+    /// The pager's last line or the action's `Since the last response:` line.
+    pub trailers: Vec<String>,
+    /// Fenced blocks of preformatted text (their lines, as written).
+    pub fences: Vec<Vec<String>>,
+}
+
+impl Parsed {
+    /// The refs of the elements, in order, each once.
+    pub fn refs(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for e in &self.elements {
+            if !out.contains(&e.element_ref) {
+                out.push(e.element_ref.clone());
+            }
+        }
+        out
+    }
+}
+
+fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The version line of a snapshot: `<url> · v<N>` and more after ` · `.
+fn is_version_line(line: &str) -> bool {
+    let Some((url, rest)) = line.split_once(" · v") else { return false };
+    !url.is_empty() && !url.contains(' ') && rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The first line of an answer that is not a full page: `v<N> · …`.
+fn is_answer_header(line: &str) -> bool {
+    line.strip_prefix('v')
+        .and_then(|rest| rest.split_once(" · "))
+        .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Text with its backslash escapes undone.
+pub fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A ref (`e` and digits) starting at `chars[i]`, not preceded or followed by a word
+/// character; returns its end.
+fn ref_at(chars: &[char], i: usize) -> Option<usize> {
+    if chars.get(i) != Some(&'e') || i > 0 && word_char(chars[i - 1]) {
+        return None;
+    }
+    let digits = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let end = i + 1 + digits;
+    (digits > 0 && chars.get(end).is_none_or(|&c| !word_char(c))).then_some(end)
+}
+
+/// A JSON string starting at `chars[i]` (a `"`): its value and its end.
+fn json_string_at(chars: &[char], i: usize) -> Option<(String, usize)> {
+    if chars.get(i) != Some(&'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < chars.len() {
+        match chars[j] {
+            '\\' => j += 2,
+            '"' => {
+                let raw: String = chars[i..=j].iter().collect();
+                return serde_json::from_str::<String>(&raw).ok().map(|s| (s, j + 1));
+            }
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// Every element a line shows: element heads (`e7 role "name"`), links (`[text](e7)`).
+pub fn scan_line(line: &str) -> Vec<Element> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            i += 2;
+            continue;
+        }
+        if c == '[' {
+            open = Some(i + 1);
+        }
+        if c == ']'
+            && chars.get(i + 1) == Some(&'(')
+            && let Some(end) = ref_at(&chars, i + 2)
+            && chars.get(end) == Some(&')')
+        {
+            let label: String = chars[open.unwrap_or(0)..i].iter().collect();
+            out.push(Element {
+                element_ref: chars[i + 2..end].iter().collect(),
+                role: "link".into(),
+                name: Some(unescape(&label)),
+            });
+            open = None;
+            i = end + 1;
+            continue;
+        }
+        if let Some(end) = ref_at(&chars, i) {
+            let element_ref: String = chars[i..end].iter().collect();
+            let mut j = end;
+            let mut role = String::new();
+            if chars.get(j) == Some(&' ') {
+                j += 1;
+                while let Some(&c) = chars.get(j).filter(|c| !c.is_whitespace() && **c != '"') {
+                    role.push(c);
+                    j += 1;
+                }
+            }
+            let mut name = None;
+            if chars.get(j) == Some(&' ')
+                && let Some((value, after)) = json_string_at(&chars, j + 1)
+            {
+                name = Some(value);
+                j = after;
+                // A changed name: `"before" → "after"`.
+                let arrow: Vec<char> = " → ".chars().collect();
+                if chars.get(j..j + arrow.len()) == Some(&arrow[..])
+                    && let Some((value, after)) = json_string_at(&chars, j + arrow.len())
+                {
+                    name = Some(value);
+                    j = after;
+                }
+            }
+            out.push(Element { element_ref, role, name });
+            // The rest of an element's description: values (`= "…"`, `key="…"`) are skipped
+            // whole.
+            while j < chars.len() && chars[j] != '[' && ref_at(&chars, j).is_none() {
+                let value = chars[..j].ends_with(&['=']) || chars[..j].ends_with(&['=', ' ']);
+                if chars[j] == '\\' {
+                    j += 2;
+                } else if let Some((_, after)) = json_string_at(&chars, j).filter(|_| value) {
+                    j = after;
+                } else {
+                    j += 1;
+                }
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The ref of a region tag (`ref="e4"`), if it has one.
+fn region_ref(tag: &str) -> Option<String> {
+    let start = tag.find(" ref=\"")? + 6;
+    let end = start + tag[start..].find('"')?;
+    Some(tag[start..end].to_owned())
+}
+
+/// Reads the body lines of a snapshot (after its header) into `out`.
+fn body(lines: &[&str], out: &mut Parsed) -> anyhow::Result<()> {
+    let mut depth = 0usize;
+    let mut fence: Option<(String, Vec<String>)> = None;
+    for (n, raw) in lines.iter().enumerate() {
+        let indent = raw.len() - raw.trim_start_matches(' ').len();
+        let line = &raw[indent..];
+        if let Some((pad, content)) = fence.as_mut() {
+            if line == "```" && raw[..indent] == **pad {
+                out.fences.push(std::mem::take(content));
+                fence = None;
+            } else {
+                content.push((*raw).to_owned());
+                out.elements.extend(scan_line(line));
+            }
+            continue;
+        }
+        if line == "```" {
+            fence = Some((raw[..indent].to_owned(), Vec::new()));
+        } else if line.starts_with("<region ") {
+            let closed = line.ends_with(" />");
+            if !closed && !line.ends_with('>') {
+                bail!("line {n}: a region tag that does not end: {line}");
+            }
+            if let Some(r) = region_ref(line) {
+                out.elements.push(Element { element_ref: r, role: String::new(), name: None });
+            }
+            out.regions.push(RegionTag { tag: line.to_owned(), opens: true });
+            if !closed {
+                depth += 1;
+            }
+        } else if line == "</region>" {
+            depth = depth.checked_sub(1).with_context(|| format!("line {n}: </region> closes nothing"))?;
+            out.regions.push(RegionTag { tag: line.to_owned(), opens: false });
+        } else if line.starts_with("<trimmed ") {
+            // What was left out; its refs are not shown.
+        } else if let Some(note) = line.strip_prefix("! ") {
+            out.notes.push(note.to_owned());
+        } else if line.starts_with("… ") && n + 1 == lines.len() {
+            out.trailers.push(line.to_owned());
+        } else if line.starts_with(['<', '!', '…']) || line.starts_with("```") {
+            bail!("line {n}: a line that starts like structure but is none: {line}");
+        } else {
+            out.elements.extend(scan_line(line));
+        }
+    }
+    if fence.is_some() {
+        bail!("a fence that is never closed");
+    }
+    if depth != 0 {
+        bail!("{depth} region(s) never closed");
+    }
+    Ok(())
+}
+
+/// Reads a snapshot: the header (title line if any, then the URL and version line), then the
+/// body.
+pub fn parse_snapshot(text: &str) -> anyhow::Result<Parsed> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Parsed::default();
+    let mut start = 0;
+    while let Some(note) = lines.get(start).and_then(|l| l.strip_prefix("! ")) {
+        out.notes.push(note.to_owned());
+        start += 1;
+    }
+    let version = match lines[start..].iter().position(|l| is_version_line(l)) {
+        Some(0) => start,
+        Some(1) => start + 1,
+        _ => bail!("no URL and version line in the first two lines:\n{text}"),
+    };
+    out.header = lines[start..=version].iter().map(|l| (*l).to_owned()).collect();
+    body(&lines[version + 1..], &mut out)?;
+    Ok(out)
+}
+
+/// Reads the answer to an action: notes, then a full page (as [`parse_snapshot`]) or a
+/// `v<N> · …` line with what changed, then at most one `Since the last response:` line, last.
+pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
+    let trailer = "Since the last response: ";
+    let mut lines: Vec<&str> = text.lines().collect();
+    let mut trailers = Vec::new();
+    if lines.last().is_some_and(|l| l.starts_with(trailer)) {
+        trailers.push(lines.pop().unwrap_or_default().to_owned());
+    }
+    if let Some(l) = lines.iter().find(|l| l.trim_start().starts_with(trailer)) {
+        bail!("a `Since the last response:` line that is not the last: {l}");
+    }
+    let first = lines.iter().position(|l| !l.starts_with("! ")).unwrap_or(lines.len());
+    let mut out = if lines.get(first).is_some_and(|l| is_answer_header(l)) {
+        let mut out = Parsed {
+            notes: lines[..first].iter().map(|l| l[2..].to_owned()).collect(),
+            header: vec![lines[first].to_owned()],
+            ..Parsed::default()
+        };
+        for line in &lines[first + 1..] {
+            if line.starts_with("gone: ") || line.starts_with("- ") {
+                continue;
+            }
+            let rest = line.strip_prefix("~ ").or_else(|| line.strip_prefix("+ ")).unwrap_or(line);
+            out.elements.extend(scan_line(&place_removed(rest)));
+        }
+        out
+    } else {
+        parse_snapshot(&lines.join("\n"))?
+    };
+    out.trailers.extend(trailers);
+    Ok(out)
+}
+
+/// An added line without the place it goes (`at the top: `, `after e4: `, `after "…": `).
+fn place_removed(line: &str) -> String {
+    if let Some(rest) = line.strip_prefix("at the top: ") {
+        return rest.to_owned();
+    }
+    if let Some(rest) = line.strip_prefix("after ") {
+        let chars: Vec<char> = rest.chars().collect();
+        let end = ref_at(&chars, 0).or_else(|| json_string_at(&chars, 0).map(|(_, end)| end));
+        if let Some(end) = end
+            && chars.get(end) == Some(&':')
+        {
+            return chars[end + 1..].iter().collect::<String>().trim_start().to_owned();
+        }
+    }
+    line.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements_links_and_escapes_are_told_apart() {
+        let found = scan_line(r#"Note: \e2 button "Delete" and [x\](\e3)](e5) then e6 button "Go [" done"#);
+        assert_eq!(
+            found,
+            vec![
+                Element { element_ref: "e5".into(), role: "link".into(), name: Some("x](e3)".into()) },
+                Element { element_ref: "e6".into(), role: "button".into(), name: Some("Go [".into()) },
+            ]
+        );
+        assert_eq!(scan_line(r#"e4 textbox "Q" = "a\u00652" hint="](\u00653)""#).len(), 1);
+    }
+
+    #[test]
+    fn a_snapshot_reads_as_header_regions_and_elements() -> anyhow::Result<()> {
+        let parsed = parse_snapshot(
+            "Shop\nhttp://x/ · v2\n<region name=\"main\">\n\\v9 · no change\n```\n\\e7 button\n```\ne3 button \"Pay\"\n</region>",
+        )?;
+        assert_eq!(parsed.header.len(), 2);
+        assert_eq!(parsed.regions.len(), 2);
+        assert_eq!(parsed.fences, vec![vec!["\\e7 button".to_owned()]]);
+        assert_eq!(parsed.refs(), vec!["e3".to_owned()]);
+        assert!(parse_snapshot("Shop\nhttp://x/ · v2\n<region name=\"main\">").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn an_answer_has_one_trailer_and_it_is_last() -> anyhow::Result<()> {
+        let parsed = parse_answer(
+            "v3 · 1 change since v2\n+ after e4: e9 button \"New\"\nSince the last response: 1 console error (\"x\").",
+        )?;
+        assert_eq!(parsed.refs(), vec!["e9".to_owned()]);
+        assert_eq!(parsed.trailers.len(), 1);
+        assert!(parse_answer("v3 · no change\nSince the last response: x\nSince the last response: y").is_err());
+        Ok(())
+    }
+}
