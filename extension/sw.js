@@ -26,6 +26,17 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then((rt) => rt.onTabRemoved(tabId));
 });
+// The extension's own pages (panel, popup, options) ask the runtime through messages
+// `{panel: "<request>", ...}`; nothing outside the extension can send them.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+  if (typeof message?.panel !== 'string') return false;
+  const host = { connected: port !== null, error: hostError };
+  ready
+    .then((rt) => rt.handlePageMessage(message, host))
+    .then(sendResponse, (error) => sendResponse({ error: String(error) }));
+  return true;
+});
 chrome.action.onClicked.addListener((tab) => {
   if (tab.id !== undefined) ready.then((rt) => rt.onActionClicked(tab.id));
 });
@@ -40,6 +51,9 @@ chrome.alarms.create(RECONNECT_ALARM, { periodInMinutes: 0.5 });
 
 /** @type {chrome.runtime.Port | null} */
 let port = null;
+/** Why the native port last closed, for the popup; `null` once the host answers. */
+/** @type {string | null} */
+let hostError = null;
 let backoffMs = 250;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let retryTimer;
@@ -50,6 +64,7 @@ function connect() {
   port = current;
   current.onMessage.addListener((message) => {
     backoffMs = 250;
+    hostError = null;
     ready
       .then((rt) => rt.handleHostMessage(message))
       .then((reply) => {
@@ -59,6 +74,7 @@ function connect() {
   });
   current.onDisconnect.addListener(() => {
     const reason = chrome.runtime.lastError?.message ?? 'closed';
+    hostError = reason;
     console.warn(`Sightline: native host disconnected (${reason}); retrying in ${backoffMs} ms`);
     if (port === current) port = null;
     retryTimer = setTimeout(connect, backoffMs);

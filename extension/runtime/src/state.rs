@@ -59,6 +59,8 @@ pub struct State {
     pub timeline_load: futures::lock::Mutex<()>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
     pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
+    /// Every agent call per tab, for the Sightline panel.
+    pub session_log: RefCell<sightline_core::review::SessionLog>,
 }
 
 impl State {
@@ -74,6 +76,7 @@ impl State {
             timeline: RefCell::default(),
             timeline_load: futures::lock::Mutex::new(()),
             calls: RefCell::default(),
+            session_log: RefCell::default(),
         }
     }
 
