@@ -59,6 +59,13 @@ function kindText(c) {
   }
 }
 
+/** The line after an action's answer that reports new console errors or failed requests
+ * (`Since the last response: 1 console error (…)`), if any.
+ * @param {any} c */
+function trouble(c) {
+  return c.answer.split('\n').find((/** @type {string} */ line) => line.startsWith('Since the last response: '));
+}
+
 /** Text with every ref made live: hovering outlines its element in the page.
  * @param {string} text @param {string} session */
 function withRefs(text, session) {
@@ -155,6 +162,8 @@ async function showCall(c) {
   const parts = [head];
   if (args) parts.push(el('p', { class: 'mono muted' }, args));
   const changes = el('div', null, el('h3', null, 'What changed on the page'));
+  const reported = trouble(c);
+  if (reported && !c.is_error) changes.append(el('p', { class: 'card error' }, reported.replace('Since the last response: ', 'While the agent acted, the page reported ')));
   if (c.is_error) {
     changes.append(el('p', { class: 'card error' }, c.answer));
   } else if (c.version_before === undefined && c.version_after !== undefined) {
@@ -185,6 +194,7 @@ function callItem(c) {
     el('span', { class: 'args', title: argsText(c.args) }, argsText(c.args) || ' '),
     el('span', { class: 'facts' },
       el('span', { class: `kind ${c.kind ?? ''}` }, kindText(c)),
+      trouble(c) ? el('span', { class: 'kind error', title: trouble(c) }, 'page errors') : null,
       el('span', { class: 'muted' }, versionText(c)),
       el('span', { class: 'muted' }, `${tokens(c.answer_tokens)} tok` + (c.full_page_tokens !== undefined ? ` / page ${tokens(c.full_page_tokens)}` : ''))));
   item.addEventListener('click', () => showCall(c));

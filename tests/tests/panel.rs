@@ -82,7 +82,7 @@ async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent()
     let tab = tab_id(&rig, "shop.html");
 
     let mut panel =
-        ExtensionPage::open(&devtools(&rig), &format!("panel/panel.html?tab={tab}"), 1280, 820).expect("panel");
+        ExtensionPage::open(&devtools(&rig), &format!("panel/panel.html?tab={tab}"), 1120, 680).expect("panel");
     panel.wait_for("document.querySelectorAll('.call').length >= 9", WAIT).expect("the calls are listed");
     let tools = panel.eval("[...document.querySelectorAll('.call')].map((c) => c.dataset.tool)").expect("tools");
     let tools: Vec<&str> = tools.as_array().map(|t| t.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
@@ -110,6 +110,9 @@ async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent()
     let everything = everything.as_str().unwrap_or_default().to_owned();
     assert!(everything.contains("browser_type") && !everything.contains(SECRET), "{everything}");
     assert!(!panel.eval("document.documentElement.outerHTML").expect("html").to_string().contains(SECRET));
+    // The console error the checkout click caused is flagged on its call.
+    let flagged = panel.eval("document.querySelector('.call:nth-child(8)').textContent").expect("checkout call");
+    assert!(flagged.as_str().is_some_and(|t| t.contains("page errors")), "{flagged}");
     // The overlay's opening is said as such.
     let kinds = panel.eval("[...document.querySelectorAll('.call .kind')].map((k) => k.textContent)").expect("kinds");
     assert!(kinds.to_string().contains("opened"), "{kinds}");
