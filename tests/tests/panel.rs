@@ -138,6 +138,13 @@ async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent()
     let answer = panel.eval("document.querySelector('#detail pre.answer').textContent").expect("answer");
     assert_eq!(answer.as_str().map(str::trim_end), Some(delta.text.trim_end()), "the answer as the agent read it");
     assert!(panel.eval("document.querySelectorAll('#detail .ref').length > 0").expect("refs") == json!(true));
+    // A ref outlines its element in the page; a ref never given is refused with the reason.
+    let outline = |r: &str| format!("chrome.runtime.sendMessage({{panel: 'highlight', tab: {tab}, ref: '{r}'}})");
+    let outlined = panel.eval(&outline("e3")).expect("highlight");
+    assert_eq!(outlined, json!({"ok": true}), "outlining e3");
+    let unknown = panel.eval(&outline("e999")).expect("highlight");
+    assert!(unknown["error"].as_str().is_some_and(|e| e.contains("e999")), "{unknown}");
+    panel.eval(&format!("chrome.runtime.sendMessage({{panel: 'unhighlight', tab: {tab}}})")).expect("unhighlight");
     let shot = panel.screenshot("panel.png").expect("screenshot");
     panel.dark(true).expect("dark");
     panel.screenshot("panel-dark.png").expect("screenshot");

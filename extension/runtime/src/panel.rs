@@ -124,7 +124,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
         PageMessage::Unhighlight { tab } => {
             let target = chrome::DebuggeeTarget { tab_id: tab, session_id: None };
-            let _ = chrome::send_command(&target, "Overlay.hideHighlight", &json!({})).await;
+            for method in ["Overlay.hideHighlight", "Overlay.disable", "DOM.disable"] {
+                let _ = chrome::send_command(&target, method, &json!({})).await;
+            }
             json!({"ok": true})
         }
         PageMessage::Status { tab } => status(state, tab, host).await,
@@ -212,7 +214,12 @@ async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element
         Err(e) => return json!({"error": e.to_string()}),
     };
     let at = NodeTarget::of(state, tab, &node);
-    let _ = chrome::send_command(&at.target, "Overlay.enable", &json!({})).await;
+    // The overlay needs the DOM domain; both are turned off again when the outline goes.
+    for method in ["DOM.enable", "Overlay.enable"] {
+        if let Err(e) = chrome::send_command(&at.target, method, &json!({})).await {
+            return json!({"error": format!("the page cannot be outlined ({method}: {e})")});
+        }
+    }
     let config = json!({
         "showInfo": true,
         "contentColor": {"r": 111, "g": 168, "b": 220, "a": 0.45},
