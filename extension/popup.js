@@ -96,12 +96,15 @@ async function draw() {
 $('toggle').addEventListener('click', async () => {
   const toggle = /** @type {HTMLButtonElement} */ ($('toggle'));
   toggle.disabled = true;
+  let said = '';
   try {
-    await ask(toggle.dataset.action === 'share' ? 'share' : 'stop', { tab });
+    const answer = await ask(toggle.dataset.action === 'share' ? 'share' : 'stop', { tab });
+    if (answer.note) said = `Shared, but the page cannot be read yet: ${answer.note}`;
   } catch (e) {
-    $('tab-detail').textContent = `That did not work: ${/** @type {Error} */ (e).message}`;
+    said = `That did not work: ${/** @type {Error} */ (e).message}`;
   }
   await draw();
+  if (said) $('tab-detail').textContent = said;
 });
 $('open-panel').addEventListener('click', (e) => {
   e.preventDefault();

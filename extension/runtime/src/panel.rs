@@ -119,7 +119,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Share { tab } => {
             state.grant(tab, Grant::Shared, None).await;
             let attached = state.ensure_attached(tab).await;
-            json!({"shared": true, "error": attached.err().map(|e| e.to_string())})
+            // Shared even when the debugger cannot attach yet (a page the browser shuts
+            // extensions out of): the agent may navigate it away, as from the toolbar.
+            json!({"shared": true, "note": attached.err().map(|e| e.to_string())})
         }
         PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
         PageMessage::Unhighlight { tab } => {
