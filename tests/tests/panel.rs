@@ -2,7 +2,8 @@
 //! calls on a tab (arguments masked), shows a delta as a human diff with the changed words
 //! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
 //! rule added in the options page keeps a console error out of change reports, and removing it
-//! brings the error back. Each page is saved as a screenshot under `target/ui/`.
+//! brings the error back; without a registered host the popup names the command that fixes it.
+//! Each page is saved as a screenshot under `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ use sightline_e2e::browser::REMOTE_DEBUGGING;
 use sightline_e2e::cdp::CdpConnection;
 use sightline_e2e::client::Reply;
 use sightline_e2e::ui::ExtensionPage;
-use sightline_e2e::{McpClient, Rig, paths, ref_of, service_worker};
+use sightline_e2e::{Chromium, McpClient, Rig, Sandbox, paths, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(15);
 const SECRET: &str = "hunter2-harbour";
@@ -253,4 +254,22 @@ async fn a_noise_rule_added_in_the_options_page_keeps_an_error_out_of_reports_un
     let again = checkout_report(c, &page).await;
     assert!(again.contains(ERROR_TEXT), "without the rule the error is reported again: {again}");
     options.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_registered_host_the_popup_says_what_fixes_it() {
+    let _slot = sightline_e2e::browser_slots(1).await.expect("a browser slot");
+    let sandbox = Sandbox::new().expect("sandbox");
+    // The host is never registered with this browser.
+    let browser = Chromium::launch_with(&sandbox, &[REMOTE_DEBUGGING]).expect("browser");
+    let devtools = browser.devtools_endpoint().expect("devtools endpoint");
+    let mut popup = ExtensionPage::open(&devtools, "popup.html", 340, 520).expect("popup");
+    popup
+        .wait_for("document.querySelector('#host-state').textContent === 'not connected'", WAIT)
+        .expect("not connected");
+    let fix = popup.eval("document.querySelector('#host-fix').innerText").expect("fix");
+    let fix = fix.as_str().unwrap_or_default();
+    assert!(fix.contains("sightline-host install") && fix.contains("not found"), "{fix}");
+    popup.screenshot("popup-no-host.png").expect("screenshot");
+    popup.close().expect("close");
 }
