@@ -110,6 +110,17 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   withRuntime((rt) => rt.onTabRemoved(tabId)).catch(() => {});
 });
+// The extension's own pages (panel, popup, options) ask the runtime through messages
+// `{panel: "<request>", ...}`; nothing outside the extension can send them.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
+  if (typeof message?.panel !== 'string') return false;
+  const host = { connected: port !== null, error: hostError };
+  withRuntime((rt) => rt.handlePageMessage(message, host)).then(sendResponse, (error) =>
+    sendResponse({ error: String(error) }),
+  );
+  return true;
+});
 chrome.action.onClicked.addListener((tab) => {
   if (tab.id !== undefined) withRuntime((rt) => rt.onActionClicked(tab.id)).catch(() => {});
 });
@@ -124,6 +135,9 @@ chrome.alarms.create(RECONNECT_ALARM, { periodInMinutes: 0.5 });
 
 /** @type {chrome.runtime.Port | null} */
 let port = null;
+/** Why the native port last closed, for the popup; `null` once the host answers. */
+/** @type {string | null} */
+let hostError = null;
 let backoffMs = 250;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let retryTimer;
@@ -134,6 +148,7 @@ function connect() {
   port = current;
   current.onMessage.addListener((message) => {
     backoffMs = 250;
+    hostError = null;
     const id = message?.type === 'call' && typeof message.id === 'number' ? message.id : undefined;
     withRuntime((rt) => {
       if (id !== undefined) inFlight.set(id, { generation, port: current });
@@ -148,6 +163,7 @@ function connect() {
   });
   current.onDisconnect.addListener(() => {
     const reason = chrome.runtime.lastError?.message ?? 'closed';
+    hostError = reason;
     console.warn(`Sightline: native host disconnected (${reason}); retrying in ${backoffMs} ms`);
     if (port === current) port = null;
     // Nobody can receive these calls' answers any more: call them off, so none holds its tab

@@ -15,6 +15,7 @@ pub mod paths;
 pub mod sandbox;
 pub mod server;
 pub mod service_worker;
+pub mod ui;
 pub mod websocket;
 
 pub use browser::Chromium;

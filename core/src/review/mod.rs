@@ -3,7 +3,9 @@
 //! written from, so the panel only draws.
 
 pub mod rows;
+pub mod session_log;
 pub mod words;
 
 pub use rows::{Row, rows};
+pub use session_log::{CallRecord, Finished, PanelModel, SessionLog};
 pub use words::{Piece, WordDiff, word_diff};

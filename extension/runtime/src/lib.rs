@@ -24,6 +24,7 @@ mod input;
 mod navigation;
 mod options;
 mod page_hooks;
+mod panel;
 mod state;
 mod tabs;
 mod timeline;
@@ -135,7 +136,12 @@ impl Runtime {
                         state.panic_armed.borrow_mut().take();
                         panic!("a panic provoked for a drill, in {}", call.name());
                     }
+                    let before = panel::before_call(&state, &session, &call);
+                    let logged = call.clone();
                     let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
+                    if let Some(output) = &output {
+                        panel::record_call(&state, &session, &logged, before, output);
+                    }
                     state.calls.borrow_mut().remove(&id);
                     state.save_session_place(&session).await;
                     let output = output.map(|mut output| {
@@ -229,7 +235,22 @@ impl Runtime {
         future_to_promise(async move {
             state.load_grants().await;
             state.tab_closed(tab_id).await;
+            state.session_log.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// A message from one of the extension's pages (panel, popup, options): see [`panel`].
+    /// `host` is what the service worker knows of the native port (`{connected, error}`).
+    #[wasm_bindgen(js_name = handlePageMessage)]
+    pub fn handle_page_message(&self, message: JsValue, host: JsValue) -> Promise {
+        let state = self.state.clone();
+        future_to_promise(async move {
+            let answer = match chrome::from_js::<panel::PageMessage>(message) {
+                Ok(message) => panel::answer(&state, message, chrome::from_js(host).unwrap_or_default()).await,
+                Err(e) => serde_json::json!({"error": format!("unknown message: {e}")}),
+            };
+            chrome::to_js(&answer).map_err(|e| JsValue::from_str(&e.to_string()))
         })
     }
 

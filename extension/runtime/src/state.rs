@@ -66,6 +66,8 @@ pub struct State {
     pub flood: RefCell<crate::flood::FloodGuard>,
     /// The tool whose next call panics (a drill's seam, see `Runtime::panic_on_next_call`).
     pub panic_armed: RefCell<Option<String>>,
+    /// Every agent call per tab, for the Sightline panel.
+    pub session_log: RefCell<sightline_core::review::SessionLog>,
 }
 
 impl State {
@@ -84,6 +86,7 @@ impl State {
             unsaved: RefCell::default(),
             flood: RefCell::default(),
             panic_armed: RefCell::default(),
+            session_log: RefCell::default(),
         }
     }
 

@@ -1,0 +1,98 @@
+// @ts-check
+// The options page: reads and writes the settings the runtime reads at each call, in
+// chrome.storage.local: `sightline.options` (`allow_file_urls`) and `sightline.noise`
+// (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
+// and to forget the recorded calls.
+
+import { ask, el } from './ui/ask.js';
+
+const OPTIONS_KEY = 'sightline.options';
+const NOISE_KEY = 'sightline.noise';
+const TARGETS = /** @type {Record<string, string>} */ ({
+  request_url: 'request URL', request_path: 'request path', console_text: 'console text',
+  console_source: 'console source', web_socket_url: 'WebSocket URL',
+});
+const HOW = /** @type {Record<string, string>} */ ({ contains: 'contains', starts_with: 'starts with', ends_with: 'ends with' });
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** @returns {Promise<{add: any[], remove: string[]}>} */
+async function noise() {
+  const stored = (await chrome.storage.local.get(NOISE_KEY))[NOISE_KEY] ?? {};
+  return { add: stored.add ?? [], remove: stored.remove ?? [] };
+}
+
+/** @param {{add: any[], remove: string[]}} config */
+async function saveNoise(config) {
+  await chrome.storage.local.set({ [NOISE_KEY]: config });
+  saved();
+}
+
+function saved() {
+  $('saved').textContent = `Saved at ${new Date().toLocaleTimeString([], { hour12: false })}.`;
+}
+
+/** @param {any} pattern */
+function patternText(pattern) {
+  const [how, text] = Object.entries(pattern)[0] ?? ['', ''];
+  return el('span', null, `${HOW[how] ?? how} `, el('code', null, String(text)));
+}
+
+async function drawNoise() {
+  const config = await noise();
+  const { rules } = await ask('noise_defaults');
+  const builtin = /** @type {HTMLElement} */ ($('builtin').querySelector('tbody'));
+  builtin.replaceChildren(...rules.map((/** @type {any} */ r) => {
+    const box = el('input', { type: 'checkbox', 'data-rule': r.name, 'aria-label': `${r.name} on` });
+    /** @type {HTMLInputElement} */ (box).checked = !config.remove.includes(r.name);
+    box.addEventListener('change', async () => {
+      const now = await noise();
+      now.remove = now.remove.filter((n) => n !== r.name);
+      if (!/** @type {HTMLInputElement} */ (box).checked) now.remove.push(r.name);
+      await saveNoise(now);
+    });
+    return el('tr', null, el('td', null, box), el('td', null, el('code', null, r.name)), el('td', null, TARGETS[r.target] ?? r.target), el('td', null, patternText(r.pattern)));
+  }));
+  const custom = /** @type {HTMLElement} */ ($('custom').querySelector('tbody'));
+  custom.replaceChildren(...config.add.map((/** @type {any} */ r) => el('tr', { 'data-rule': r.name },
+    el('td', null, el('code', null, r.name)),
+    el('td', null, TARGETS[r.target] ?? r.target),
+    el('td', null, patternText(r.pattern)),
+    el('td', null, el('button', {
+      'aria-label': `Remove ${r.name}`,
+      onclick: async () => {
+        const now = await noise();
+        now.add = now.add.filter((x) => x.name !== r.name);
+        await saveNoise(now);
+        drawNoise();
+      },
+    }, 'Remove')))));
+  if (config.add.length === 0) custom.replaceChildren(el('tr', null, el('td', { colspan: 4, class: 'muted' }, 'None yet.')));
+}
+
+$('add-rule').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const value = (/** @type {string} */ id) => /** @type {HTMLInputElement} */ ($(id)).value.trim();
+  const rule = { name: value('rule-name'), target: value('rule-target'), pattern: { [value('rule-how')]: value('rule-pattern') } };
+  if (!rule.name || !value('rule-pattern')) return;
+  const now = await noise();
+  now.add = now.add.filter((x) => x.name !== rule.name).concat([rule]);
+  await saveNoise(now);
+  /** @type {HTMLFormElement} */ ($('add-rule')).reset();
+  drawNoise();
+});
+
+const allowFile = /** @type {HTMLInputElement} */ ($('allow-file'));
+chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowFile.checked = Boolean(stored[OPTIONS_KEY]?.allow_file_urls); });
+allowFile.addEventListener('change', async () => {
+  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_file_urls: allowFile.checked } });
+  saved();
+});
+
+$('forget').addEventListener('click', async () => {
+  await ask('forget');
+  $('forget-done').hidden = false;
+});
+
+drawNoise().catch((e) => { $('saved').textContent = `Could not read the noise rules: ${e.message}`; });

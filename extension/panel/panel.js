@@ -1,0 +1,288 @@
+// @ts-check
+// The Sightline panel for one tab: the tab's status and a stop button, the agent's calls as
+// they happen (polled), and for the selected call its answer as the agent read it and as a
+// human diff computed by the core (changed words marked). Refs in either view outline their
+// element in the page while hovered. The runtime does the work; this module only draws.
+
+import { ask, el, pageTab, tokens } from '../ui/ask.js';
+
+const POLL_MS = 1000;
+const REF = /\be\d+\b/g;
+
+/** @type {number | undefined} */
+let tab;
+/** @type {any[]} */
+let calls = [];
+/** @type {number | null} */
+let selected = null;
+let lastSignature = '';
+let lastVersions = '';
+/** @type {Record<string, number[]>} */
+let versions = {};
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** @param {number} ms */
+function clock(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour12: false });
+}
+
+/** @param {number} ms */
+function duration(ms) {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+/** @param {any} args */
+function argsText(args) {
+  return Object.entries(args ?? {})
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)}`)
+    .join(' ');
+}
+
+/** @param {any} c */
+function versionText(c) {
+  if (c.version_after === undefined) return '';
+  if (c.version_before === undefined || c.version_before === c.version_after) return `v${c.version_after}`;
+  return `v${c.version_before} → v${c.version_after}`;
+}
+
+/** @param {any} c */
+function kindText(c) {
+  switch (c.kind) {
+    case 'delta': return 'delta';
+    case 'full': return c.reason ? `full page: ${c.reason}` : 'full page';
+    case 'no_change': return 'no change';
+    case 'overlay_opened': return `opened ${c.reason ?? 'an overlay'}`;
+    case 'overlay_closed': return `closed ${c.reason ?? 'an overlay'}`;
+    case 'error': return 'error';
+    default: return c.kind ?? '';
+  }
+}
+
+/** The line after an action's answer that reports new console errors or failed requests
+ * (`Since the last response: 1 console error (…)`), if any.
+ * @param {any} c */
+function trouble(c) {
+  return c.answer.split('\n').find((/** @type {string} */ line) => line.startsWith('Since the last response: '));
+}
+
+/** Text with every ref made live: hovering outlines its element in the page.
+ * @param {string} text @param {string} session */
+function withRefs(text, session) {
+  const out = document.createDocumentFragment();
+  let at = 0;
+  for (const m of text.matchAll(REF)) {
+    out.append(text.slice(at, m.index));
+    out.append(refNode(m[0], session));
+    at = (m.index ?? 0) + m[0].length;
+  }
+  out.append(text.slice(at));
+  return out;
+}
+
+/** @param {string} ref @param {string} session */
+function refNode(ref, session) {
+  const node = el('span', { class: 'ref', 'data-ref': ref, title: `${ref}: hover to outline it in the page` }, ref);
+  node.addEventListener('mouseenter', () => {
+    ask('highlight', { tab, session, ref }).then(
+      () => node.classList.remove('gone'),
+      (e) => { node.classList.add('gone'); node.title = `${ref}: ${e.message}`; },
+    );
+  });
+  node.addEventListener('mouseleave', () => { ask('unhighlight', { tab }).catch(() => {}); });
+  return node;
+}
+
+/** @param {any[]} pieces @param {'ins' | 'del'} mark @param {string} session */
+function markedWords(pieces, mark, session) {
+  const out = document.createDocumentFragment();
+  for (const p of pieces) {
+    if (p.kind === 'same') out.append(withRefs(p.text, session));
+    else out.append(el(mark, null, withRefs(p.text, session)));
+  }
+  return out;
+}
+
+/** The core's review rows as a diff a person reads.
+ * @param {any[]} rows @param {string} session */
+function diffView(rows, session) {
+  if (rows.length === 0 || rows.every((r) => r.kind === 'folded')) {
+    return el('p', { class: 'muted' }, 'Nothing on the page changed between these versions.');
+  }
+  const box = el('div', { class: 'diff' });
+  for (const r of rows) {
+    switch (r.kind) {
+      case 'same':
+        box.append(el('div', { class: 'row same' }, el('span', { class: 'sign' }, ''), el('span', { class: 'text' }, withRefs(r.text, session))));
+        break;
+      case 'folded':
+        box.append(el('div', { class: 'row folded' }, el('span', { class: 'sign' }, '⋯'), el('span', { class: 'text' }, `${r.count} unchanged line${r.count === 1 ? '' : 's'}`)));
+        break;
+      case 'added':
+        box.append(el('div', { class: 'row added', title: 'added' }, el('span', { class: 'sign' }, '+'), el('span', { class: 'text' }, withRefs(r.text, session))));
+        break;
+      case 'removed':
+        box.append(el('div', { class: 'row removed', title: 'removed' }, el('span', { class: 'sign' }, '−'), el('span', { class: 'text' }, withRefs(r.text, session))));
+        break;
+      case 'changed':
+        box.append(el('div', { class: 'row changed', title: 'changed' },
+          el('span', { class: 'sign' }, '~'),
+          el('span', { class: 'text before' }, markedWords(r.words.before, 'del', session)),
+          el('span', { class: 'text after' }, markedWords(r.words.after, 'ins', session))));
+        break;
+    }
+  }
+  return el('div', null,
+    el('div', { class: 'legend' }, el('span', null, '+ added'), el('span', null, '− removed'), el('span', null, '~ changed: before | after, changed words marked')),
+    box);
+}
+
+/** @param {string} session @param {number} from @param {number} to */
+async function review(session, from, to) {
+  try {
+    const answer = await ask('review', { tab, session, from, to });
+    return diffView(answer.rows, session);
+  } catch (e) {
+    return el('p', { class: 'card note' }, `The diff v${from} → v${to} is not available: ${/** @type {Error} */ (e).message}.`);
+  }
+}
+
+/** @param {any} c */
+async function showCall(c) {
+  selected = c.seq;
+  for (const li of document.querySelectorAll('.call')) li.setAttribute('aria-selected', String(Number(/** @type {HTMLElement} */ (li).dataset.seq) === c.seq));
+  const detail = $('detail');
+  const saved = c.full_page_tokens !== undefined ? Math.max(0, c.full_page_tokens - c.answer_tokens) : 0;
+  const head = el('div', { class: 'detail-head' },
+    el('h1', { class: 'mono' }, c.tool),
+    el('span', { class: `pill ${c.is_error ? 'bad' : 'on'}` }, kindText(c) || 'answered'),
+    el('span', { class: 'muted' }, `${clock(c.started_ms)} · ${duration(c.duration_ms)} · ${versionText(c)}`),
+    el('span', { class: 'muted' }, `${c.answer_tokens} tokens` + (c.full_page_tokens !== undefined ? ` (full page ${tokens(c.full_page_tokens)}, ${tokens(saved)} saved)` : '')));
+  const args = argsText(c.args);
+  const parts = [head];
+  if (args) parts.push(el('p', { class: 'mono muted' }, args));
+  const changes = el('div', null, el('h3', null, 'What changed on the page'));
+  const reported = trouble(c);
+  if (reported && !c.is_error) changes.append(el('p', { class: 'card error' }, reported.replace('Since the last response: ', 'While the agent acted, the page reported ')));
+  if (c.is_error) {
+    changes.append(el('p', { class: 'card error' }, c.answer));
+  } else if (c.version_before === undefined && c.version_after !== undefined) {
+    changes.append(el('p', { class: 'card note' }, `The agent's first look at this page: it read the whole page as v${c.version_after}.`));
+  } else if (c.version_before !== undefined && c.version_after !== undefined && c.version_before !== c.version_after) {
+    const diff = await review(c.session, c.version_before, c.version_after);
+    if (c.kind === 'full') {
+      changes.append(el('p', { class: 'card note' }, `The agent was sent the full page (${c.reason ?? 'new page'}), not a delta.`));
+      changes.append(el('details', null, el('summary', null, `Diff v${c.version_before} → v${c.version_after} anyway`), diff));
+    } else {
+      if (c.kind === 'overlay_opened' || c.kind === 'overlay_closed') changes.append(el('p', { class: 'card note' }, kindText(c)));
+      changes.append(diff);
+    }
+  } else {
+    changes.append(el('p', { class: 'muted' }, c.version_after !== undefined ? `No change to the page (still v${c.version_after}).` : 'This call does not read the page.'));
+  }
+  const read = el('div', null, el('h3', null, 'As the agent read it'), el('pre', { class: 'answer' }, withRefs(c.answer, c.session)));
+  parts.push(el('div', { class: 'views' }, changes, read));
+  if (selected === c.seq) detail.replaceChildren(...parts);
+}
+
+/** @param {any} c */
+function callItem(c) {
+  const item = el('li', { class: 'call', 'data-seq': c.seq, 'data-tool': c.tool, tabindex: 0, 'aria-selected': String(c.seq === selected) },
+    el('span', { class: 'seq' }, `#${c.seq}`),
+    el('span', { class: 'tool' }, c.tool),
+    el('span', { class: 'when' }, `${clock(c.started_ms)} · ${duration(c.duration_ms)}`),
+    el('span', { class: 'args', title: argsText(c.args) }, argsText(c.args) || ' '),
+    el('span', { class: 'facts' },
+      el('span', { class: `kind ${c.kind ?? ''}` }, kindText(c)),
+      trouble(c) ? el('span', { class: 'kind error', title: trouble(c) }, 'page errors') : null,
+      el('span', { class: 'muted' }, versionText(c)),
+      el('span', { class: 'muted' }, `${tokens(c.answer_tokens)} tok` + (c.full_page_tokens !== undefined ? ` / page ${tokens(c.full_page_tokens)}` : ''))));
+  item.addEventListener('click', () => showCall(c));
+  item.addEventListener('keydown', (e) => { if (e.key === 'Enter') showCall(c); });
+  return item;
+}
+
+/** @param {any} answer */
+function drawStatus(answer) {
+  const s = answer.status;
+  const grant = $('grant');
+  const clients = answer.clients ?? {};
+  const name = (/** @type {string} */ id) => clients[id] ?? `session ${id.slice(0, 8)}`;
+  if (s.grant === 'shared') { grant.textContent = 'Shared with the agent'; grant.className = 'pill on'; }
+  else if (s.grant === 'opened') { grant.textContent = `Opened by an agent${s.opened_by ? `: ${name(s.opened_by)}` : ''}`; grant.className = 'pill on'; }
+  else { grant.textContent = 'Not shared'; grant.className = 'pill off'; }
+  grant.title = s.opened_by ? `MCP session ${s.opened_by}` : '';
+  $('stop').hidden = s.grant === 'none';
+  const problem = $('problem');
+  problem.hidden = !(s.grant === 'none' && s.revoked);
+  problem.textContent = s.revoked ? `The agent may no longer use this tab: ${s.revoked}` : '';
+  $('page').textContent = answer.page ? `${answer.page.title ?? ''} — ${answer.page.url ?? ''}` : `tab ${tab}`;
+  const m = answer.model;
+  const saved = Math.max(0, m.full_page_tokens - m.answer_tokens);
+  $('savings').textContent = m.calls.length
+    ? `${tokens(m.answer_tokens)} tokens read instead of ${tokens(m.full_page_tokens)} · ${tokens(saved)} saved`
+    : '';
+}
+
+function drawVersions() {
+  const session = calls.at(-1)?.session ?? Object.keys(versions)[0];
+  const held = (session && versions[session]) || [];
+  const signature = `${session}:${held.join(',')}`;
+  if (signature === lastVersions) return;
+  lastVersions = signature;
+  for (const [id, pick] of [['from', held.length - 2], ['to', held.length - 1]]) {
+    const select = /** @type {HTMLSelectElement} */ ($(/** @type {string} */ (id)));
+    select.replaceChildren(...held.map((v) => el('option', { value: v }, `v${v}`)));
+    select.selectedIndex = Math.max(0, /** @type {number} */ (pick));
+  }
+  /** @type {HTMLButtonElement} */ ($('compare')).disabled = held.length < 2;
+}
+
+async function refresh() {
+  if (tab === undefined) return;
+  let answer;
+  try {
+    answer = await ask('model', { tab });
+  } catch (e) {
+    const problem = $('problem');
+    problem.hidden = false;
+    problem.textContent = `Sightline's service worker did not answer: ${/** @type {Error} */ (e).message}`;
+    return;
+  }
+  drawStatus(answer);
+  versions = answer.versions ?? {};
+  calls = answer.model.calls;
+  const signature = calls.map((c) => c.seq).join(',');
+  if (signature !== lastSignature) {
+    const list = $('calls');
+    const atBottom = list.parentElement ? list.parentElement.scrollTop + list.parentElement.clientHeight >= list.parentElement.scrollHeight - 8 : true;
+    list.replaceChildren(...calls.map(callItem));
+    $('no-calls').hidden = calls.length > 0;
+    if (atBottom && list.parentElement) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+    const newest = calls.at(-1);
+    if (newest && (selected === null || !calls.some((c) => c.seq === selected))) showCall(newest);
+    lastSignature = signature;
+  }
+  drawVersions();
+}
+
+$('stop').addEventListener('click', async () => {
+  /** @type {HTMLButtonElement} */ ($('stop')).disabled = true;
+  try { await ask('stop', { tab }); } finally { /** @type {HTMLButtonElement} */ ($('stop')).disabled = false; }
+  refresh();
+});
+
+$('compare').addEventListener('click', async () => {
+  const session = calls.at(-1)?.session ?? Object.keys(versions)[0];
+  const from = Number(/** @type {HTMLSelectElement} */ ($('from')).value);
+  const to = Number(/** @type {HTMLSelectElement} */ ($('to')).value);
+  selected = null;
+  for (const li of document.querySelectorAll('.call')) li.setAttribute('aria-selected', 'false');
+  $('detail').replaceChildren(el('div', { class: 'detail-head' }, el('h1', null, `v${from} → v${to}`), el('span', { class: 'muted' }, 'as the agent saw the page')), await review(session, from, to));
+});
+
+pageTab().then((t) => {
+  tab = t;
+  refresh();
+  setInterval(refresh, POLL_MS);
+});

@@ -1,0 +1,122 @@
+// @ts-check
+// The popup: shows whether the native host is connected (and the exact fix when it is not),
+// whether this tab is shared with the agent with a one-click Share / Stop, and the agent
+// sessions the runtime knows. Opened from the toolbar, or as a page with ?tab=<tabId>.
+
+import { ask, el, pageTab } from './ui/ask.js';
+
+const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/** @type {number | undefined} */
+let tab;
+
+/** What to do about a native port that closed with `error`, as `sightline-host doctor` would say.
+ * @param {string} error */
+function hostFixes(error) {
+  const id = chrome.runtime.id;
+  if (/not found/i.test(error)) {
+    return [
+      'The browser found no registration for sightline-host. Build it and register it with this browser:',
+      'cargo xtask build && target/release/sightline-host install',
+      'Then run `sightline-host doctor`: it checks every link and names what is still wrong.',
+    ];
+  }
+  if (/forbidden|access/i.test(error)) {
+    return [
+      `The host's registration does not allow this extension (${id}). Register it again:`,
+      'target/release/sightline-host install',
+    ];
+  }
+  if (/exited|failed to start/i.test(error)) {
+    return [
+      'sightline-host started but stopped at once, or could not start (moved or rebuilt elsewhere?). Check it:',
+      'target/release/sightline-host doctor',
+    ];
+  }
+  return ['The connection to sightline-host closed. Check every link with:', 'target/release/sightline-host doctor'];
+}
+
+async function draw() {
+  let status;
+  try {
+    status = await ask('status', { tab });
+  } catch (e) {
+    $('host-state').textContent = 'no answer';
+    $('host-state').className = 'pill bad';
+    $('host-fix').hidden = false;
+    $('host-fix').replaceChildren(el('p', null, `Sightline's service worker did not answer (${/** @type {Error} */ (e).message}). Reload the extension in chrome://extensions.`));
+    return;
+  }
+  $('version').textContent = `v${status.version} · protocol ${status.protocol}`;
+  const host = $('host-state');
+  const fix = $('host-fix');
+  if (status.host.connected) {
+    host.textContent = 'connected';
+    host.className = 'pill on';
+    fix.hidden = true;
+  } else {
+    host.textContent = 'not connected';
+    host.className = 'pill bad';
+    fix.hidden = false;
+    const [why, ...steps] = hostFixes(status.host.error ?? '');
+    fix.replaceChildren(
+      el('p', null, why),
+      ...steps.map((s) => (s.startsWith('Then') ? el('p', { class: 'muted' }, s) : el('div', { class: 'fix' }, s))),
+      status.host.error ? el('p', { class: 'muted' }, `Browser said: ${status.host.error}`) : null,
+    );
+  }
+  const t = status.tab ?? { grant: 'none' };
+  const clients = Object.fromEntries(status.sessions.map((/** @type {any} */ s) => [s.id, s.client]));
+  const state = $('tab-state');
+  const toggle = /** @type {HTMLButtonElement} */ ($('toggle'));
+  toggle.disabled = tab === undefined;
+  if (t.grant === 'none') {
+    state.textContent = 'not shared';
+    state.className = 'pill off';
+    $('tab-detail').textContent = t.revoked ? `The agent lost this tab: ${t.revoked}` : 'The agent cannot see or use this tab.';
+    toggle.textContent = 'Share this tab with the agent';
+    toggle.className = 'primary';
+    toggle.dataset.action = 'share';
+  } else {
+    state.textContent = t.grant === 'shared' ? 'shared' : 'opened by an agent';
+    state.className = 'pill on';
+    $('tab-detail').textContent = t.grant === 'shared'
+      ? 'You shared this tab: the agent can read it and act on it.'
+      : `An agent opened this tab${t.opened_by ? ` (${clients[t.opened_by] ?? t.opened_by.slice(0, 8)})` : ''}.`;
+    toggle.textContent = 'Stop the agent here';
+    toggle.className = 'danger';
+    toggle.dataset.action = 'stop';
+  }
+  const list = $('sessions');
+  list.replaceChildren(...status.sessions.map((/** @type {any} */ s) => el('li', null,
+    el('span', null, s.client ?? 'MCP client'),
+    el('span', { class: 'muted mono' }, s.current_tab !== null && s.current_tab !== undefined ? `tab ${s.current_tab}` : 'no tab'))));
+  if (status.sessions.length === 0) list.replaceChildren(el('li', { class: 'muted' }, 'No agent has connected since the browser started.'));
+}
+
+$('toggle').addEventListener('click', async () => {
+  const toggle = /** @type {HTMLButtonElement} */ ($('toggle'));
+  toggle.disabled = true;
+  let said = '';
+  try {
+    const answer = await ask(toggle.dataset.action === 'share' ? 'share' : 'stop', { tab });
+    if (answer.note) said = `Shared, but the page cannot be read yet: ${answer.note}`;
+  } catch (e) {
+    said = `That did not work: ${/** @type {Error} */ (e).message}`;
+  }
+  await draw();
+  if (said) $('tab-detail').textContent = said;
+});
+$('open-panel').addEventListener('click', (e) => {
+  e.preventDefault();
+  chrome.tabs.create({ url: chrome.runtime.getURL(`panel/panel.html?tab=${tab}`) });
+});
+$('open-options').addEventListener('click', (e) => {
+  e.preventDefault();
+  chrome.runtime.openOptionsPage();
+});
+
+pageTab().then((t) => {
+  tab = t;
+  draw();
+  setInterval(draw, 2000);
+});

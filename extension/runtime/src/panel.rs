@@ -1,0 +1,284 @@
+//! What the extension's own pages (the Sightline panel, the popup, the options page) ask of the
+//! runtime through `chrome.runtime` messaging: a tab's calls and status, the human diff of two
+//! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page, and
+//! forgetting the recorded calls. The service worker hands each message to
+//! [`crate::Runtime::handle_page_message`]; the answers are plain JSON for the pages to draw.
+//!
+//! Every call an agent makes is recorded here too ([`record_call`]), into the core's
+//! [`SessionLog`](sightline_core::review::SessionLog).
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sightline_core::changes::NoiseRules;
+use sightline_core::protocol::{ToolCall, ToolOutput};
+use sightline_core::review::Finished;
+use sightline_core::snapshot::element::MASK;
+
+use crate::chrome;
+use crate::input::NodeTarget;
+use crate::state::State;
+use crate::tabs::Grant;
+
+/// Lines of unchanged context kept around each change in a review.
+const REVIEW_CONTEXT: usize = 2;
+
+/// A message from an extension page.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "panel", rename_all = "snake_case")]
+pub enum PageMessage {
+    /// Everything the panel draws for a tab.
+    Model {
+        /// The tab.
+        tab: i32,
+    },
+    /// The human diff between two held versions of a session's view of a tab.
+    Review {
+        /// The tab.
+        tab: i32,
+        /// The MCP session whose view it is (default: the last one that called on the tab).
+        #[serde(default)]
+        session: Option<String>,
+        /// Older version.
+        from: u64,
+        /// Newer version.
+        to: u64,
+    },
+    /// Stops the agent on a tab: revokes its grant and detaches the debugger.
+    Stop {
+        /// The tab.
+        tab: i32,
+    },
+    /// Shares a tab with the agent (the toolbar button's share).
+    Share {
+        /// The tab.
+        tab: i32,
+    },
+    /// Outlines the element behind a ref in the page.
+    Highlight {
+        /// The tab.
+        tab: i32,
+        /// The session whose ref it is (default: the last one that called on the tab).
+        #[serde(default)]
+        session: Option<String>,
+        /// The ref (`e12`).
+        #[serde(rename = "ref")]
+        element_ref: String,
+    },
+    /// Removes the outline.
+    Unhighlight {
+        /// The tab.
+        tab: i32,
+    },
+    /// Connection, tabs and sessions, for the popup.
+    Status {
+        /// The tab the popup was opened on.
+        #[serde(default)]
+        tab: Option<i32>,
+    },
+    /// The built-in noise rules, for the options page.
+    NoiseDefaults,
+    /// Forgets every recorded call (tools, arguments, answers).
+    Forget,
+}
+
+/// What the service worker knows of the native host's port.
+#[derive(Debug, Default, Deserialize)]
+pub struct HostLink {
+    /// The port is open.
+    #[serde(default)]
+    pub connected: bool,
+    /// Why it last closed, if it did.
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// Answers one page message.
+pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> Value {
+    state.load_grants().await;
+    match message {
+        PageMessage::Model { tab } => model(state, tab).await,
+        PageMessage::Review { tab, session, from, to } => {
+            let Some(session) = session.or_else(|| last_session(state, tab)) else {
+                return json!({"error": "no agent has looked at this tab yet"});
+            };
+            let rows =
+                state.with_session(&session, |s| s.pages.get(&tab).and_then(|p| p.review(from, to, REVIEW_CONTEXT)));
+            match rows {
+                Some(rows) => json!({"session": session, "from": from, "to": to, "rows": rows}),
+                None => json!({"error": format!("v{from} or v{to} is no longer held for this tab")}),
+            }
+        }
+        PageMessage::Stop { tab } => {
+            let controlled = state.tabs.borrow().is_controlled(tab);
+            state.revoke(tab, Some("the user stopped the agent on this tab from the Sightline panel".into())).await;
+            let _ = chrome::detach(tab).await;
+            json!({"stopped": controlled})
+        }
+        PageMessage::Share { tab } => {
+            state.grant(tab, Grant::Shared, None).await;
+            let attached = state.ensure_attached(tab).await;
+            // Shared even when the debugger cannot attach yet (a page the browser shuts
+            // extensions out of): the agent may navigate it away, as from the toolbar.
+            json!({"shared": true, "note": attached.err().map(|e| e.to_string())})
+        }
+        PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
+        PageMessage::Unhighlight { tab } => {
+            let target = chrome::DebuggeeTarget { tab_id: tab, session_id: None };
+            for method in ["Overlay.hideHighlight", "Overlay.disable", "DOM.disable"] {
+                let _ = chrome::send_command(&target, method, &json!({})).await;
+            }
+            json!({"ok": true})
+        }
+        PageMessage::Status { tab } => status(state, tab, host).await,
+        PageMessage::NoiseDefaults => json!({"rules": NoiseRules::default().rules()}),
+        PageMessage::Forget => {
+            state.session_log.borrow_mut().clear();
+            json!({"forgotten": true})
+        }
+    }
+}
+
+/// The session that last called on `tab`.
+fn last_session(state: &State, tab: i32) -> Option<String> {
+    state.session_log.borrow().model(tab).calls.last().map(|c| c.session.clone())
+}
+
+/// How the agent holds `tab`: `shared`, `opened` (by which session) or `none`, and why it was
+/// taken away if it was.
+fn grant_of(state: &State, tab: i32) -> Value {
+    let tabs = state.tabs.borrow();
+    let grant = match tabs.grants.tabs.get(&tab) {
+        Some(Grant::Shared) => "shared",
+        Some(Grant::Created) => "opened",
+        None => "none",
+    };
+    json!({
+        "grant": grant,
+        "opened_by": tabs.grants.owners.get(&tab),
+        "revoked": tabs.grants.revoked.get(&tab),
+        "stopped": tabs.grants.stopped,
+    })
+}
+
+async fn model(state: &Rc<State>, tab: i32) -> Value {
+    let model = state.session_log.borrow().model(tab);
+    let versions: serde_json::Map<String, Value> = state
+        .sessions
+        .borrow()
+        .iter()
+        .filter_map(|(id, s)| s.pages.get(&tab).map(|p| (id.clone(), json!(p.held_versions()))))
+        .collect();
+    let clients: serde_json::Map<String, Value> =
+        state.sessions.borrow().iter().map(|(id, s)| (id.clone(), json!(s.client))).collect();
+    let page = chrome::get_tab(tab).await.ok();
+    json!({
+        "model": model,
+        "status": grant_of(state, tab),
+        "versions": versions,
+        "clients": clients,
+        "page": page.map(|p| json!({"title": p.title, "url": p.url.as_deref().map(sightline_core::urls::redact_url)})),
+    })
+}
+
+async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
+    let sessions: Vec<Value> = state
+        .sessions
+        .borrow()
+        .iter()
+        .map(|(id, s)| json!({"id": id, "client": s.client, "current_tab": s.current_tab, "tabs": s.pages.keys().collect::<Vec<_>>()}))
+        .collect();
+    let controlled: Vec<Value> = {
+        let tabs = state.tabs.borrow();
+        tabs.grants
+            .tabs
+            .iter()
+            .map(|(t, g)| json!({"tab": t, "grant": g, "opened_by": tabs.grants.owners.get(t)}))
+            .collect()
+    };
+    json!({
+        "version": state.version,
+        "protocol": sightline_core::protocol::WIRE_PROTOCOL,
+        "host": {"connected": host.connected, "error": host.error},
+        "sessions": sessions,
+        "tabs": controlled,
+        "tab": tab.map(|t| grant_of(state, t)),
+    })
+}
+
+async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element_ref: &str) -> Value {
+    let Some(session) = session.or_else(|| last_session(state, tab)) else {
+        return json!({"error": "no agent has looked at this tab yet"});
+    };
+    let node = match crate::tools::resolve_ref(state, &session, tab, element_ref) {
+        Ok(node) => node,
+        Err(e) => return json!({"error": e.to_string()}),
+    };
+    let at = NodeTarget::of(state, tab, &node);
+    // The overlay needs the DOM domain; both are turned off again when the outline goes.
+    for method in ["DOM.enable", "Overlay.enable"] {
+        if let Err(e) = chrome::send_command(&at.target, method, &json!({})).await {
+            return json!({"error": format!("the page cannot be outlined ({method}: {e})")});
+        }
+    }
+    let config = json!({
+        "showInfo": true,
+        "contentColor": {"r": 111, "g": 168, "b": 220, "a": 0.45},
+        "borderColor": {"r": 40, "g": 100, "b": 200, "a": 0.9},
+    });
+    let params = json!({"backendNodeId": node.backend_node_id, "highlightConfig": config});
+    match chrome::send_command(&at.target, "Overlay.highlightNode", &params).await {
+        Ok(_) => json!({"ok": true}),
+        Err(e) => json!({"error": e.to_string()}),
+    }
+}
+
+/// What a call found before it ran, for [`record_call`].
+pub struct Before {
+    tab: Option<i32>,
+    version: Option<u64>,
+    started_ms: f64,
+}
+
+/// Notes the tab and version a call starts from.
+pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
+    let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab));
+    let version = tab.and_then(|t| state.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
+    Before { tab, version: version.filter(|v| *v > 0), started_ms: js_sys::Date::now() }
+}
+
+/// Records a call that answered into the tab's log.
+pub fn record_call(state: &State, session: &str, call: &ToolCall, before: Before, output: &ToolOutput) {
+    let Some(tab) = state.with_session(session, |s| s.current_tab).or(before.tab) else { return };
+    let (version_after, full_page_tokens, typed_secret) = state.with_session(session, |s| {
+        let page = s.pages.get(&tab);
+        let snapshot = page.and_then(|p| p.snapshot());
+        let typed_secret = match call {
+            ToolCall::BrowserType(p) => snapshot.is_none_or(|snap| typed_into_secret(snap, &p.element_ref)),
+            _ => false,
+        };
+        (page.map(|p| p.version()).filter(|v| *v > 0), snapshot.map(|snap| snap.stats.estimated_tokens), typed_secret)
+    });
+    let done = Finished {
+        session,
+        call,
+        typed_secret,
+        started_ms: before.started_ms,
+        ended_ms: js_sys::Date::now(),
+        version_before: if before.tab == Some(tab) { before.version } else { None },
+        version_after,
+        full_page_tokens,
+        output,
+    };
+    state.session_log.borrow_mut().record(tab, &done);
+}
+
+/// Whether `element_ref` is (or cannot be shown not to be) a field whose value is secret: its
+/// value is masked, or it is a password field.
+fn typed_into_secret(snapshot: &sightline_core::snapshot::Snapshot, element_ref: &str) -> bool {
+    let number = element_ref.trim().trim_start_matches('e').parse::<u32>().ok();
+    let Some(element) = snapshot.elements.iter().find(|e| Some(e.number) == number) else { return true };
+    element.facts.value.as_deref() == Some(MASK)
+        || element.facts.attrs.iter().any(|(k, v)| *k == "type" && v.eq_ignore_ascii_case("password"))
+}

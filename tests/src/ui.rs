@@ -1,0 +1,106 @@
+//! The extension's own pages (the Sightline panel, the popup, the options page) opened as
+//! ordinary tabs of the test browser through its DevTools endpoint, read through their DOM and
+//! saved as PNG screenshots under `target/ui/`.
+//!
+//! The browser must run with [`crate::browser::REMOTE_DEBUGGING`].
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::cdp::CdpConnection;
+use crate::{EXTENSION_ID, paths};
+
+/// One extension page in a tab of its own, under the test's control.
+pub struct ExtensionPage {
+    cdp: CdpConnection,
+    session: String,
+    target: String,
+}
+
+impl ExtensionPage {
+    /// Opens `chrome-extension://<id>/<path>` in a new tab `width` × `height` CSS pixels large.
+    pub fn open(devtools: &str, path: &str, width: u32, height: u32) -> anyhow::Result<ExtensionPage> {
+        let mut cdp = CdpConnection::connect(devtools)?;
+        let url = format!("chrome-extension://{EXTENSION_ID}/{path}");
+        let created = cdp.call(None, "Target.createTarget", json!({"url": "about:blank"}))?;
+        let target = created["targetId"].as_str().context("no target id")?.to_owned();
+        let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}))?;
+        let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+        let mut page = ExtensionPage { cdp, session, target };
+        page.send("Page.enable", json!({}))?;
+        page.send(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )?;
+        page.send("Page.navigate", json!({"url": url}))?;
+        page.wait_for(
+            "document.readyState === 'complete' && location.href.startsWith('chrome-extension:')",
+            Duration::from_secs(10),
+        )?;
+        Ok(page)
+    }
+
+    fn send(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
+        self.cdp.call(Some(&self.session), method, params)
+    }
+
+    /// Evaluates `expression` in the page (awaiting a promise it returns); returns its value.
+    pub fn eval(&mut self, expression: &str) -> anyhow::Result<Value> {
+        let params = json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
+        let result = self.send("Runtime.evaluate", params)?;
+        if let Some(exception) = result.get("exceptionDetails") {
+            bail!("evaluating {expression} failed: {exception}");
+        }
+        Ok(result["result"]["value"].clone())
+    }
+
+    /// Evaluates `expression` until it is truthy (at most `timeout`); returns its value.
+    pub fn wait_for(&mut self, expression: &str, timeout: Duration) -> anyhow::Result<Value> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let value = self.eval(expression)?;
+            let truthy = !matches!(&value, Value::Null | Value::Bool(false)) && value != json!(0) && value != json!("");
+            if truthy {
+                return Ok(value);
+            }
+            if Instant::now() > deadline {
+                let body = self.eval("document.body ? document.body.innerText : ''").unwrap_or_default();
+                bail!("{expression} was still {value} after {timeout:?}; the page reads:\n{body}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Shows the page in the dark colour scheme (or back in the light one).
+    pub fn dark(&mut self, dark: bool) -> anyhow::Result<()> {
+        let value = if dark { "dark" } else { "light" };
+        self.send(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": value}]}),
+        )?;
+        Ok(())
+    }
+
+    /// Saves a PNG screenshot of the page as `target/ui/<name>`; returns its path.
+    pub fn screenshot(&mut self, name: &str) -> anyhow::Result<PathBuf> {
+        let shot = self.send("Page.captureScreenshot", json!({"format": "png"}))?;
+        let data = shot["data"].as_str().context("no screenshot data")?;
+        let png = base64::engine::general_purpose::STANDARD.decode(data)?;
+        let dir = paths::workspace_root().join("target/ui");
+        std::fs::create_dir_all(&dir)?;
+        let path = dir.join(name);
+        std::fs::write(&path, png)?;
+        Ok(path)
+    }
+
+    /// Closes the page's tab.
+    pub fn close(mut self) -> anyhow::Result<()> {
+        let target = self.target.clone();
+        self.cdp.call(None, "Target.closeTarget", json!({"targetId": target}))?;
+        Ok(())
+    }
+}

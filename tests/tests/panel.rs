@@ -1,0 +1,275 @@
+//! The human side of the extension, in a real browser: the Sightline panel lists an agent's
+//! calls on a tab (arguments masked), shows a delta as a human diff with the changed words
+//! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
+//! rule added in the options page keeps a console error out of change reports, and removing it
+//! brings the error back; without a registered host the popup names the command that fixes it.
+//! Each page is saved as a screenshot under `target/ui/`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline_e2e::browser::REMOTE_DEBUGGING;
+use sightline_e2e::cdp::CdpConnection;
+use sightline_e2e::client::Reply;
+use sightline_e2e::ui::ExtensionPage;
+use sightline_e2e::{Chromium, McpClient, Rig, Sandbox, paths, ref_of, service_worker};
+
+const WAIT: Duration = Duration::from_secs(15);
+const SECRET: &str = "hunter2-harbour";
+const ERROR_TEXT: &str = "Checkout failed: price service unreachable";
+
+async fn rig() -> Rig {
+    Rig::serving(paths::fixtures_dir().join("panel"), &[REMOTE_DEBUGGING]).await.expect("rig")
+}
+
+fn devtools(rig: &Rig) -> String {
+    rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools endpoint")
+}
+
+/// The browser's id of the tab whose URL contains `url_part`.
+fn tab_id(rig: &Rig, url_part: &str) -> i64 {
+    let expression = format!(
+        "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => (t.url || t.pendingUrl || '').includes({})).id)",
+        Value::String(url_part.to_owned())
+    );
+    service_worker::evaluate_in_extension_worker(&devtools(rig), &expression)
+        .expect("evaluate in the worker")
+        .as_i64()
+        .unwrap_or_else(|| panic!("no tab at {url_part}"))
+}
+
+async fn call(c: &McpClient, tool: &str, args: Value) -> Reply {
+    let reply = c.call(tool, args.clone()).await.expect("the call reaches the server");
+    assert!(!reply.is_error, "{tool} {args} failed: {}", reply.text);
+    reply
+}
+
+fn js(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+/// Clicks the first element matching `selector` in `page`.
+fn click(page: &mut ExtensionPage, selector: &str) {
+    page.eval(&format!("document.querySelector({}).click()", js(selector))).expect("click");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent() {
+    let rig = rig().await;
+    let c = &rig.client;
+    // An agent session: a look at the page, a delta, a dialog opened and closed with a password
+    // typed in it, a console error, a change report.
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let delta = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await;
+    assert!(delta.text.contains("Basket: 1 item"), "{}", delta.text);
+    eprintln!("the agent's text for the click:\n{}", delta.text);
+    let opened = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Sign in")})).await;
+    let in_dialog = call(c, "browser_snapshot", json!({})).await;
+    let password = in_dialog
+        .structured
+        .as_ref()
+        .and_then(|s| s["elements"].as_array().cloned())
+        .unwrap_or_default()
+        .into_iter()
+        .find(|e| e["name"] == "Password")
+        .and_then(|e| e["ref"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no password field after {}:\n{}", opened.text, in_dialog.text));
+    call(c, "browser_type", json!({"ref": password, "text": SECRET})).await;
+    call(c, "browser_click", json!({"ref": ref_of(&in_dialog, "button", "Close")})).await;
+    let checkout = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Check out")})).await;
+    assert!(checkout.text.contains("error"), "{}", checkout.text);
+    call(c, "get_changes_since", json!({})).await;
+    let tab = tab_id(&rig, "shop.html");
+
+    let mut panel =
+        ExtensionPage::open(&devtools(&rig), &format!("panel/panel.html?tab={tab}"), 1120, 680).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 9", WAIT).expect("the calls are listed");
+    let tools = panel.eval("[...document.querySelectorAll('.call')].map((c) => c.dataset.tool)").expect("tools");
+    let tools: Vec<&str> = tools.as_array().map(|t| t.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    assert_eq!(
+        tools,
+        [
+            "browser_navigate",
+            "browser_snapshot",
+            "browser_click",
+            "browser_click",
+            "browser_snapshot",
+            "browser_type",
+            "browser_click",
+            "browser_click",
+            "get_changes_since"
+        ],
+        "oldest first, newest at the bottom"
+    );
+    let grant = panel.eval("document.querySelector('#grant').textContent").expect("grant");
+    assert!(grant.as_str().is_some_and(|g| g.starts_with("Opened by an agent")), "{grant}");
+    // The password typed never reaches the panel, neither its page nor what the runtime sends it.
+    let everything = panel
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'model', tab: {tab}}}).then(JSON.stringify)"))
+        .expect("model");
+    let everything = everything.as_str().unwrap_or_default().to_owned();
+    assert!(everything.contains("browser_type") && !everything.contains(SECRET), "{everything}");
+    assert!(!panel.eval("document.documentElement.outerHTML").expect("html").to_string().contains(SECRET));
+    // The console error the checkout click caused is flagged on its call.
+    let flagged = panel.eval("document.querySelector('.call:nth-child(8)').textContent").expect("checkout call");
+    assert!(flagged.as_str().is_some_and(|t| t.contains("page errors")), "{flagged}");
+    // The overlay's opening is said as such.
+    let kinds = panel.eval("[...document.querySelectorAll('.call .kind')].map((k) => k.textContent)").expect("kinds");
+    assert!(kinds.to_string().contains("opened"), "{kinds}");
+
+    // The delta, as a person reads it: the basket line changed, its changed words marked.
+    click(&mut panel, ".call:nth-child(3)");
+    panel.wait_for("document.querySelector('#detail .row.changed ins') !== null", WAIT).expect("a changed line");
+    let changed = panel
+        .eval(
+            "[...document.querySelectorAll('#detail .row.changed')].map((r) => ({before: r.querySelector('.before').textContent, \
+             after: r.querySelector('.after').textContent, del: [...r.querySelectorAll('del')].map((d) => d.textContent), \
+             ins: [...r.querySelectorAll('ins')].map((i) => i.textContent)}))",
+        )
+        .expect("changed rows");
+    let basket = changed
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["after"].as_str().is_some_and(|a| a.contains("Basket: 1 item"))))
+        .unwrap_or_else(|| panic!("no changed basket line: {changed:#}"));
+    assert_eq!(basket["before"], "Basket: 0 items", "{basket:#}");
+    assert!(basket["ins"].as_array().is_some_and(|i| i.contains(&json!("1"))), "{basket:#}");
+    assert!(basket["del"].as_array().is_some_and(|d| d.contains(&json!("0"))), "{basket:#}");
+    // The exact text the agent read is there too, its refs live.
+    let answer = panel.eval("document.querySelector('#detail pre.answer').textContent").expect("answer");
+    assert_eq!(answer.as_str().map(str::trim_end), Some(delta.text.trim_end()), "the answer as the agent read it");
+    assert!(panel.eval("document.querySelectorAll('#detail .ref').length > 0").expect("refs") == json!(true));
+    // A ref outlines its element in the page; a ref never given is refused with the reason.
+    let outline = |r: &str| format!("chrome.runtime.sendMessage({{panel: 'highlight', tab: {tab}, ref: '{r}'}})");
+    let outlined = panel.eval(&outline("e3")).expect("highlight");
+    assert_eq!(outlined, json!({"ok": true}), "outlining e3");
+    let unknown = panel.eval(&outline("e999")).expect("highlight");
+    assert!(unknown["error"].as_str().is_some_and(|e| e.contains("e999")), "{unknown}");
+    panel.eval(&format!("chrome.runtime.sendMessage({{panel: 'unhighlight', tab: {tab}}})")).expect("unhighlight");
+    let shot = panel.screenshot("panel.png").expect("screenshot");
+    panel.dark(true).expect("dark");
+    panel.screenshot("panel-dark.png").expect("screenshot");
+    panel.dark(false).expect("light");
+    eprintln!("panel screenshots in {}", shot.display());
+
+    // Stop the agent here: the next call on the tab is refused.
+    click(&mut panel, "#stop");
+    panel.wait_for("document.querySelector('#grant').textContent === 'Not shared'", WAIT).expect("stopped");
+    let refused = c.call("browser_snapshot", json!({"tab": tab})).await.expect("call");
+    assert!(refused.is_error, "the agent still reads the tab after the stop: {}", refused.text);
+    assert!(refused.text.contains("stopped the agent on this tab"), "{}", refused.text);
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_popup_shares_and_stops_a_tab() {
+    let rig = rig().await;
+    let c = &rig.client;
+    let mut cdp = CdpConnection::connect(&devtools(&rig)).expect("devtools");
+    cdp.call(None, "Target.createTarget", json!({"url": rig.server.url("shop.html?mine")}))
+        .expect("a tab of the user's");
+    let deadline = Instant::now() + WAIT;
+    let tab = loop {
+        let found = service_worker::evaluate_in_extension_worker(
+            &devtools(&rig),
+            "chrome.tabs.query({}).then((t) => (t.find((x) => (x.url || '').includes('?mine') && x.status === 'complete') || {}).id)",
+        )
+        .expect("query tabs");
+        if let Some(id) = found.as_i64() {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "the user's tab never loaded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let before = c.call("browser_snapshot", json!({"tab": tab})).await.expect("call");
+    assert!(before.is_error, "a tab nobody shared was read: {}", before.text);
+
+    let mut popup = ExtensionPage::open(&devtools(&rig), &format!("popup.html?tab={tab}"), 340, 440).expect("popup");
+    popup.wait_for("document.querySelector('#host-state').textContent === 'connected'", WAIT).expect("host connected");
+    popup.wait_for("document.querySelector('#tab-state').textContent === 'not shared'", WAIT).expect("not shared");
+    click(&mut popup, "#toggle");
+    popup.wait_for("document.querySelector('#tab-state').textContent === 'shared'", WAIT).expect("shared");
+    let page = call(c, "browser_snapshot", json!({"tab": tab})).await;
+    assert!(page.text.contains("Harbour Rain Jacket"), "{}", page.text);
+    popup
+        .wait_for(
+            "document.querySelectorAll('#sessions li').length === 1 && !document.querySelector('#sessions li.muted')",
+            WAIT,
+        )
+        .expect("the session is listed");
+    popup.screenshot("popup.png").expect("screenshot");
+    popup
+        .wait_for("document.querySelector('#toggle').textContent === 'Stop the agent here'", WAIT)
+        .expect("stop offered");
+    click(&mut popup, "#toggle");
+    popup.wait_for("document.querySelector('#tab-state').textContent === 'not shared'", WAIT).expect("stopped");
+    let after = c.call("browser_snapshot", json!({"tab": tab})).await.expect("call");
+    assert!(after.is_error, "the agent still reads the tab after the stop: {}", after.text);
+    popup.close().expect("close");
+}
+
+/// Clicks "Check out" (which logs [`ERROR_TEXT`]) and returns the change report that follows.
+async fn checkout_report(c: &McpClient, page: &Reply) -> String {
+    call(c, "browser_click", json!({"ref": ref_of(page, "button", "Check out")})).await;
+    call(c, "get_changes_since", json!({})).await.text
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_noise_rule_added_in_the_options_page_keeps_an_error_out_of_reports_until_removed() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    call(c, "get_changes_since", json!({})).await;
+    let report = checkout_report(c, &page).await;
+    assert!(report.contains(ERROR_TEXT), "without a rule the error is reported: {report}");
+
+    let mut options = ExtensionPage::open(&devtools(&rig), "options.html", 900, 1100).expect("options");
+    options.wait_for("document.querySelectorAll('#builtin tbody tr').length > 5", WAIT).expect("built-in rules");
+    // A built-in rule turned off is written where the runtime reads it.
+    click(&mut options, "#builtin input[data-rule='favicon']");
+    options
+        .wait_for("chrome.storage.local.get('sightline.noise').then((s) => (s['sightline.noise']?.remove ?? []).includes('favicon'))", WAIT)
+        .expect("favicon rule off");
+    let fill = "document.querySelector('#rule-name').value = 'price_service'; \
+                document.querySelector('#rule-target').value = 'console_text'; \
+                document.querySelector('#rule-how').value = 'contains'; \
+                document.querySelector('#rule-pattern').value = 'price service'; \
+                document.querySelector('#add-rule').requestSubmit()";
+    options.eval(fill).expect("add a rule");
+    options
+        .wait_for("document.querySelector('#custom tr[data-rule=price_service]') !== null", WAIT)
+        .expect("rule listed");
+    options.screenshot("options.png").expect("screenshot");
+
+    let quiet = checkout_report(c, &page).await;
+    assert!(!quiet.contains(ERROR_TEXT), "the rule keeps the error out: {quiet}");
+    let raw = call(c, "browser_console_messages", json!({"level": "error"})).await;
+    assert!(raw.text.contains(ERROR_TEXT), "the raw list still has it: {}", raw.text);
+
+    click(&mut options, "#custom tr[data-rule=price_service] button");
+    options
+        .wait_for("document.querySelector('#custom tr[data-rule=price_service]') === null", WAIT)
+        .expect("rule removed");
+    let again = checkout_report(c, &page).await;
+    assert!(again.contains(ERROR_TEXT), "without the rule the error is reported again: {again}");
+    options.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_registered_host_the_popup_says_what_fixes_it() {
+    let _slot = sightline_e2e::browser_slots(1).await.expect("a browser slot");
+    let sandbox = Sandbox::new().expect("sandbox");
+    // The host is never registered with this browser.
+    let browser = Chromium::launch_with(&sandbox, &[REMOTE_DEBUGGING]).expect("browser");
+    let devtools = browser.devtools_endpoint().expect("devtools endpoint");
+    let mut popup = ExtensionPage::open(&devtools, "popup.html", 340, 520).expect("popup");
+    popup
+        .wait_for("document.querySelector('#host-state').textContent === 'not connected'", WAIT)
+        .expect("not connected");
+    let fix = popup.eval("document.querySelector('#host-fix').innerText").expect("fix");
+    let fix = fix.as_str().unwrap_or_default();
+    assert!(fix.contains("sightline-host install") && fix.contains("not found"), "{fix}");
+    popup.screenshot("popup-no-host.png").expect("screenshot");
+    popup.close().expect("close");
+}
