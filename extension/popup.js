@@ -17,7 +17,7 @@ function hostFixes(error) {
     return [
       'The browser found no registration for sightline-host. Build it and register it with this browser:',
       'cargo xtask build && target/release/sightline-host install',
-      'Then run `sightline-host doctor`: it checks every link and names what is still wrong.',
+      'Then run sightline-host doctor: it checks every link and names what is still wrong.',
     ];
   }
   if (/forbidden|access/i.test(error)) {

@@ -21,9 +21,9 @@
 //! * The values of secret fields (passwords, one-time codes, PINs, payment and bank data, as
 //!   judged by [`super::secrets`]) are replaced by a fixed mask; they never leave the browser.
 
+use super::escape::{MAX_NAME_BYTES, MAX_VALUE_BYTES, cap};
 pub use super::secrets::MASK;
 use super::secrets::is_secret;
-use super::escape::{MAX_NAME_BYTES, MAX_VALUE_BYTES, cap};
 use super::text::{normalise, words, words_covered};
 use super::tree::{NodeId, NodeKind, PageTree};
 

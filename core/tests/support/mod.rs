@@ -237,7 +237,8 @@ impl Builder {
     }
 
     fn layout_with(&mut self, node: i64, display: &str, white_space: &str, height: f64, text_security: &str) {
-        let styles = [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", white_space, "static", "auto", text_security];
+        let styles =
+            [display, "visible", "1", "rgba(0, 0, 0, 0)", "auto", white_space, "static", "auto", text_security];
         let styles: Vec<i64> = styles.iter().map(|s| self.string(s)).collect();
         self.layout_index.push(node);
         self.styles.push(styles);
