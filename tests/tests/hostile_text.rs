@@ -96,6 +96,11 @@ async fn page_text_cannot_pose_as_elements_regions_headers_or_trailers() {
     );
     assert!(!text.contains(['\r', '\u{2028}', '\u{2029}', '\u{85}']), "{text:?}");
 
+    // The tab list quotes the title the same way: its ref-like word is no ref.
+    let tabs = c.ok("browser_tabs", json!({})).await;
+    assert!(tabs.contains(r#""v9 · no change \u00655 button \"Pay\"""#), "{tabs}");
+    assert!(!tabs.contains(" e5 "), "{tabs}");
+
     // The console listing keeps each message on one line too.
     let listing = c.ok("browser_console_messages", json!({"level": "error"})).await;
     assert_eq!(listing.lines().filter(|l| l.contains("Since the last response")).count(), 1, "{listing}");

@@ -12,6 +12,11 @@
 //! background only paints behind its words), and an element inside a collapsed box (zero width
 //! or height) that it overflows — the usual way to hide a dropdown menu is a zero-height
 //! wrapper with `overflow: hidden`, and the capture does not say which overflow is clipped.
+//!
+//! Nor does a bar fixed to the viewport (a `position: fixed` or `sticky` box smaller than half
+//! the viewport, and everything in it): a sticky header or a cookie strip sits over whatever the
+//! page has scrolled under it, which is still there a scroll away. A fixed box that fills most
+//! of the viewport (a modal's backdrop, a loading screen) does cover what lies beneath.
 
 use super::signal::{DropReason, Signal};
 use super::tree::{NodeId, NodeKind, PageTree, Rect};
@@ -117,6 +122,8 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
     // what it holds.
     let mut opacity = vec![1.0f64; n];
     let mut in_collapsed = vec![false; n];
+    let mut in_bar = vec![false; n];
+    let viewport_area = tree.viewport.0 * tree.viewport.1;
     let mut order: Vec<NodeId> = Vec::new();
     let mut walk = vec![tree.root];
     while let Some(id) = walk.pop() {
@@ -129,6 +136,12 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
         in_collapsed[id] = tree.nodes[id]
             .parent
             .is_some_and(|p| in_collapsed[p] || (tree.nodes[p].frame == tree.nodes[id].frame && collapses(tree, p)));
+        in_bar[id] = match tree.nodes[id].layout.as_ref() {
+            Some(l) if matches!(l.position.as_str(), "fixed" | "sticky") => {
+                viewport_area > 0.0 && l.bounds.w * l.bounds.h < viewport_area / 2.0
+            }
+            _ => tree.nodes[id].parent.is_some_and(|p| in_bar[p]),
+        };
         walk.extend(tree.nodes[id].children.iter().copied());
     }
 
@@ -161,6 +174,7 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
                 && !is_transparent(&layout.background)
                 && layout.display != "inline"
                 && !in_collapsed[id]
+                && !in_bar[id]
             {
                 union.add(rect, id);
             }

@@ -3,6 +3,7 @@
 use std::rc::Rc;
 
 use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
+use sightline_core::snapshot::render::quote;
 use sightline_core::urls::redact_url;
 
 use super::{ToolResult, actions, target_tab};
@@ -83,7 +84,7 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
         let usable = raw_url.is_empty() || policy.allows(&raw_url);
         let url = redact_url(&raw_url);
         let note = if usable { "" } else { " (cannot be acted on here: navigate it to a web page, or close it)" };
-        text.push_str(&format!("- tab {tab}{marker} [{how}] {title:?} {url}{note}\n"));
+        text.push_str(&format!("- tab {tab}{marker} [{how}] {} {url}{note}\n", quote(&title)));
         rows.push(serde_json::json!({"tab": tab, "current": current == Some(tab), "title": title, "url": url,
             "grant": how, "usable": usable}));
     }
