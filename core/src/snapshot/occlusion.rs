@@ -13,10 +13,11 @@
 //! or height) that it overflows — the usual way to hide a dropdown menu is a zero-height
 //! wrapper with `overflow: hidden`, and the capture does not say which overflow is clipped.
 //!
-//! Nor does a bar fixed to the viewport (a `position: fixed` or `sticky` box smaller than half
-//! the viewport, and everything in it): a sticky header or a cookie strip sits over whatever the
-//! page has scrolled under it, which is still there a scroll away. A fixed box that fills most
-//! of the viewport (a modal's backdrop, a loading screen) does cover what lies beneath.
+//! Nor does a bar fixed to the viewport (a `position: fixed` or `sticky` box as wide as the
+//! viewport and at most a quarter of its height, and everything in it): a sticky header or a
+//! cookie strip sits over whatever the page has scrolled under it, which is still there a scroll
+//! away. Any other fixed box (a modal, its backdrop, a loading screen) does cover what lies
+//! beneath.
 
 use super::signal::{DropReason, Signal};
 use super::tree::{NodeId, NodeKind, PageTree, Rect};
@@ -123,7 +124,7 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
     let mut opacity = vec![1.0f64; n];
     let mut in_collapsed = vec![false; n];
     let mut in_bar = vec![false; n];
-    let viewport_area = tree.viewport.0 * tree.viewport.1;
+    let (viewport_w, viewport_h) = tree.viewport;
     let mut order: Vec<NodeId> = Vec::new();
     let mut walk = vec![tree.root];
     while let Some(id) = walk.pop() {
@@ -138,7 +139,7 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
             .is_some_and(|p| in_collapsed[p] || (tree.nodes[p].frame == tree.nodes[id].frame && collapses(tree, p)));
         in_bar[id] = match tree.nodes[id].layout.as_ref() {
             Some(l) if matches!(l.position.as_str(), "fixed" | "sticky") => {
-                viewport_area > 0.0 && l.bounds.w * l.bounds.h < viewport_area / 2.0
+                viewport_h > 0.0 && l.bounds.w >= 0.9 * viewport_w && l.bounds.h <= viewport_h / 4.0
             }
             _ => tree.nodes[id].parent.is_some_and(|p| in_bar[p]),
         };
