@@ -12,7 +12,7 @@ use super::entries::{ConsoleEntry, ConsoleLevel, NetworkEntry};
 use super::iso_time::format_iso;
 use super::record::PendingRequest;
 use crate::protocol::{ConsoleMessagesParams, MessageLevel, NetworkRequestsParams};
-use crate::snapshot::escape::{MAX_VALUE_BYTES, cap};
+use crate::snapshot::escape::{MAX_VALUE_BYTES, cap, quote_log};
 use crate::snapshot::render::quote;
 
 /// Entries per page when the call names none.
@@ -115,7 +115,7 @@ pub fn render_console<'a>(entries: impl Iterator<Item = &'a ConsoleEntry>, param
         text.push_str(": ");
         // Quoted as JSON on one line: a message's line breaks cannot pose as lines of the
         // listing or of anything around it.
-        text.push_str(&quote(&cap(entry.text.trim_end(), MAX_VALUE_BYTES)));
+        text.push_str(&quote_log(&cap(entry.text.trim_end(), MAX_VALUE_BYTES)));
         if let Some(source) = &entry.source {
             match (source.line, source.column) {
                 (0, _) => text.push_str(&format!(" ({})", source.url)),

@@ -107,7 +107,7 @@ pub(crate) fn last_response_line(store: &mut CheckpointStore, buffers: &Buffers,
     let mut parts = Vec::new();
     if let Some(entry) = latest_error {
         // Quoted as JSON on one line: a message cannot add lines of its own to the answer.
-        let message = quote(&truncate_chars(entry.text.trim(), LINE_MESSAGE_CHARS));
+        let message = escape::quote_log(&truncate_chars(entry.text.trim(), LINE_MESSAGE_CHARS));
         parts.push(match errors {
             1 => format!("1 console error ({message})"),
             n => format!("{n} console errors (latest {message})"),

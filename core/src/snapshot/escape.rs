@@ -190,6 +190,34 @@ pub fn quote(s: &str) -> String {
     out
 }
 
+/// Logged text (a console message) as [`quote`] writes it, with each run of four or more control
+/// characters other than line breaks and tabs written `[N control characters]`: they print
+/// nothing, and escaped one by one a page's 2,000 of them would cost 12,000 bytes.
+pub fn quote_log(s: &str) -> String {
+    const RUN: usize = 4;
+    let unprintable = |c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t');
+    let mut collapsed = String::with_capacity(s.len());
+    let mut run: Vec<char> = Vec::new();
+    let mut flush = |run: &mut Vec<char>, out: &mut String| {
+        if run.len() >= RUN {
+            out.push_str(&format!("[{} control characters]", run.len()));
+        } else {
+            out.extend(run.iter());
+        }
+        run.clear();
+    };
+    for c in s.chars() {
+        if unprintable(c) {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut collapsed);
+            collapsed.push(c);
+        }
+    }
+    flush(&mut run, &mut collapsed);
+    quote(&collapsed)
+}
+
 /// The marker written where text was cut: `…[cut 4,120 bytes]`.
 pub fn cut_marker(bytes: usize) -> String {
     format!("…[cut {} bytes]", thousands(bytes))
@@ -303,5 +331,12 @@ mod tests {
         let long = "é".repeat(10);
         assert_eq!(cap(&long, 5), format!("éé{}", cut_marker(16)));
         assert_eq!(cut_marker(4_999_120), "…[cut 4,999,120 bytes]");
+    }
+
+    #[test]
+    fn logged_control_characters_are_counted_not_escaped_one_by_one() {
+        let flood = format!("a{}b\u{7}c", "\u{1}".repeat(2000));
+        assert_eq!(quote_log(&flood), "\"a[2000 control characters]b\\u0007c\"");
+        assert_eq!(quote_log("one\ntwo"), "\"one\\ntwo\"");
     }
 }
