@@ -13,7 +13,6 @@ use super::iso_time::format_iso;
 use super::record::PendingRequest;
 use crate::protocol::{ConsoleMessagesParams, MessageLevel, NetworkRequestsParams};
 use crate::snapshot::escape::{MAX_VALUE_BYTES, cap, quote_log};
-use crate::snapshot::render::quote;
 
 /// Entries per page when the call names none.
 pub const DEFAULT_PAGE_SIZE: usize = 50;

@@ -15,7 +15,6 @@ use super::iso_time::parse_iso;
 use super::report::ChangeReport;
 use crate::protocol::ChangesParams;
 use crate::snapshot::escape;
-use crate::snapshot::render::quote;
 
 /// Longest message quoted in a response line, in characters.
 const LINE_MESSAGE_CHARS: usize = 100;

@@ -198,7 +198,7 @@ pub fn quote_log(s: &str) -> String {
     let unprintable = |c: char| c.is_control() && !matches!(c, '\n' | '\r' | '\t');
     let mut collapsed = String::with_capacity(s.len());
     let mut run: Vec<char> = Vec::new();
-    let mut flush = |run: &mut Vec<char>, out: &mut String| {
+    let flush = |run: &mut Vec<char>, out: &mut String| {
         if run.len() >= RUN {
             out.push_str(&format!("[{} control characters]", run.len()));
         } else {
