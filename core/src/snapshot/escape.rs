@@ -86,48 +86,47 @@ pub fn has_ref_like(s: &str) -> bool {
 
 /// Page text inside a line: one line, backslashes doubled, ref-like words escaped.
 pub fn text(s: &str) -> String {
-    write_text(s, false)
+    write_text(s, Mode::Line)
 }
 
 /// Page text inside `[…]` (a link's text, an image's alternative text): as [`text`], with
 /// `[` and `]` escaped too.
 pub fn label(s: &str) -> String {
-    write_text(s, true)
-}
-
-fn write_text(s: &str, bracketed: bool) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len());
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '→' => out.push_str("\\→"),
-            '[' | ']' if bracketed => {
-                out.push('\\');
-                out.push(c);
-            }
-            'e' if ref_like_at(&chars, i) => out.push_str("\\e"),
-            c if c == '\t' || breaks_line(c) || c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    write_text(s, Mode::Bracketed)
 }
 
 /// Preformatted page text: as [`text`], but its line breaks stay (`\r\n`, `\r` and the other
 /// line boundaries become `\n`) and so do its tabs.
 pub fn pre(s: &str) -> String {
-    let s = s.replace("\r\n", "\n");
+    write_text(&s.replace("\r\n", "\n"), Mode::Preformatted)
+}
+
+/// Where page text is written: which characters beyond the common ones need care.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Running text on one line.
+    Line,
+    /// Running text between `[` and `]`.
+    Bracketed,
+    /// Preformatted text, whose line breaks and tabs are kept.
+    Preformatted,
+}
+
+fn write_text(s: &str, mode: Mode) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::with_capacity(s.len());
     for (i, &c) in chars.iter().enumerate() {
         match c {
             '\\' => out.push_str("\\\\"),
             '→' => out.push_str("\\→"),
+            '[' | ']' if mode == Mode::Bracketed => {
+                out.push('\\');
+                out.push(c);
+            }
             'e' if ref_like_at(&chars, i) => out.push_str("\\e"),
-            '\t' => out.push('\t'),
-            c if breaks_line(c) => out.push('\n'),
-            c if c.is_control() => out.push(' '),
+            '\t' if mode == Mode::Preformatted => out.push('\t'),
+            c if mode == Mode::Preformatted && breaks_line(c) => out.push('\n'),
+            c if c == '\t' || breaks_line(c) || c.is_control() => out.push(' '),
             c => out.push(c),
         }
     }
