@@ -96,9 +96,9 @@ pub fn extension_worker_memory(devtools: &str) -> anyhow::Result<WorkerMemory> {
     })
 }
 
-/// Logs `message` in the page whose URL contains `url_part`: the extension, which debugs that
-/// page, gets a `Runtime.consoleAPICalled` event, and the browser starts its worker for it.
-pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) -> anyhow::Result<()> {
+/// A DevTools connection of the test's own, attached (flat) to the page whose URL contains
+/// `url_part`, and the session id to address it.
+fn attach_to_page(devtools: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
     let mut cdp = CdpConnection::connect(devtools)?;
     let targets = cdp.call(None, "Target.getTargets", json!({}))?;
     let page = targets["targetInfos"]
@@ -109,6 +109,13 @@ pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) 
         .with_context(|| format!("no page at a URL containing {url_part}"))?;
     let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": page["targetId"], "flatten": true}))?;
     let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+    Ok((cdp, session))
+}
+
+/// Logs `message` in the page whose URL contains `url_part`: the extension, which debugs that
+/// page, gets a `Runtime.consoleAPICalled` event, and the browser starts its worker for it.
+pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) -> anyhow::Result<()> {
+    let (mut cdp, session) = attach_to_page(devtools, url_part)?;
     let expression = format!("console.log({})", Value::String(message.to_owned()));
     cdp.call(Some(&session), "Runtime.evaluate", json!({"expression": expression}))?;
     let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
@@ -119,16 +126,7 @@ pub fn wake_with_console_message(devtools: &str, url_part: &str, message: &str) 
 /// its own (as the user, or another tool, could), e.g. to a browser page the extension may not
 /// debug.
 pub fn navigate_page_elsewhere(devtools: &str, url_part: &str, url: &str) -> anyhow::Result<()> {
-    let mut cdp = CdpConnection::connect(devtools)?;
-    let targets = cdp.call(None, "Target.getTargets", json!({}))?;
-    let page = targets["targetInfos"]
-        .as_array()
-        .and_then(|all| {
-            all.iter().find(|t| t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.contains(url_part)))
-        })
-        .with_context(|| format!("no page at a URL containing {url_part}"))?;
-    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": page["targetId"], "flatten": true}))?;
-    let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+    let (mut cdp, session) = attach_to_page(devtools, url_part)?;
     cdp.call(Some(&session), "Page.navigate", json!({"url": url}))?;
     let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
     Ok(())
