@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use sightline_e2e::client::Reply;
+use sightline_e2e::grammar::unescape;
 
 use super::servers::ServerKind;
 
@@ -104,21 +105,6 @@ fn sightline_line(line: &str) -> Option<Line> {
         role: c[2].to_owned(),
         name: unescape(c.get(3).map_or("", |m| m.as_str())),
     })
-}
-
-fn unescape(quoted: &str) -> String {
-    let mut out = String::with_capacity(quoted.len());
-    let mut chars = quoted.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(next) = chars.next() {
-                out.push(next);
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn normalize(name: &str) -> String {
