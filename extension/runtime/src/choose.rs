@@ -8,7 +8,7 @@ use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
 
 use crate::error::{ElementProblem, ToolError};
-use crate::input::{self, NodeTarget};
+use crate::input::{self, CallResult, NodeTarget, ResolvedNode, ValueHolder};
 
 /// The page-side half: see the script's own comment.
 const CHOOSE_OPTIONS: &str = include_str!("hooks/choose_options.js");
@@ -26,29 +26,6 @@ struct Outcome {
     what: Option<String>,
     #[serde(default)]
     click: Option<Vec<u32>>,
-    #[serde(default)]
-    chosen: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Resolved {
-    object: Remote,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Remote {
-    #[serde(default)]
-    object_id: Option<String>,
-    #[serde(default)]
-    value: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct Called {
-    result: Remote,
-    #[serde(default, rename = "exceptionDetails")]
-    exception: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -60,7 +37,7 @@ struct Properties {
 struct Property {
     name: String,
     #[serde(default)]
-    value: Option<Remote>,
+    value: Option<ValueHolder>,
 }
 
 #[derive(Deserialize)]
@@ -74,39 +51,29 @@ struct DescribedNode {
     backend_node_id: i64,
 }
 
-/// Chooses `wanted` (values or labels) on the element; answers with the labels chosen.
-pub async fn choose(
-    at: &NodeTarget,
-    node: &NodeKey,
-    element_ref: &str,
-    wanted: &[String],
-) -> Result<Vec<String>, ToolError> {
-    if wanted.is_empty() {
-        return Err(ToolError::Arguments("give `values`: at least one value or label to select"));
-    }
-    let resolved: Resolved = at
+/// Chooses `wanted` (values or labels, at least one) on the element.
+pub async fn choose(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: &[String]) -> Result<(), ToolError> {
+    let resolved: ResolvedNode = at
         .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
         .map_err(|e| input::node_error(e, element_ref))?;
-    let Some(object) = resolved.object.object_id else {
-        return Err(ToolError::element(element_ref, ElementProblem::Removed));
-    };
+    let object = resolved.object.object_id;
     let outcome = decide(at, &object, element_ref, wanted).await;
-    let chosen = match outcome {
-        Ok(Outcome { click: Some(indexes), chosen, .. }) => {
-            click_options(at, node, &object, element_ref, wanted, &indexes).await.map(|()| chosen)
+    let done = match outcome {
+        Ok(Outcome { click: Some(indexes), .. }) => {
+            click_options(at, node, &object, element_ref, wanted, &indexes).await
         }
-        Ok(Outcome { error: None, chosen, .. }) => Ok(chosen),
+        Ok(Outcome { error: None, .. }) => Ok(()),
         Ok(refusal) => Err(refused(element_ref, refusal)),
         Err(e) => Err(e),
     };
     input::release(at, &object).await;
-    chosen
+    done
 }
 
 /// Runs the page-side half once: a native select is set; a list says which options to click.
 async fn decide(at: &NodeTarget, object: &str, element_ref: &str, wanted: &[String]) -> Result<Outcome, ToolError> {
-    let called: Called = at
+    let called: CallResult = at
         .send(
             "Runtime.callFunctionOn",
             serde_json::json!({"objectId": object, "functionDeclaration": CHOOSE_OPTIONS,
@@ -130,7 +97,7 @@ async fn click_options(
     wanted: &[String],
     indexes: &[u32],
 ) -> Result<(), ToolError> {
-    let called: Called = at
+    let called: CallResult = at
         .send(
             "Runtime.callFunctionOn",
             serde_json::json!({"objectId": object, "functionDeclaration": CHOOSE_OPTIONS,

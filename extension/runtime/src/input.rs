@@ -299,28 +299,41 @@ pub async fn focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result
     }
 }
 
+/// What `DOM.resolveNode` answers: the node as a remote object.
 #[derive(Deserialize)]
-struct ResolvedNode {
-    object: RemoteObject,
+pub struct ResolvedNode {
+    /// The node.
+    pub object: RemoteObject,
 }
 
+/// A remote object (its id) that a node resolved to.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct RemoteObject {
-    object_id: String,
+pub struct RemoteObject {
+    /// Its id, until released.
+    pub object_id: String,
 }
 
+/// What `Runtime.callFunctionOn` answers.
 #[derive(Deserialize)]
-struct CallResult {
-    result: ValueHolder,
+pub struct CallResult {
+    /// The function's result.
+    pub result: ValueHolder,
+    /// Set when the function threw.
     #[serde(default, rename = "exceptionDetails")]
-    exception: Option<serde_json::Value>,
+    pub exception: Option<serde_json::Value>,
 }
 
+/// A result: by value when asked for (`returnByValue`), otherwise as a remote object.
 #[derive(Deserialize)]
-struct ValueHolder {
+#[serde(rename_all = "camelCase")]
+pub struct ValueHolder {
+    /// The value.
     #[serde(default)]
-    value: Option<serde_json::Value>,
+    pub value: Option<serde_json::Value>,
+    /// The remote object's id.
+    #[serde(default)]
+    pub object_id: Option<String>,
 }
 
 /// Selects the whole content of an editable element, so typing replaces it. Fails when the

@@ -22,7 +22,7 @@ function (wanted, pick) {
     for (const o of options) o.selected = picked.includes(o);
     this.dispatchEvent(new Event('input', { bubbles: true }));
     this.dispatchEvent(new Event('change', { bubbles: true }));
-    return { chosen: picked.map((o) => norm(o.label)) };
+    return {};
   }
   const role = (this.getAttribute('role') || '').toLowerCase();
   if (role !== 'listbox' && role !== 'combobox') return { error: 'not-a-list', what: role || this.localName };
@@ -45,5 +45,5 @@ function (wanted, pick) {
     if (options[i].getAttribute('aria-disabled') === 'true') return { error: 'option-disabled', missing: w };
     if (!indexes.includes(i)) indexes.push(i);
   }
-  return { click: indexes, chosen: indexes.map((i) => label(options[i])) };
+  return { click: indexes };
 }
