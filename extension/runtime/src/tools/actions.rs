@@ -230,45 +230,76 @@ async fn node_or_page(
     }
 }
 
-/// `browser_click`.
-pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
+/// Runs an action aimed at `element_ref`: takes the tab (and its lock), resolves the ref, and
+/// hands `action` the node's frame target, the node and the tab; a ref from before a restart
+/// is answered with the page instead, and the action is not run.
+#[allow(clippy::too_many_arguments)]
+async fn act_on_ref<F, Fut>(
+    state: &Rc<State>,
+    session: &str,
+    tab: Option<u32>,
+    element_ref: &str,
+    since: Option<u64>,
+    ctx: &CallContext,
+    tool: &'static str,
+    action: F,
+) -> ActionResult
+where
+    F: FnOnce(input::NodeTarget, NodeKey, i32) -> Fut,
+    Fut: std::future::Future<Output = Result<(), ToolError>>,
+{
+    let tab = target_tab(state, session, tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     state.ensure_attached(tab).await?;
-    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
+    let node = match node_or_page(state, session, tab, element_ref).await? {
         Ok(node) => node,
         Err(page) => return Ok(page),
     };
     let at = input::NodeTarget::of(state, tab, &node);
-    let button = params.button.unwrap_or_default();
-    let element_ref = params.element_ref.clone();
-    act(state, session, tab, params.since_version, ctx, "browser_click", async move {
-        let (x, y) = input::click_point(&at, &node, &element_ref).await?;
-        input::click_at(tab, x, y, button, params.double).await
-    })
+    act(state, session, tab, since, ctx, tool, action(at, node, tab)).await
+}
+
+/// `browser_click`.
+pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
+    let (button, double) = (params.button.unwrap_or_default(), params.double);
+    let element_ref = &params.element_ref;
+    act_on_ref(
+        state,
+        session,
+        params.tab,
+        element_ref,
+        params.since_version,
+        ctx,
+        "browser_click",
+        |at, node, tab| async move {
+            let (x, y) = input::click_point(&at, &node, element_ref).await?;
+            input::click_at(tab, x, y, button, double).await
+        },
+    )
     .await
 }
 
 /// `browser_type`.
 pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx: &CallContext) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
-        Ok(node) => node,
-        Err(page) => return Ok(page),
-    };
-    let at = input::NodeTarget::of(state, tab, &node);
     let enter = keys::parse_chord("Enter").map_err(ToolError::from)?;
-    act(state, session, tab, params.since_version, ctx, "browser_type", async {
-        input::replace_text(&at, &node, &params.element_ref, &params.text).await?;
-        if params.submit {
-            input::press(tab, &enter).await?;
-        }
-        Ok(())
-    })
+    let (element_ref, text, submit) = (&params.element_ref, &params.text, params.submit);
+    act_on_ref(
+        state,
+        session,
+        params.tab,
+        element_ref,
+        params.since_version,
+        ctx,
+        "browser_type",
+        |at, node, tab| async move {
+            input::replace_text(&at, &node, element_ref, text).await?;
+            if submit {
+                input::press(tab, &enter).await?;
+            }
+            Ok(())
+        },
+    )
     .await
 }
 
@@ -308,37 +339,30 @@ pub async fn select_option(
     if params.values.is_empty() {
         return Err(ToolError::Arguments("give `values`: at least one value or label to select").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
-        Ok(node) => node,
-        Err(page) => return Ok(page),
-    };
-    let at = input::NodeTarget::of(state, tab, &node);
-    act(state, session, tab, params.since_version, ctx, "browser_select_option", async {
-        choose::choose(&at, &node, &params.element_ref, &params.values).await.map(|_| ())
+    let (element_ref, values) = (&params.element_ref, &params.values);
+    let tool = "browser_select_option";
+    act_on_ref(state, session, params.tab, element_ref, params.since_version, ctx, tool, |at, node, _| async move {
+        choose::choose(&at, &node, element_ref, values).await
     })
     .await
 }
 
 /// `browser_hover`.
 pub async fn hover(state: &Rc<State>, session: &str, params: HoverParams, ctx: &CallContext) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match node_or_page(state, session, tab, &params.element_ref).await? {
-        Ok(node) => node,
-        Err(page) => return Ok(page),
-    };
-    let at = input::NodeTarget::of(state, tab, &node);
-    let element_ref = params.element_ref.clone();
-    act(state, session, tab, params.since_version, ctx, "browser_hover", async move {
-        let (x, y) = input::click_point(&at, &node, &element_ref).await?;
-        input::move_mouse(tab, x, y).await
-    })
+    let element_ref = &params.element_ref;
+    act_on_ref(
+        state,
+        session,
+        params.tab,
+        element_ref,
+        params.since_version,
+        ctx,
+        "browser_hover",
+        |at, node, tab| async move {
+            let (x, y) = input::click_point(&at, &node, element_ref).await?;
+            input::move_mouse(tab, x, y).await
+        },
+    )
     .await
 }
 
