@@ -80,6 +80,25 @@ impl Rig {
         }
         Ok(Rig { sandbox, server, browser: Some(browser), client, _slot: slot })
     }
+
+    /// The browser's DevTools endpoint (the rig's browser must be running).
+    pub fn devtools(&self) -> String {
+        self.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools endpoint")
+    }
+
+    /// Runs `expression` in the extension's worker and returns its value.
+    pub fn in_worker(&self, expression: &str) -> serde_json::Value {
+        service_worker::evaluate_in_extension_worker(&self.devtools(), expression).expect("evaluate in the worker")
+    }
+
+    /// The browser's id of the tab whose URL contains `url_part`.
+    pub fn tab_id(&self, url_part: &str) -> i64 {
+        let expression = format!(
+            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => (t.url || t.pendingUrl || '').includes({})).id)",
+            serde_json::Value::String(url_part.to_owned())
+        );
+        self.in_worker(&expression).as_i64().unwrap_or_else(|| panic!("no tab at {url_part}"))
+    }
 }
 
 /// The ref of the element with `role` and `name` in a reply's structured content.

@@ -150,7 +150,7 @@ async fn a_named_checkpoint_keeps_its_window_whatever_else_happens_and_survives_
 
     // Stop the extension's service worker: its memory is gone, the saved timeline is not.
     tokio::time::sleep(SETTLE).await;
-    let devtools = rig.browser.as_ref().unwrap().devtools_endpoint().unwrap();
+    let devtools = rig.devtools();
     service_worker::stop_extension_worker(&devtools).unwrap();
     assert!(!service_worker::extension_worker_running(&devtools).unwrap());
     service_worker::wake_with_console_message(&devtools, "changes/app.html", "wake up").unwrap();
@@ -173,7 +173,7 @@ async fn noise_rules_set_in_extension_storage_keep_an_endpoint_and_a_message_out
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     orders_page(&rig, &sockets).await;
     changes(&rig.client, json!({})).await;
-    let devtools = rig.browser.as_ref().unwrap().devtools_endpoint().unwrap();
+    let devtools = rig.devtools();
     let noise = json!({"sightline.noise": {
         "add": [
             {"name": "orders_api", "target": "request_path", "pattern": {"starts_with": "/switch/"}},

@@ -15,33 +15,15 @@ use sightline_e2e::{McpClient, Rig, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(10);
 
-fn devtools(rig: &Rig) -> String {
-    rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools endpoint")
-}
-
-/// Runs `expression` in the extension's worker and returns its value.
-fn in_worker(rig: &Rig, expression: &str) -> Value {
-    service_worker::evaluate_in_extension_worker(&devtools(rig), expression).expect("evaluate in the worker")
-}
-
-/// The browser's id of the tab whose URL contains `url_part`.
-fn tab_id(rig: &Rig, url_part: &str) -> i64 {
-    let expression = format!(
-        "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => (t.url || t.pendingUrl || '').includes({})).id)",
-        Value::String(url_part.to_owned())
-    );
-    in_worker(rig, &expression).as_i64().unwrap_or_else(|| panic!("no tab at {url_part}"))
-}
-
 /// Opens a tab the agent was never given, through the test's own DevTools connection.
 fn open_unshared_tab(rig: &Rig, url: &str) {
-    let mut cdp = CdpConnection::connect(&devtools(rig)).expect("devtools");
+    let mut cdp = CdpConnection::connect(&rig.devtools()).expect("devtools");
     cdp.call(None, "Target.createTarget", json!({"url": url})).expect("create a tab");
 }
 
 /// What a person's click on the toolbar button delivers: share the tab, or stop sharing it.
 fn toolbar_click(rig: &Rig, tab: i64) {
-    in_worker(rig, &format!("sightline.onActionClicked({tab})"));
+    rig.in_worker(&format!("sightline.onActionClicked({tab})"));
 }
 
 /// Polls `tool` until it succeeds (at most 30 s), for a worker or bridge coming back.
@@ -61,9 +43,9 @@ async fn cancelling_the_debugging_bar_is_a_stop_until_the_user_shares_again() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
-    let tab = tab_id(&rig, "shop.html");
+    let tab = rig.tab_id("shop.html");
     // What Chrome delivers when the user cancels the "is debugging this browser" bar.
-    in_worker(&rig, &format!("sightline.onDebuggerDetach({{tabId: {tab}}}, 'canceled_by_user')"));
+    rig.in_worker(&format!("sightline.onDebuggerDetach({{tabId: {tab}}}, 'canceled_by_user')"));
 
     for (tool, args) in [
         ("browser_snapshot", json!({})),
@@ -94,10 +76,10 @@ async fn a_tab_nobody_shared_is_refused_by_every_tool_and_an_unshared_tab_takes_
     let has_unshared =
         "chrome.tabs.query({}).then((t) => t.some((x) => (x.url || x.pendingUrl || '').includes('?unshared')))";
     let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline && in_worker(&rig, has_unshared) != json!(true) {
+    while Instant::now() < deadline && rig.in_worker(has_unshared) != json!(true) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let tab = tab_id(&rig, "shop.html?unshared");
+    let tab = rig.tab_id("shop.html?unshared");
     for (tool, args) in [
         ("browser_snapshot", json!({"tab": tab})),
         ("browser_navigate", json!({"tab": tab, "url": rig.server.url("second.html")})),
@@ -114,7 +96,7 @@ async fn a_tab_nobody_shared_is_refused_by_every_tool_and_an_unshared_tab_takes_
     }
     let listed = c.ok("browser_tabs", json!({})).await;
     assert!(!listed.contains(&tab.to_string()), "{listed}");
-    assert_eq!(in_worker(&rig, has_unshared), json!(true), "the tab is still open");
+    assert_eq!(rig.in_worker(has_unshared), json!(true), "the tab is still open");
 
     // A shared tab's messages can be read; once the user unshares it, they cannot.
     toolbar_click(&rig, tab);
@@ -127,7 +109,7 @@ async fn a_tab_nobody_shared_is_refused_by_every_tool_and_an_unshared_tab_takes_
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert!(shared_page.text.contains("# Tiny shop"), "{}", shared_page.text);
-    service_worker::wake_with_console_message(&devtools(&rig), "shop.html?unshared", "SHARED-TAB-MARKER")
+    service_worker::wake_with_console_message(&rig.devtools(), "shop.html?unshared", "SHARED-TAB-MARKER")
         .expect("log in the shared tab");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let logs = c.ok("browser_console_messages", json!({})).await;
@@ -144,7 +126,7 @@ async fn a_session_keeps_to_its_own_tabs_in_a_group_of_its_own() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let a = &rig.client;
     a.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
-    let a_tab = tab_id(&rig, "shop.html");
+    let a_tab = rig.tab_id("shop.html");
 
     let b = McpClient::connect(&rig.sandbox).await.expect("a second MCP client");
     let nothing = b.call("browser_snapshot", json!({})).await.expect("call");
@@ -158,13 +140,13 @@ async fn a_session_keeps_to_its_own_tabs_in_a_group_of_its_own() {
     let named = b.ok("browser_snapshot", json!({"tab": a_tab})).await;
     assert!(named.contains("# Tiny shop"), "{named}");
 
-    let groups = in_worker(&rig, "chrome.tabGroups.query({}).then((g) => g.map((x) => x.title))");
+    let groups = rig.in_worker("chrome.tabGroups.query({}).then((g) => g.map((x) => x.title))");
     assert_eq!(groups, json!(["Sightline: rmcp", "Sightline: rmcp"]), "one group per session");
     b.close().await.expect("close the second session");
     let deadline = Instant::now() + WAIT;
     let mut groups = Value::Null;
     while Instant::now() < deadline {
-        groups = in_worker(&rig, "chrome.tabGroups.query({}).then((g) => g.length)");
+        groups = rig.in_worker("chrome.tabGroups.query({}).then((g) => g.length)");
         if groups == json!(1) {
             break;
         }
@@ -180,8 +162,8 @@ async fn after_the_worker_restarts_a_session_goes_on_at_its_tab_and_old_refs_say
     let first = c.call("browser_navigate", json!({"url": rig.server.url("shop.html")})).await.expect("navigate");
     let buy = ref_of(&first, "button", "Add to basket");
 
-    service_worker::stop_extension_worker(&devtools(&rig)).expect("stop the worker");
-    service_worker::wake_with_console_message(&devtools(&rig), "shop.html", "wake up").expect("wake it");
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    service_worker::wake_with_console_message(&rig.devtools(), "shop.html", "wake up").expect("wake it");
     let page = until_ok(c, "browser_snapshot", json!({})).await;
     assert!(!page.is_error, "{}", page.text);
     assert!(

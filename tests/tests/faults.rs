@@ -21,15 +21,6 @@ const FAULT_CAP: Duration = Duration::from_secs(10);
 /// coming back).
 const RECOVERY_CAP: Duration = Duration::from_secs(30);
 
-fn devtools(rig: &Rig) -> String {
-    rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools endpoint")
-}
-
-/// Runs `expression` in the extension's worker and returns its value.
-fn in_worker(rig: &Rig, expression: &str) -> Value {
-    service_worker::evaluate_in_extension_worker(&devtools(rig), expression).expect("evaluate in the worker")
-}
-
 /// How many times the page's never-arriving picture `name` was asked for.
 fn hang_count(rig: &Rig, name: &str) -> usize {
     let wanted = format!("hang:{name}");
@@ -82,7 +73,7 @@ async fn a_panic_in_the_runtime_answers_every_call_in_flight_and_a_fresh_runtime
         // One call holds the tab while another panics: both are answered, neither is left waiting.
         let name = format!("panic{round}");
         let held = held_navigation(&rig, c, &name).await;
-        in_worker(&rig, "sightline.panicOnNextCall('browser_tabs')");
+        rig.in_worker("sightline.panicOnNextCall('browser_tabs')");
         let started = Instant::now();
         let panicked = c.call("browser_tabs", json!({})).await.expect("the call reaches the server");
         let took = started.elapsed();
@@ -103,17 +94,8 @@ async fn a_panic_in_the_runtime_answers_every_call_in_flight_and_a_fresh_runtime
         let snapshot = c.ok("browser_snapshot", json!({})).await;
         assert!(snapshot.contains("# Slow page"), "{snapshot}");
         assert_eq!(hang_count(&rig, &name), 1, "the page was loaded once: {:?}", rig.server.events());
-        assert_eq!(in_worker(&rig, "typeof sightline.panicOnNextCall"), json!("function"));
+        assert_eq!(rig.in_worker("typeof sightline.panicOnNextCall"), json!("function"));
     }
-}
-
-/// The browser's id of the tab whose URL contains `url_part`.
-fn tab_id(rig: &Rig, url_part: &str) -> i64 {
-    let expression = format!(
-        "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => (t.url || t.pendingUrl || '').includes({})).id)",
-        Value::String(url_part.to_owned())
-    );
-    in_worker(rig, &expression).as_i64().unwrap_or_else(|| panic!("no tab at {url_part}"))
 }
 
 /// Checks the held call's answer, that the next call works and that the page was loaded once.
@@ -133,12 +115,12 @@ async fn answered_and_recovered(rig: &Rig, held: PendingCall, name: &str, fault:
 async fn a_service_worker_stopped_during_a_call() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let held = held_navigation(&rig, &rig.client, "worker").await;
-    service_worker::stop_extension_worker(&devtools(&rig)).expect("stop the worker");
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
     let (reply, took) = answered_within(held, FAULT_CAP, "worker stopped").await;
     eprintln!("worker stopped: the call in flight answered in {took:?}: {}", reply.text);
     assert!(reply.is_error && reply.text.contains("connection closed while the call was running"), "{}", reply.text);
     // The browser starts the worker again for an event from the page it debugs.
-    service_worker::wake_with_console_message(&devtools(&rig), "slow.html", "wake up").expect("wake the worker");
+    service_worker::wake_with_console_message(&rig.devtools(), "slow.html", "wake up").expect("wake the worker");
     let (snapshot, took) = next_call_works(&rig.client, "browser_snapshot", json!({})).await;
     eprintln!("worker stopped: the next call worked after {took:?}");
     assert!(snapshot.text.contains("# Slow page"), "{}", snapshot.text);
@@ -149,9 +131,9 @@ async fn a_service_worker_stopped_during_a_call() {
 async fn a_tab_closed_during_a_call() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let held = held_navigation(&rig, &rig.client, "closed").await;
-    let tab = tab_id(&rig, "slow.html");
+    let tab = rig.tab_id("slow.html");
     // As the user closing it.
-    in_worker(&rig, &format!("chrome.tabs.remove({tab})"));
+    rig.in_worker(&format!("chrome.tabs.remove({tab})"));
     answered_and_recovered(&rig, held, "closed", "tab closed", &["the tab was closed while this call was waiting"])
         .await;
     let page = rig.client.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
@@ -176,11 +158,10 @@ async fn a_bridge_killed_during_a_call() {
 async fn a_debugger_detached_during_a_call() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let held = held_navigation(&rig, &rig.client, "detached").await;
-    let tab = tab_id(&rig, "slow.html");
+    let tab = rig.tab_id("slow.html");
     // What the browser does when another debugger takes the tab, and what it then tells the
     // extension.
-    in_worker(
-        &rig,
+    rig.in_worker(
         &format!(
             "chrome.debugger.detach({{tabId: {tab}}}).then(() => sightline.onDebuggerDetach({{tabId: {tab}}}, 'target_closed'))"
         ),
@@ -231,8 +212,8 @@ async fn a_full_session_storage_is_reported_and_a_revoke_is_never_undone_by_a_re
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
-    let shop = tab_id(&rig, "shop.html");
-    let bytes = in_worker(&rig, FILL_SESSION_STORAGE);
+    let shop = rig.tab_id("shop.html");
+    let bytes = rig.in_worker(FILL_SESSION_STORAGE);
     eprintln!("session storage filled: {bytes} bytes in use");
 
     // The next call that has more to save (a new tab adds to the saved grants; a call that only
@@ -251,22 +232,22 @@ async fn a_full_session_storage_is_reported_and_a_revoke_is_never_undone_by_a_re
 
     // The user stops sharing the tab while no write at all succeeds (a revoke shrinks what is
     // saved, so a full storage alone would let it through); the worker then restarts.
-    in_worker(&rig, REFUSE_WRITES);
-    in_worker(&rig, &format!("sightline.onActionClicked({shop})"));
+    rig.in_worker(REFUSE_WRITES);
+    rig.in_worker(&format!("sightline.onActionClicked({shop})"));
     let saved =
-        in_worker(&rig, "chrome.storage.session.get('sightline.grants').then((g) => g['sightline.grants'] ?? {})");
+        rig.in_worker("chrome.storage.session.get('sightline.grants').then((g) => g['sightline.grants'] ?? {})");
     eprintln!("saved grants after the revoke: {saved}");
     assert!(saved["tabs"].get(shop.to_string()).is_none(), "the revoked tab is saved as granted: {saved}");
-    in_worker(&rig, "delete chrome.storage.session.set; true");
-    service_worker::stop_extension_worker(&devtools(&rig)).expect("stop the worker");
-    service_worker::wake_with_console_message(&devtools(&rig), "second.html", "wake up").expect("wake the worker");
+    rig.in_worker("delete chrome.storage.session.set; true");
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    service_worker::wake_with_console_message(&rig.devtools(), "second.html", "wake up").expect("wake the worker");
     let (tabs, _) = next_call_works(c, "browser_tabs", json!({})).await;
     assert!(!tabs.text.contains("Second page"), "a revoked tab came back after the restart: {}", tabs.text);
     let refused = c.call("browser_snapshot", json!({})).await.expect("call");
     assert!(refused.is_error, "the revoked tab is still refused: {}", refused.text);
 
     // With room again, saving works and the answers say nothing about it.
-    assert_eq!(in_worker(&rig, EMPTY_FILLER), json!(true));
+    assert_eq!(rig.in_worker(EMPTY_FILLER), json!(true));
     let page = c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
     let tabs = c.ok("browser_tabs", json!({})).await;
     assert!(!page.contains("could not save") && !tabs.contains("could not save"), "{page}\n{tabs}");

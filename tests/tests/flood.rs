@@ -100,7 +100,7 @@ async fn within_cap(rig: &Rig, tool: &str, args: Value) -> Reply {
 async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() {
     let sockets = WebSocketServer::start().expect("websocket server");
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
-    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let devtools = rig.devtools();
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
     c.ok("browser_console_messages", json!({})).await;

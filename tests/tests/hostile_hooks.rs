@@ -27,7 +27,7 @@ async fn a_hostile_page_can_neither_capture_the_hook_nor_forge_its_reports() {
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // The worker restarts while the page runs: the hooks are installed again into the live page,
     // which sweeps its global every 2 ms for whatever appears there.
-    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let devtools = rig.devtools();
     service_worker::stop_extension_worker(&devtools).expect("stop the worker");
     service_worker::wake_with_console_message(&devtools, "hostile/hooks.html", "wake up").expect("wake");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);

@@ -18,7 +18,7 @@ const WAKE_CAP: Duration = Duration::from_secs(60);
 #[tokio::test(flavor = "multi_thread")]
 async fn after_10_idle_minutes_the_next_call_answers() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
-    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let devtools = rig.devtools();
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
 

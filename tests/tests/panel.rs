@@ -22,22 +22,6 @@ async fn rig() -> Rig {
     Rig::serving(paths::fixtures_dir().join("panel"), &[REMOTE_DEBUGGING]).await.expect("rig")
 }
 
-fn devtools(rig: &Rig) -> String {
-    rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools endpoint")
-}
-
-/// The browser's id of the tab whose URL contains `url_part`.
-fn tab_id(rig: &Rig, url_part: &str) -> i64 {
-    let expression = format!(
-        "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => (t.url || t.pendingUrl || '').includes({})).id)",
-        Value::String(url_part.to_owned())
-    );
-    service_worker::evaluate_in_extension_worker(&devtools(rig), &expression)
-        .expect("evaluate in the worker")
-        .as_i64()
-        .unwrap_or_else(|| panic!("no tab at {url_part}"))
-}
-
 async fn call(c: &McpClient, tool: &str, args: Value) -> Reply {
     let reply = c.call(tool, args.clone()).await.expect("the call reaches the server");
     assert!(!reply.is_error, "{tool} {args} failed: {}", reply.text);
@@ -80,10 +64,10 @@ async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent()
     let checkout = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Check out")})).await;
     assert!(checkout.text.contains("error"), "{}", checkout.text);
     call(c, "get_changes_since", json!({})).await;
-    let tab = tab_id(&rig, "shop.html");
+    let tab = rig.tab_id("shop.html");
 
     let mut panel =
-        ExtensionPage::open(&devtools(&rig), &format!("panel/panel.html?tab={tab}"), 1120, 680).expect("panel");
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1120, 680).expect("panel");
     panel.wait_for("document.querySelectorAll('.call').length >= 9", WAIT).expect("the calls are listed");
     let tools = panel.eval("[...document.querySelectorAll('.call')].map((c) => c.dataset.tool)").expect("tools");
     let tools: Vec<&str> = tools.as_array().map(|t| t.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
@@ -165,13 +149,13 @@ async fn the_panel_lists_the_calls_marks_the_changed_words_and_stops_the_agent()
 async fn the_popup_shares_and_stops_a_tab() {
     let rig = rig().await;
     let c = &rig.client;
-    let mut cdp = CdpConnection::connect(&devtools(&rig)).expect("devtools");
+    let mut cdp = CdpConnection::connect(&rig.devtools()).expect("devtools");
     cdp.call(None, "Target.createTarget", json!({"url": rig.server.url("shop.html?mine")}))
         .expect("a tab of the user's");
     let deadline = Instant::now() + WAIT;
     let tab = loop {
         let found = service_worker::evaluate_in_extension_worker(
-            &devtools(&rig),
+            &rig.devtools(),
             "chrome.tabs.query({}).then((t) => (t.find((x) => (x.url || '').includes('?mine') && x.status === 'complete') || {}).id)",
         )
         .expect("query tabs");
@@ -184,7 +168,7 @@ async fn the_popup_shares_and_stops_a_tab() {
     let before = c.call("browser_snapshot", json!({"tab": tab})).await.expect("call");
     assert!(before.is_error, "a tab nobody shared was read: {}", before.text);
 
-    let mut popup = ExtensionPage::open(&devtools(&rig), &format!("popup.html?tab={tab}"), 340, 440).expect("popup");
+    let mut popup = ExtensionPage::open(&rig.devtools(), &format!("popup.html?tab={tab}"), 340, 440).expect("popup");
     popup.wait_for("document.querySelector('#host-state').textContent === 'connected'", WAIT).expect("host connected");
     popup.wait_for("document.querySelector('#tab-state').textContent === 'not shared'", WAIT).expect("not shared");
     click(&mut popup, "#toggle");
@@ -224,7 +208,7 @@ async fn a_noise_rule_added_in_the_options_page_keeps_an_error_out_of_reports_un
     let report = checkout_report(c, &page).await;
     assert!(report.contains(ERROR_TEXT), "without a rule the error is reported: {report}");
 
-    let mut options = ExtensionPage::open(&devtools(&rig), "options.html", 900, 1100).expect("options");
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 1100).expect("options");
     options.wait_for("document.querySelectorAll('#builtin tbody tr').length > 5", WAIT).expect("built-in rules");
     // A built-in rule turned off is written where the runtime reads it.
     click(&mut options, "#builtin input[data-rule='favicon']");

@@ -51,7 +51,7 @@ async fn file_urls_load_once_the_user_allows_them() {
     let refused = c.call("browser_navigate", json!({"url": file})).await.expect("browser_navigate");
     assert!(refused.is_error && refused.text.contains("file: URLs are off"), "{}", refused.text);
 
-    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let devtools = rig.devtools();
     let allow = r#"chrome.storage.local.set({"sightline.options": {"allow_file_urls": true}})"#;
     service_worker::evaluate_in_extension_worker(&devtools, allow).expect("set the option");
     let page = c.ok("browser_navigate", json!({"url": file})).await;
@@ -63,7 +63,7 @@ async fn a_tab_the_browser_shut_out_of_debugging_is_reported_and_can_be_left() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
-    let devtools = rig.browser.as_ref().expect("browser").devtools_endpoint().expect("devtools");
+    let devtools = rig.devtools();
     service_worker::navigate_page_elsewhere(&devtools, "shop.html", "chrome://version").expect("navigate away");
 
     // Once the tab shows the browser page, it cannot be read, and says so.
