@@ -6,6 +6,7 @@
 //! * `sightline-host mcp` is the **MCP server** an agent's client runs on stdio.
 //! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
 
+mod annotations;
 mod bridge;
 mod bridge_client;
 mod browser_process;

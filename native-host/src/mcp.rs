@@ -71,6 +71,7 @@ impl SightlineMcp {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let mut tool_router = Self::tool_router();
         for route in tool_router.map.values_mut() {
+            route.attr.annotations = crate::annotations::for_tool(&route.attr.name);
             route.attr.input_schema = Arc::new(crate::schema::compact(&route.attr.input_schema));
             if let Some(output) = &route.attr.output_schema {
                 route.attr.output_schema = Some(Arc::new(crate::schema::compact(output)));
@@ -233,6 +234,11 @@ impl Default for SightlineMcp {
 }
 
 impl SightlineMcp {
+    /// The tools as `tools/list` lists them.
+    pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+
     /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
     /// client calls it off.
     async fn forward(&self, call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
@@ -245,6 +251,8 @@ impl SightlineMcp {
 
 #[cfg(test)]
 mod argument_fuzz;
+#[cfg(test)]
+mod list_budget;
 
 fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(output.text)];
