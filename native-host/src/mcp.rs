@@ -16,8 +16,11 @@ use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::service::RequestContext;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
@@ -235,6 +238,7 @@ impl Default for SightlineMcp {
 
 impl SightlineMcp {
     /// The tools as `tools/list` lists them.
+    #[cfg(test)]
     pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
         self.tool_router.list_all()
     }
@@ -245,7 +249,41 @@ impl SightlineMcp {
         if let Some(info) = ctx.peer.peer_info() {
             self.client.set_client_name(&info.client_info.name);
         }
-        to_mcp(self.client.call(call, ctx.ct.cancelled_owned()).await)
+        let tool = call.name();
+        let answer = self.client.call(call, ctx.ct.cancelled_owned());
+        match ctx.meta.get_progress_token() {
+            None => to_mcp(answer.await),
+            Some(token) => to_mcp(with_progress(answer, tool, token, &ctx.peer).await),
+        }
+    }
+}
+
+/// How often a client that sent a progress token hears that a call is still running.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// Awaits `answer`, telling the client every [`PROGRESS_EVERY`] that `tool` is still running
+/// (a navigation waiting for a slow page, a long wait), so it neither times out nor leaves the
+/// person guessing. The progress value is the seconds elapsed; no total is known.
+async fn with_progress<F: std::future::Future<Output = ToolOutput>>(
+    answer: F,
+    tool: &str,
+    token: ProgressToken,
+    peer: &Peer<RoleServer>,
+) -> ToolOutput {
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    tokio::pin!(answer);
+    loop {
+        tokio::select! {
+            output = &mut answer => return output,
+            _ = ticks.tick() => {
+                let seconds = started.elapsed().as_secs();
+                let note = ProgressNotificationParam::new(token.clone(), seconds as f64)
+                    .with_message(format!("{tool}: still running after {seconds} s"));
+                // A client that went away is noticed by the call itself; a lost note is harmless.
+                let _ = peer.notify_progress(note).await;
+            }
+        }
     }
 }
 
