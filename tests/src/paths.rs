@@ -26,6 +26,13 @@ pub fn chromium() -> PathBuf {
     std::env::var_os("SIGHTLINE_CHROMIUM").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
+/// The Python virtual environment holding the MCP Python SDK (`cargo xtask test` makes it).
+pub fn python_client_dir() -> PathBuf {
+    std::env::var_os("SIGHTLINE_PYTHON_CLIENT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/python-client"))
+}
+
 /// Fixture pages of the end-to-end tests.
 pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("tests/fixtures")

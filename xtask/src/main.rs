@@ -65,6 +65,7 @@ fn main() -> anyhow::Result<()> {
             setup::ensure_chromium()?;
             let built = build::build()?;
             setup::ensure_node_packages()?;
+            setup::ensure_python_client()?;
             capture::ensure_corpus_captures()?;
             build::run_tests(&built, &cargo_args)
         }

@@ -1,5 +1,6 @@
-//! Installing what the build and tests need, idempotently: Debian's Chromium and the npm
-//! packages of the external MCP client test.
+//! Installing what the build and tests need, idempotently: Debian's Chromium, the npm packages
+//! of the external MCP client tests (TypeScript SDK, MCP Inspector) and a Python virtual
+//! environment with the MCP Python SDK.
 
 use std::path::Path;
 use std::process::Command;
@@ -45,5 +46,39 @@ pub fn ensure_node_packages() -> anyhow::Result<()> {
         eprintln!("xtask: installing the external MCP client's npm packages");
         run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
     }
+    Ok(())
+}
+
+/// Creates the virtual environment `target/python-client/` with the pinned MCP Python SDK of
+/// `tests/external-client/requirements.txt` (from PyPI), unless it already holds exactly those
+/// requirements. Installs Debian's `python3-venv` first when `venv` is missing and we are root.
+pub fn ensure_python_client() -> anyhow::Result<()> {
+    let root = workspace_root();
+    let venv = sightline_e2e::paths::python_client_dir();
+    let requirements = root.join("tests/external-client/requirements.txt");
+    let stamp = venv.join("installed-requirements.txt");
+    let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    if venv.join("bin/python").exists() && std::fs::read(&stamp).ok().as_ref() == Some(&wanted) {
+        return Ok(());
+    }
+    eprintln!("xtask: installing the MCP Python SDK into {}", venv.display());
+    let make_venv = || Command::new("python3").args(["-m", "venv", "--clear"]).arg(&venv).status();
+    if !make_venv().map(|s| s.success()).unwrap_or(false) {
+        let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
+        if !is_root {
+            bail!(
+                "cannot create a Python virtual environment: install Python 3 with venv (`sudo apt-get install python3-venv`)"
+            );
+        }
+        run(Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", "python3", "python3-venv"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+        let status = make_venv().context("running python3 -m venv")?;
+        anyhow::ensure!(status.success(), "python3 -m venv failed");
+    }
+    run(Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+        .arg(&requirements))?;
+    std::fs::write(&stamp, wanted)?;
     Ok(())
 }
