@@ -28,10 +28,16 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use install::Browser;
 
+/// What `--version` says: the version, and which extension and host name it pairs with.
+const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (native messaging host dev.sightline.host for the extension pedjfcdnklnogkhfdbajokklfdgehmka)"
+);
+
 #[derive(Parser)]
 #[command(
     name = "sightline-host",
-    version,
+    version = VERSION_LINE,
     about = "Sightline's native host: bridges the browser extension to MCP clients"
 )]
 struct Cli {
@@ -152,6 +158,12 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+#[cfg(test)]
+#[test]
+fn the_version_line_names_the_host_and_the_extension_it_accepts() {
+    assert!(VERSION_LINE.contains(install::HOST_NAME) && VERSION_LINE.contains(install::EXTENSION_ID));
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
