@@ -46,7 +46,17 @@ impl Chromium {
     /// extra arguments, as the sandbox's user.
     pub fn launch_profile(sandbox: &Sandbox, profile: &std::path::Path, extra: &[&str]) -> anyhow::Result<Self> {
         paths::require_artefacts();
-        let ext = paths::extension_dir();
+        Self::launch_extension(sandbox, profile, &paths::extension_dir(), extra)
+    }
+
+    /// Starts Chromium on `profile` with the unpacked extension at `ext` (e.g. a release
+    /// package's) and extra arguments, as the sandbox's user.
+    pub fn launch_extension(
+        sandbox: &Sandbox,
+        profile: &std::path::Path,
+        ext: &std::path::Path,
+        extra: &[&str],
+    ) -> anyhow::Result<Self> {
         let mut cmd = Command::new(paths::chromium());
         cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
         for (k, v) in sandbox.env() {

@@ -33,6 +33,11 @@ pub fn python_client_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target/python-client"))
 }
 
+/// The release packages `cargo xtask dist` writes (and `cargo xtask test` refreshes).
+pub fn dist_dir() -> PathBuf {
+    workspace_root().join("target/dist")
+}
+
 /// Fixture pages of the end-to-end tests.
 pub fn fixtures_dir() -> PathBuf {
     workspace_root().join("tests/fixtures")

@@ -64,7 +64,12 @@ impl Sandbox {
 
     /// A `sightline-host` command in this sandbox.
     pub fn host_command(&self) -> Command {
-        let mut cmd = Command::new(crate::paths::host_binary());
+        self.command(crate::paths::host_binary())
+    }
+
+    /// `program` with only `PATH` from outside and this sandbox's HOME and XDG directories.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
         for (k, v) in self.env() {
             cmd.env(k, v);

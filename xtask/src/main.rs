@@ -5,6 +5,7 @@
 //!   `sightline-host`, and prints both paths.
 //! * `test` — installs what is missing (Debian's Chromium when run as root), builds, and runs
 //!   the unit and end-to-end tests.
+//! * `dist` — writes the release packages to `target/dist/` (see [`dist`]).
 //! * `demo` — launches Chromium with a throwaway profile and the extension, and runs a short
 //!   scripted agent session over MCP against a bundled demo page, printing every response.
 //! * `lint` — `cargo fmt --check` and `cargo clippy -D warnings` on every crate.
@@ -18,6 +19,7 @@ mod bench;
 mod build;
 mod capture;
 mod demo;
+mod dist;
 mod setup;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +47,13 @@ enum Command {
     Lint,
     /// Record CDP captures (and ground truth) of pages for the engine's tests and benchmarks.
     Capture(capture::CaptureArgs),
+    /// Write the release packages to target/dist/: the extension (store zip and unpacked), the host
+    /// archive per target, SHA256SUMS and INSTALL.md.
+    Dist {
+        /// Build the host for this target triple too (repeatable; default: this machine's).
+        #[arg(long = "target", value_name = "TRIPLE")]
+        targets: Vec<String>,
+    },
     /// Measure Sightline and its peers through their MCP interfaces; writes target/bench/report.md.
     Bench {
         /// Measure a fixed subset of 15 corpus pages instead of all of them.
@@ -66,6 +75,8 @@ fn main() -> anyhow::Result<()> {
             let built = build::build()?;
             setup::ensure_node_packages()?;
             setup::ensure_python_client()?;
+            // The packaging test installs the host from its archive.
+            dist::run_dist(&built, &[])?;
             capture::ensure_corpus_captures()?;
             build::run_tests(&built, &cargo_args)
         }
@@ -75,6 +86,15 @@ fn main() -> anyhow::Result<()> {
             demo::run(&built)
         }
         Command::Lint => build::lint(),
+        Command::Dist { targets } => {
+            let built = build::build()?;
+            let packages = dist::run_dist(&built, &targets)?;
+            println!("packages in {}:", packages.dir.display());
+            for name in packages.written {
+                println!("  {name}");
+            }
+            Ok(())
+        }
         Command::Bench { quick } => {
             setup::ensure_chromium()?;
             let built = build::build()?;
