@@ -77,7 +77,7 @@ impl SightlineMcp {
             route.attr.annotations = crate::annotations::for_tool(&route.attr.name);
             route.attr.input_schema = Arc::new(crate::schema::compact(&route.attr.input_schema));
             if let Some(output) = &route.attr.output_schema {
-                route.attr.output_schema = Some(Arc::new(crate::schema::compact(output)));
+                route.attr.output_schema = Some(Arc::new(crate::schema::compact_output(output)));
             }
         }
         let session = format!("{}-{nanos:x}", std::process::id());

@@ -19,6 +19,26 @@ pub fn compact(schema: &Map<String, Value>) -> Map<String, Value> {
     map
 }
 
+/// The compact form of a tool's output schema: [`compact`], with the pipeline's diagnostic
+/// `stats` (a dozen counters and timings an agent has no use for, with an all-zero default)
+/// described in one line instead of field by field. The values are still sent; a client that
+/// wants them reads them as a plain object.
+pub fn compact_output(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut map = compact(schema);
+    if let Some(Value::Object(properties)) = map.get_mut("properties")
+        && properties.contains_key("stats")
+    {
+        properties.insert(
+            "stats".into(),
+            serde_json::json!({
+                "type": "object",
+                "description": "What the pipeline did: nodes kept and dropped by reason, lines, elements, timings in ms."
+            }),
+        );
+    }
+    map
+}
+
 fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     let Value::Object(map) = value else {
         if let Value::Array(items) = value {
@@ -28,6 +48,11 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     };
     for key in ["$schema", "$defs", "title", "format"] {
         map.remove(key);
+    }
+    // A scalar default tells an agent what leaving an argument out means; an object default
+    // (every field of a struct at zero) tells it nothing.
+    if map.get("default").is_some_and(Value::is_object) {
+        map.remove("default");
     }
     if map.get("type").and_then(Value::as_str) == Some("integer") || is_nullable_integer(map) {
         map.remove("minimum");
@@ -91,7 +116,17 @@ fn is_nullable_integer(map: &Map<String, Value>) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
-    use sightline_core::protocol::ClickParams;
+    use sightline_core::protocol::{ClickParams, SnapshotFacts};
+
+    #[test]
+    fn the_snapshot_output_schema_says_stats_in_one_line() {
+        let derived = schemars::schema_for!(SnapshotFacts);
+        let compacted = Value::Object(compact_output(derived.as_object().unwrap()));
+        let stats = &compacted["properties"]["stats"];
+        assert_eq!(stats["type"], "object");
+        assert!(stats.get("properties").is_none() && stats.get("default").is_none(), "{stats}");
+        assert!(compacted["properties"]["elements"]["items"]["properties"]["ref"].is_object(), "{compacted}");
+    }
 
     #[test]
     fn click_parameters_compact_to_plain_json_schema() {
