@@ -23,6 +23,11 @@ async fn navigate_snapshot_click_type_and_keys_act_on_the_real_page() {
     let snap = c.call("browser_snapshot", json!({})).await.unwrap();
     let facts = snap.structured.clone().expect("structuredContent");
     assert_eq!(facts["title"], "Tiny shop");
+    // The capture's profile: each CDP method's own wait, for the bench's per-stage table.
+    let waits = facts["stats"]["capture_by_method"].as_object().cloned().unwrap_or_default();
+    for method in ["DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree", "Page.getFrameTree"] {
+        assert!(waits.get(method).and_then(|ms| ms.as_f64()).is_some(), "no wait for {method}: {}", facts["stats"]);
+    }
     let buy = ref_of(&snap, "button", "Add to basket");
 
     let after_click = c.call("browser_click", json!({"ref": buy})).await.unwrap();

@@ -116,4 +116,9 @@ pub struct SnapshotStats {
     /// Milliseconds spent converting the captured payloads into the engine's types.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convert_ms: Option<f64>,
+    /// Milliseconds from request to reply of each CDP method of the capture (the slowest, for a
+    /// method sent once per frame), measured by the caller. The requests run concurrently, so
+    /// these overlap: the slowest one bounds `capture_ms`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub capture_by_method: std::collections::BTreeMap<String, f64>,
 }

@@ -4,7 +4,9 @@
 //!
 //! Replies are kept as they arrive (JS values) and converted into the engine's types only once
 //! all are in, so the time spent waiting on the browser and the time spent converting are
-//! measured apart.
+//! measured apart; each request's own wait is measured too, per CDP method.
+
+use std::collections::BTreeMap;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
@@ -27,6 +29,8 @@ pub struct Captured {
     pub capture_ms: f64,
     /// Milliseconds spent converting the payloads into the engine's types.
     pub convert_ms: f64,
+    /// Milliseconds from request to reply per CDP method (the slowest of each).
+    pub by_method: BTreeMap<String, f64>,
 }
 
 /// A reply as `chrome.debugger` handed it over.
@@ -44,15 +48,19 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children);
     let mut running = FuturesUnordered::new();
+    let mut by_method: BTreeMap<String, f64> = BTreeMap::new();
     loop {
         for request in plan.requests() {
             let target = DebuggeeTarget { tab_id, session_id: request.session.clone() };
             running.push(async move {
+                let sent = timer::now_ms();
                 let reply = cdp::send_raw(&target, request.method, request.params.clone(), request.timeout_ms).await;
-                (request, reply)
+                (request, reply, timer::now_ms() - sent)
             });
         }
-        let Some((request, reply)) = running.next().await else { break };
+        let Some((request, reply, took)) = running.next().await else { break };
+        let slowest = by_method.entry(request.method.to_owned()).or_default();
+        *slowest = slowest.max(took);
         match reply {
             Ok(value) => plan.reply(request.id, Some(JsPayload(value))),
             // Without the page's own frame tree or DOM snapshot there is nothing to show.
@@ -64,5 +72,5 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
     let capture_ms = timer::now_ms() - started;
     let converting = timer::now_ms();
     let capture = parts.decode()?;
-    Ok(Captured { capture, capture_ms, convert_ms: timer::now_ms() - converting })
+    Ok(Captured { capture, capture_ms, convert_ms: timer::now_ms() - converting, by_method })
 }

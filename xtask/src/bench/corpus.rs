@@ -172,7 +172,8 @@ pub async fn measure(
         let mut extras = Vec::new();
         if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped) {
             let source: PathBuf = dir.join(corpus.page(case));
-            let probe = PageProbe { server, corpus, case, url: &url, source: &source, snapshot: &timed.reply };
+            let wall_ms = (timed.calls == 1).then(|| millis(timed));
+            let probe = PageProbe { server, corpus, case, url: &url, source: &source, snapshot: &timed.reply, wall_ms };
             extras = extensions::sightline_page_extras(&probe).await;
         }
         let progress = format!("bench: {} {}/{} {case}", kind.label(), i + 1, cases.len());

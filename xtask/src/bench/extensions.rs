@@ -4,8 +4,9 @@
 //! here may ever return an invented or constant value.
 //!
 //! * [`sightline_page_extras`]: per corpus page, beside Sightline's snapshot tokens — fidelity
-//!   (interactive coverage, text coverage) and the pipeline time in wasm against the CDP
-//!   capture time.
+//!   (interactive coverage, text coverage) and a profile of the call: the pipeline time in wasm,
+//!   the CDP capture with each method's own wait, payload conversion, and the rest of the wall
+//!   time (settling, page state, bridge, host, MCP).
 //! * [`sightline_changes`]: after the scripted errors of the tracking page, the size of
 //!   `get_changes_since`, compared in the report with reading each peer's console and network
 //!   lists after the same errors.
@@ -63,13 +64,16 @@ pub struct PageProbe<'a> {
     pub source: &'a Path,
     /// The snapshot reply measured for this page.
     pub snapshot: &'a Reply,
+    /// Its wall time as the MCP client saw it, when it took one call.
+    pub wall_ms: Option<f64>,
 }
 
 /// Sightline's extra columns for one corpus page: fidelity beside its tokens (interactive
 /// coverage, text coverage) and its pipeline time in wasm against the CDP capture time.
 ///
 /// Called once per page, right after Sightline's snapshot of it. Return one [`ExtraColumn`] per
-/// measure, always with the same names; an empty list adds no column to the report.
+/// measure, always with the same names (a measure a page has no value for is left out); an empty
+/// list adds no column to the report.
 pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
     let mut columns = fidelity(probe.corpus, probe.case);
     // The extension measures both times itself and reports them with every snapshot.
@@ -85,9 +89,32 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
             columns
                 .push(ExtraColumn { name: "pipeline ÷ capture".into(), value: ExtraValue::Ratio(pipeline / capture) });
         }
+        // The rest of the wall time: settling, page-state work and rendering in the extension,
+        // the bridge, the host and MCP.
+        if let (Some(wall), Some(convert)) = (probe.wall_ms, millis("convert_ms")) {
+            let rest = (wall - capture - convert - pipeline).max(0.0);
+            columns.push(ExtraColumn { name: "rest of the call".into(), value: ExtraValue::Millis(rest) });
+        }
+    }
+    // Each CDP method's own wait (they overlap; the slowest bounds the capture).
+    if let Some(methods) = stats.and_then(|s| s["capture_by_method"].as_object()) {
+        for method in CAPTURE_METHODS {
+            if let Some(ms) = methods.get(method).and_then(serde_json::Value::as_f64) {
+                columns.push(ExtraColumn { name: format!("CDP {method}"), value: ExtraValue::Millis(ms) });
+            }
+        }
     }
     columns
 }
+
+/// The CDP methods of a capture, in the order the profile lists them.
+const CAPTURE_METHODS: [&str; 5] = [
+    "DOMSnapshot.captureSnapshot",
+    "Accessibility.getFullAXTree",
+    "Page.getFrameTree",
+    "Page.getLayoutMetrics",
+    "DOM.getFrameOwner",
+];
 
 /// Interactive and text coverage of the page, measured on the capture `cargo xtask test` (or
 /// `cargo xtask capture --corpus NAME --all`) recorded of the same page with its ground truth,

@@ -187,8 +187,10 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
     let _ = writeln!(
         out,
         "Fidelity is measured on a capture of the same page with its ground truth (`cargo xtask test` records them), by \
-         the pipeline the extension runs, compiled natively. Timings are what the extension measured in the browser for \
-         this snapshot: its pipeline in wasm, and the CDP capture it ran on.\n"
+         the pipeline the extension runs, compiled natively. Timings profile the snapshot call: what the extension \
+         measured in the browser (its pipeline in wasm, the CDP capture, each CDP method's own wait from request to \
+         reply — they run concurrently, so they overlap — and converting the payloads), and the rest of the wall time \
+         the MCP client saw (settling, page-state work and rendering, bridge, host and MCP).\n"
     );
     let _ = writeln!(out, "| measure | pages | median | p90 | minimum |\n|---|--:|--:|--:|--:|");
     for (name, values, ratio) in by_name {

@@ -38,6 +38,7 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
     let mut snapshot = state.with_session(session, |s| s.pages.entry(tab).or_default().compile(&captured.capture));
     snapshot.stats.capture_ms = Some(captured.capture_ms);
     snapshot.stats.convert_ms = Some(captured.convert_ms);
+    snapshot.stats.capture_by_method = captured.by_method;
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
     Ok(snapshot)
 }
