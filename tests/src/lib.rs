@@ -10,6 +10,7 @@ pub mod capture;
 pub mod cdp;
 pub mod client;
 pub mod fidelity;
+pub mod miniwob;
 pub mod paths;
 pub mod sandbox;
 pub mod server;
