@@ -13,12 +13,16 @@
 //! * `bench` — measures Sightline, Playwright MCP and chrome-devtools-mcp through their MCP
 //!   interfaces (snapshot tokens over the corpus, a scripted flow, tools/list, wall time) and
 //!   writes `target/bench/report.md` with the raw `report.json` beside it.
+//! * `tasks` — plays MiniWoB++'s task pages (fetched from PyPI's `miniwob` wheel) with scripted
+//!   solvers through Sightline, Playwright MCP and chrome-devtools-mcp, and writes
+//!   `target/tasks/report.md` with `report.json` beside it.
 
 mod bench;
 mod build;
 mod capture;
 mod demo;
 mod setup;
+mod tasks;
 
 use clap::{Parser, Subcommand};
 
@@ -51,6 +55,8 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
+    /// Play MiniWoB++ tasks through each MCP server; writes target/tasks/report.md.
+    Tasks(tasks::TasksArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -66,6 +72,7 @@ fn main() -> anyhow::Result<()> {
             let built = build::build()?;
             setup::ensure_node_packages()?;
             capture::ensure_corpus_captures()?;
+            setup::ensure_miniwob()?;
             build::run_tests(&built, &cargo_args)
         }
         Command::Demo => {
@@ -78,6 +85,11 @@ fn main() -> anyhow::Result<()> {
             setup::ensure_chromium()?;
             let built = build::build()?;
             bench::run(&built, quick)
+        }
+        Command::Tasks(args) => {
+            setup::ensure_chromium()?;
+            let built = build::build()?;
+            tasks::run(&built, &args)
         }
         Command::Capture(args) => {
             setup::ensure_chromium()?;
