@@ -71,9 +71,18 @@ impl EpisodeControl {
             }})()",
             limit = EPISODE_LIMIT.as_millis()
         );
-        let started = self.evaluate(&session, &script)?;
-        if started != "started" {
-            bail!("could not start an episode on {url}: {started}");
+        // The server's navigation may answer before the new document has run its scripts.
+        let deadline = Instant::now() + READY_LIMIT;
+        loop {
+            let why = match self.evaluate(&session, &script) {
+                Ok(started) if started == "started" => break,
+                Ok(other) => other.to_string(),
+                Err(e) => format!("{e:#}"),
+            };
+            if Instant::now() > deadline {
+                bail!("could not start an episode on {url}: {why}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
         let deadline = Instant::now() + READY_LIMIT;
         while self.evaluate(&session, "WOB_TASK_READY")? != json!(true) {

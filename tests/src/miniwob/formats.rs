@@ -259,8 +259,13 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
             .flat_map(|cell| sightline_line(&format!("{}{cell}", "  ".repeat(depth)), elements))
             .collect();
     }
-    let text = trimmed.trim_start_matches('#').trim_start();
-    let text = text.strip_prefix("- ").unwrap_or(text);
+    // A heading `## Title` is a heading node, as on the other servers.
+    if let Some(title) = trimmed.strip_prefix('#').map(|t| t.trim_start_matches('#'))
+        && title.starts_with(' ')
+    {
+        return vec![Node { depth, role: "heading".into(), name: title.trim().to_owned(), ..Node::default() }];
+    }
+    let text = trimmed.strip_prefix("- ").unwrap_or(trimmed);
     let (plain, links) = inline_links(text);
     let mut nodes = vec![Node::text(depth, &plain)];
     for (label, reference) in links {

@@ -7,7 +7,11 @@
 //! [`UNSOLVED`] the others, each with the reason no solver is written.
 
 mod clicks;
+mod email;
+mod flight;
 mod forms;
+mod misc;
+mod social;
 mod widgets;
 mod words;
 
@@ -73,6 +77,7 @@ solvers! {
     "text-transform" => forms::text_transform,
     "unicode-test" => forms::unicode_test,
     "use-spinner" => forms::use_spinner,
+    "ascending-numbers" => widgets::ascending_numbers,
     "button-delay" => widgets::button_delay,
     "choose-date" => widgets::choose_date,
     "choose-date-easy" => widgets::choose_date,
@@ -100,6 +105,7 @@ solvers! {
     "highlight-text" => widgets::highlight_text,
     "highlight-text-2" => widgets::highlight_text_2,
     "identify-shape" => widgets::identify_shape,
+    "navigate-tree" => widgets::navigate_tree,
     "phone-book" => widgets::phone_book,
     "resize-textarea" => widgets::resize_textarea,
     "scroll-text" => widgets::scroll_text,
@@ -111,10 +117,66 @@ solvers! {
     "use-autocomplete-nodelay" => widgets::use_autocomplete,
     "use-slider" => widgets::use_slider,
     "use-slider-2" => widgets::use_slider_2,
+    "book-flight" => flight::book_flight,
+    "book-flight-nodelay" => flight::book_flight,
+    "email-inbox" => email::email_inbox,
+    "email-inbox-delete" => email::email_inbox,
+    "email-inbox-forward" => email::email_inbox,
+    "email-inbox-forward-nl" => email::email_inbox_nl,
+    "email-inbox-forward-nl-turk" => email::email_inbox_nl,
+    "email-inbox-important" => email::email_inbox,
+    "email-inbox-nl-turk" => email::email_inbox_nl,
+    "email-inbox-noscroll" => email::email_inbox,
+    "email-inbox-reply" => email::email_inbox,
+    "email-inbox-star-reply" => email::email_inbox,
+    "buy-ticket" => misc::buy_ticket,
+    "order-food" => misc::order_food,
+    "terminal" => misc::terminal,
+    "text-editor" => misc::text_editor,
+    "social-media" => social::social_media,
+    "social-media-all" => social::social_media_many,
+    "social-media-some" => social::social_media_many,
 }
 
 /// Tasks without a solver, and why.
-pub const UNSOLVED: &[(&str, &str)] = &[];
+pub const UNSOLVED: &[(&str, &str)] = &[
+    ("bisect-angle", "draw a line halving an angle drawn in SVG: needs vision and pointer coordinates"),
+    ("chase-circle", "keep the pointer on a moving circle: needs vision and continuous pointer control"),
+    ("circle-center", "click the centre of a drawn circle: needs vision and coordinates"),
+    (
+        "click-checkboxes-soft",
+        "tick the words similar in meaning to the ones named: needs a thesaurus, which a scripted solver could only be handed as the answers",
+    ),
+    (
+        "click-color",
+        "colours are named in the instruction but shown only as box colours, which no snapshot carries: needs vision",
+    ),
+    ("click-shades", "shades told apart only by colour, which no snapshot carries: needs vision"),
+    ("click-shape", "shapes told apart by size, colour and outline drawn in SVG: needs vision"),
+    ("count-shape", "count drawn shapes by colour and outline: needs vision"),
+    ("count-sides", "count the sides of a drawn polygon: needs vision"),
+    ("daily-calendar", "an event is made by dragging across time slots at pointer coordinates"),
+    ("drag-box", "drag a box into a drawn area: needs coordinates"),
+    ("drag-circle", "drag a drawn circle onto a drawn target: needs vision and coordinates"),
+    ("drag-cube", "turn a drawn cube by dragging until a face shows: needs vision"),
+    ("drag-shapes", "shapes drawn in SVG, told apart by outline and colour: needs vision"),
+    ("drag-shapes-2", "shapes drawn in SVG, told apart by outline and colour: needs vision"),
+    ("drag-single-shape", "a drawn shape dragged in a direction by an amount: needs vision and coordinates"),
+    ("draw-circle", "draw with the pointer: needs vision and coordinates"),
+    ("draw-line", "draw with the pointer: needs vision and coordinates"),
+    ("find-midpoint", "click between two drawn points: needs vision and coordinates"),
+    ("grid-coordinate", "click a point of a drawn grid: needs coordinates (snapshots show only the axis labels)"),
+    ("hot-cold", "search an area by moving the pointer and reading HOT or COLD: needs pointer coordinates"),
+    ("hover-shape", "the page never ends an episode (its reward is left as a TODO in MiniWoB++ 1.1.0)"),
+    ("moving-items", "click items while they move: needs vision and timing"),
+    ("number-checkboxes", "draw a digit in a 4×7 grid of checkboxes: needs the task's own glyph patterns"),
+    ("right-angle", "draw a right angle: needs vision and coordinates"),
+    ("simon-says", "repeat a sequence shown by flashing buttons: the flashes are colour changes no snapshot shows"),
+    ("tic-tac-toe", "the board is drawn in SVG with no text: needs vision"),
+    ("use-colorwheel", "pick a colour on a wheel: needs vision and coordinates"),
+    ("use-colorwheel-2", "pick a colour on a wheel: needs vision and coordinates"),
+    ("visual-addition", "count drawn blocks: needs vision"),
+];
 
 // --- helpers every solver uses ----------------------------------------------------------------
 
@@ -146,4 +208,24 @@ fn need_actionable(page: &Page, name: &str) -> Step<Node> {
 async fn button(a: &mut Agent<'_>, page: &Page, name: &str) -> Step {
     let target = need(page, "button", name)?;
     a.click(&target).await.map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_task_of_the_wheel_has_a_solver_or_a_reason() {
+        for (task, why) in UNSOLVED {
+            assert!(!SOLVED.contains(task), "{task} has a solver and a reason not to");
+            assert!(!why.is_empty());
+        }
+        let mut all: Vec<&str> = SOLVED.iter().chain(UNSOLVED.iter().map(|(t, _)| t)).copied().collect();
+        all.sort_unstable();
+        let before = all.len();
+        all.dedup();
+        assert_eq!(before, all.len(), "a task is listed twice");
+        assert_eq!(all.len(), 130, "MiniWoB++ 1.1.0 has 130 tasks");
+        assert!(SOLVED.len() >= 100);
+    }
 }

@@ -42,7 +42,7 @@ pub async fn click_collapsible_2(a: &mut Agent<'_>) -> Step {
     }
     for header in &headers {
         a.click(header).await?;
-        let now = a.poll(SETTLE.0, SETTLE.1, |p| section_open(p, header)).await?;
+        let now = a.poll(SETTLE.0, SETTLE.1, |p| section_open(p, header) || p.find_actionable(&name).is_some()).await?;
         if let Some(link) = now.find_actionable(&name).cloned() {
             return a.click(&link).await.map(drop);
         }
@@ -50,11 +50,20 @@ pub async fn click_collapsible_2(a: &mut Agent<'_>) -> Step {
     Err(Failure::not_shown(format!("no section showed a link \"{name}\" with a ref")))
 }
 
-/// Whether the section under `header` shows its content (something follows the header before
-/// the next section header).
+/// Whether the section under `header` shows its content (something other than a header
+/// follows it before the next header).
 fn section_open(page: &Page, header: &Node) -> bool {
     let Some(i) = page.nodes.iter().position(|n| n.reference == header.reference) else { return false };
-    page.nodes.get(i + 1).is_some_and(|n| !n.name.trim().starts_with("Section #"))
+    page.nodes[i + 1..]
+        .iter()
+        .take_while(|n| !is_section_header(n))
+        .any(|n| !n.name.trim().is_empty() && !n.name.trim().starts_with("Section #"))
+}
+
+fn is_section_header(n: &Node) -> bool {
+    n.reference.is_some()
+        && n.name.trim().starts_with("Section #")
+        && !matches!(n.role.as_str(), "tabpanel" | "region" | "text")
 }
 
 /// click-tab-2 (and -easy, -medium, -hard): `Switch between the tabs to find and click on the
@@ -140,7 +149,14 @@ pub async fn choose_date(a: &mut Agent<'_>) -> Step {
     let parts: Vec<u32> = date.split('/').filter_map(|p| p.parse().ok()).collect();
     let [month, day, year] = parts[..] else { return Err(Failure::undecided(&text)) };
     let field = page.all("textbox").into_iter().next().cloned().ok_or_else(|| Failure::not_shown("no date field"))?;
-    a.click(&field).await?;
+    pick_date(a, &field, month, day, year).await?;
+    let now = a.page().await?;
+    button(a, &now, "Submit").await
+}
+
+/// Opens the date picker of `field`, moves to the month, and clicks the day.
+pub(super) async fn pick_date(a: &mut Agent<'_>, field: &Node, month: u32, day: u32, year: u32) -> Step {
+    a.click(field).await?;
     let wanted = year * 12 + month - 1;
     for _ in 0..24 {
         let now = a.poll(SETTLE.0, SETTLE.1, |p| shown_month(p).is_some()).await?;
@@ -152,9 +168,7 @@ pub async fn choose_date(a: &mut Agent<'_>) -> Step {
                 .find(|n| n.reference.is_some() && n.role == "link" && n.label() == day.to_string())
                 .cloned()
                 .ok_or_else(|| Failure::not_shown(format!("no day {day} with a ref")))?;
-            a.click(&day).await?;
-            let now = a.page().await?;
-            return button(a, &now, "Submit").await;
+            return a.click(&day).await.map(drop);
         }
         let step = if shown > wanted { "Prev" } else { "Next" };
         let control =
@@ -164,15 +178,14 @@ pub async fn choose_date(a: &mut Agent<'_>) -> Step {
     Err(Failure::undecided("the date picker never reached the month"))
 }
 
-/// The month the date picker shows (`year * 12 + month index`), from its "March 2016" title.
+/// The month the date picker shows (`year * 12 + month index`), from its "March 2016" title
+/// (read across nodes: a server may give the month and the year a node each).
 fn shown_month(page: &Page) -> Option<u32> {
-    page.nodes.iter().filter(|n| n.is_text() || !n.name.is_empty()).find_map(|n| {
-        let words: Vec<&str> = n.name.split_whitespace().collect();
-        words.windows(2).find_map(|w| {
-            let m = MONTHS.iter().position(|m| *m == w[0])?;
-            let y: u32 = w[1].parse().ok()?;
-            Some(y * 12 + m as u32)
-        })
+    let words: Vec<&str> = page.nodes.iter().flat_map(|n| n.name.split_whitespace()).collect();
+    words.windows(2).find_map(|w| {
+        let m = MONTHS.iter().position(|m| *m == w[0])?;
+        let y: u32 = w[1].parse().ok()?;
+        Some(y * 12 + m as u32)
     })
 }
 
@@ -184,19 +197,47 @@ pub async fn use_autocomplete(a: &mut Agent<'_>) -> Step {
     let prefix = quoted_after(&text, "starts with ").ok_or_else(|| Failure::undecided(&text))?;
     let suffix = quoted_after(&text, "ends with ");
     let field = page.all("textbox").into_iter().next().cloned().ok_or_else(|| Failure::not_shown("no text field"))?;
-    a.type_text(&field, &prefix).await?;
-    let fits = |n: &Node| {
-        n.reference.is_some()
-            && matches!(n.role.as_str(), "menuitem" | "option" | "listitem" | "clickable" | "generic")
-            && n.name.starts_with(&prefix)
-            && suffix.as_deref().is_none_or(|s| n.name.ends_with(s))
-    };
-    let now = a.poll(SETTLE.0, SETTLE.1, |p| p.nodes.iter().any(fits)).await?;
-    let choice =
-        now.nodes.iter().find(|n| fits(n)).cloned().ok_or_else(|| Failure::not_shown("no suggestion that fits"))?;
-    a.click(&choice).await?;
+    pick_suggestion(a, &field, &prefix, |name| {
+        name.starts_with(&prefix) && suffix.as_deref().is_none_or(|s| name.ends_with(s))
+    })
+    .await?;
     let now = a.page().await?;
     button(a, &now, "Submit").await
+}
+
+/// Types `typed` into `field`, waits for the suggestions, and takes the first whose text
+/// `fits`: a click when the server gives the suggestion a ref, otherwise the keyboard, as the
+/// page itself advises ("use up and down arrow keys to navigate"): Arrow Down to it, then Enter.
+pub(super) async fn pick_suggestion(a: &mut Agent<'_>, field: &Node, typed: &str, fits: impl Fn(&str) -> bool) -> Step {
+    a.type_text(field, typed).await?;
+    let lowered = typed.to_lowercase();
+    let is_suggestion = |n: &Node| {
+        n.reference != field.reference
+            && (n.is_text() || matches!(n.role.as_str(), "menuitem" | "option" | "listitem" | "clickable" | "generic"))
+            && n.name.to_lowercase().contains(&lowered)
+            && n.name.trim() != typed
+    };
+    let now = a
+        .poll(SETTLE.0, SETTLE.1, |p| p.after_instruction().nodes.iter().any(|n| is_suggestion(n) && fits(&n.name)))
+        .await?;
+    let area = now.after_instruction();
+    // One entry per suggestion: an element and the text inside it read as one.
+    let mut suggestions: Vec<&Node> = Vec::new();
+    for n in area.nodes.iter().filter(|n| is_suggestion(n)) {
+        if suggestions.last().is_none_or(|last| last.name.trim() != n.name.trim()) {
+            suggestions.push(n);
+        }
+    }
+    let index =
+        suggestions.iter().position(|n| fits(&n.name)).ok_or_else(|| Failure::not_shown("no suggestion that fits"))?;
+    let choice = suggestions[index];
+    if choice.reference.is_some() && !choice.is_text() {
+        return a.click(&choice.clone()).await.map(drop);
+    }
+    for i in 0..=index {
+        a.press("ArrowDown", (i == 0).then_some(field)).await?;
+    }
+    a.press("Enter", None).await.map(drop)
 }
 
 /// search-engine: `Use the textbox to enter "X" and press "Search", then find and click the 7th
@@ -406,7 +447,8 @@ pub async fn use_slider_2(a: &mut Agent<'_>) -> Step {
     button(a, &now, "Submit").await
 }
 
-/// Slider handles: elements with a ref followed by the number they show.
+/// Slider handles: elements with a ref followed by the number they show (and not the element
+/// that shows the number).
 fn slider_handles(page: &Page) -> Vec<Node> {
     let area = page.after_instruction();
     area.nodes
@@ -416,6 +458,7 @@ fn slider_handles(page: &Page) -> Vec<Node> {
             n.reference.is_some()
                 && !n.is_text()
                 && n.role != "button"
+                && n.name.trim().parse::<i64>().is_err()
                 && area.nodes.get(i + 1).is_some_and(|next| next.is_text() && next.name.trim().parse::<i64>().is_ok())
         })
         .map(|(_, n)| n.clone())
@@ -518,8 +561,7 @@ pub async fn highlight_text_2(a: &mut Agent<'_>) -> Step {
 }
 
 /// button-delay: "Click button ONE, wait 2 seconds, then click button TWO." The page times the
-/// gap between the two clicks; the solver waits the seconds less the time its second click takes
-/// to land (estimated from the first).
+/// gap between the two clicks; the solver waits the seconds less the time its first click took.
 pub async fn button_delay(a: &mut Agent<'_>) -> Step {
     let page = start(a).await?;
     let text = instruction(&page)?;
@@ -527,10 +569,12 @@ pub async fn button_delay(a: &mut Agent<'_>) -> Step {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .ok_or_else(|| Failure::undecided(&text))?;
     let (one, two) = (need(&page, "button", "ONE")?, need(&page, "button", "TWO")?);
+    // Each click lands about as far into its call as the other, so the gap between them is
+    // the wait plus the first call's duration.
     let started = std::time::Instant::now();
     a.click(&one).await?;
     let took = started.elapsed();
-    let wait = Duration::from_secs(seconds).saturating_sub(took / 2);
+    let wait = Duration::from_secs(seconds).saturating_sub(took);
     tokio::time::sleep(wait).await;
     a.click(&two).await.map(drop)
 }
@@ -615,10 +659,11 @@ pub async fn drag_sort_numbers(a: &mut Agent<'_>) -> Step {
     button(a, &now, "Submit").await
 }
 
-/// Items of a list with refs, named by their text.
+/// Items of a list with refs, named by their text: list items, or (a server that leaves the
+/// items out) the texts with refs between the instruction and the first button.
 fn list_items(page: &Page) -> Vec<Node> {
     let nodes = &page.nodes;
-    nodes
+    let items: Vec<Node> = nodes
         .iter()
         .enumerate()
         .filter(|(_, n)| n.reference.is_some() && n.role == "listitem")
@@ -635,6 +680,15 @@ fn list_items(page: &Page) -> Vec<Node> {
             }
             item
         })
+        .collect();
+    if !items.is_empty() {
+        return items;
+    }
+    page.after_instruction()
+        .until(|n| n.role == "button")
+        .nodes
+        .into_iter()
+        .filter(|n| n.is_text() && n.reference.is_some())
         .collect()
 }
 
@@ -663,13 +717,18 @@ pub async fn stock_market(a: &mut Agent<'_>) -> Step {
         .ok_or_else(|| Failure::undecided(&text))?;
     let buy = need(&page, "button", "Buy")?;
     let price = |p: &Page| -> Option<f64> {
-        p.texts().iter().find_map(|t| t.trim().strip_prefix('$').and_then(|v| v.parse().ok()))
+        p.after_instruction().nodes.iter().find_map(|n| {
+            let at = n.name.find('$')?;
+            n.name[at + 1..].split_whitespace().next()?.parse().ok()
+        })
     };
-    for _ in 0..200 {
+    // The price moves every 100 ms for 10 s; look about as often.
+    for _ in 0..120 {
         let now = a.snapshot().await?;
         if price(&now).is_some_and(|p| p <= threshold) {
             return a.click(&buy).await.map(drop);
         }
+        tokio::time::sleep(Duration::from_millis(80)).await;
     }
     Err(Failure::undecided("the price never fell below the threshold"))
 }
@@ -705,4 +764,45 @@ pub async fn click_pie(a: &mut Agent<'_>) -> Step {
     let label = quoted_after(&text, "labeled ").ok_or_else(|| Failure::undecided(&text))?;
     let item = need_actionable(&page, &label)?;
     a.click(&item).await.map(drop)
+}
+
+/// navigate-tree: `Navigate through the file tree. Find and click on the folder or file named
+/// "X".` Clicking a folder opens it; clicking a file that is not X ends the episode. Only names
+/// the reply shows are clicked, and a closed folder can only be told from a file by its icon.
+pub async fn navigate_tree(a: &mut Agent<'_>) -> Step {
+    let page = start(a).await?;
+    let text = instruction(&page)?;
+    let name = quoted_after(&text, "named ").ok_or_else(|| Failure::undecided(&text))?;
+    match page.after_instruction().find_actionable(&name).cloned() {
+        Some(target) => a.click(&target).await.map(drop),
+        None => Err(Failure::not_shown(format!(
+            "\"{name}\" is in a closed folder, and the reply does not say which names are folders (only their icon does)"
+        ))),
+    }
+}
+
+/// ascending-numbers: "Click on the numbers in ascending order." Clicking 1 hides every number
+/// behind a blank square, laid out in the numbers' order; the rest are clicked in that order.
+pub async fn ascending_numbers(a: &mut Agent<'_>) -> Step {
+    let page = start(a).await?;
+    let one = page
+        .after_instruction()
+        .find_actionable("1")
+        .cloned()
+        .ok_or_else(|| Failure::not_shown("no \"1\" with a ref"))?;
+    a.click(&one).await?;
+    let now = a.page().await?;
+    let squares: Vec<Node> = now
+        .after_instruction()
+        .nodes
+        .into_iter()
+        .filter(|n| n.reference.is_some() && !n.is_text() && n.name.trim().is_empty() && n.role != "img")
+        .collect();
+    if squares.is_empty() {
+        return Err(Failure::not_shown("the hidden numbers have no refs"));
+    }
+    for square in squares {
+        a.click(&square).await?;
+    }
+    Ok(())
 }
