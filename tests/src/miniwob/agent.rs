@@ -26,8 +26,9 @@ pub use super::page::Node;
 const NAVIGATE_LIMIT: Duration = Duration::from_secs(60);
 /// One snapshot.
 const SNAPSHOT_LIMIT: Duration = Duration::from_secs(60);
-/// One action.
-const ACTION_LIMIT: Duration = Duration::from_secs(30);
+/// One action (above the 30 s a server may itself wait for a navigation to load, so its own
+/// answer arrives rather than a timeout here).
+const ACTION_LIMIT: Duration = Duration::from_secs(45);
 /// Pages of one long Sightline snapshot read at most.
 const MAX_SNAPSHOT_PAGES: u64 = 20;
 
@@ -96,6 +97,14 @@ pub enum Operation {
     WaitFor,
     /// Select an element's text.
     SelectText,
+    /// Fill several fields in one call.
+    FillForm,
+    /// Put files into a file input.
+    Upload,
+    /// Accept or dismiss a JavaScript dialog.
+    Dialog,
+    /// Take a screenshot (no solver reads one: they do not see images).
+    Screenshot,
     /// Click at a point (coordinates; a last resort).
     ClickAt,
     /// Drag from a point to another (coordinates; a last resort).
@@ -104,7 +113,7 @@ pub enum Operation {
 
 impl Operation {
     /// Every operation, in the order reports list them.
-    pub const ALL: [Operation; 15] = [
+    pub const ALL: [Operation; 19] = [
         Operation::Navigate,
         Operation::Snapshot,
         Operation::Click,
@@ -118,6 +127,10 @@ impl Operation {
         Operation::Scroll,
         Operation::WaitFor,
         Operation::SelectText,
+        Operation::FillForm,
+        Operation::Upload,
+        Operation::Dialog,
+        Operation::Screenshot,
         Operation::ClickAt,
         Operation::DragAt,
     ];
@@ -138,6 +151,10 @@ impl Operation {
             Operation::Scroll => "scroll",
             Operation::WaitFor => "wait for text",
             Operation::SelectText => "select text",
+            Operation::FillForm => "fill a form",
+            Operation::Upload => "upload files",
+            Operation::Dialog => "answer a dialog",
+            Operation::Screenshot => "screenshot",
             Operation::ClickAt => "click at x,y",
             Operation::DragAt => "drag x,y to x,y",
         }
@@ -158,7 +175,13 @@ impl Operation {
                 O::Drag | O::DragBy => "browser_drag",
                 O::Scroll => "browser_scroll",
                 O::WaitFor => "browser_wait_for",
+                // Sightline's text selection tool is still being named; this is the name the
+                // adapter will use until it lands.
                 O::SelectText => "browser_select_text",
+                O::FillForm => "browser_fill_form",
+                O::Upload => "browser_file_upload",
+                O::Dialog => "browser_handle_dialog",
+                O::Screenshot => "browser_take_screenshot",
                 O::ClickAt => "browser_mouse_click_xy",
                 O::DragAt => "browser_mouse_drag_xy",
             }),
@@ -174,6 +197,10 @@ impl Operation {
                 O::WaitFor => Some("browser_wait_for"),
                 // Only with `--caps vision`, which the harness does not give it: solvers read
                 // no coordinates.
+                O::FillForm => Some("browser_fill_form"),
+                O::Upload => Some("browser_file_upload"),
+                O::Dialog => Some("browser_handle_dialog"),
+                O::Screenshot => Some("browser_take_screenshot"),
                 O::ClickAt => Some("browser_mouse_click_xy"),
                 O::DragAt => Some("browser_mouse_drag_xy"),
                 O::DragBy | O::Scroll | O::SelectText => None,
@@ -187,6 +214,10 @@ impl Operation {
                 O::Hover => Some("hover"),
                 O::Drag => Some("drag"),
                 O::WaitFor => Some("wait_for"),
+                O::FillForm => Some("fill_form"),
+                O::Upload => Some("upload_file"),
+                O::Dialog => Some("handle_dialog"),
+                O::Screenshot => Some("take_screenshot"),
                 O::ClickAt => Some("click_at"),
                 O::DragBy | O::Scroll | O::SelectText | O::DragAt => None,
             },
@@ -614,6 +645,91 @@ impl<'a> Agent<'a> {
     pub async fn select_text(&mut self, node: &Node) -> Step<Page> {
         self.require(Operation::SelectText)?;
         self.act("browser_select_text", json!({"ref": reference(node)?})).await
+    }
+
+    /// Fills each field with its value: in one call where the server has a form tool, field by
+    /// field otherwise.
+    pub async fn fill(&mut self, fields: &[(Node, String)]) -> Step<Page> {
+        if !self.can(Operation::FillForm) {
+            let mut shown = Page::default();
+            for (node, value) in fields {
+                shown = self.type_text(node, value).await?;
+            }
+            return Ok(shown);
+        }
+        let mut entries = Vec::new();
+        for (node, value) in fields {
+            let r = reference(node)?;
+            entries.push(match self.server {
+                Server::Sightline => json!({"name": describe(node), "type": "textbox", "ref": r, "value": value}),
+                Server::Playwright => {
+                    json!({"name": describe(node), "type": "textbox", "target": r, "element": describe(node), "value": value})
+                }
+                Server::Devtools => json!({"uid": r, "value": value}),
+            });
+        }
+        match self.server {
+            Server::Sightline | Server::Playwright => self.act("browser_fill_form", json!({"fields": entries})).await,
+            Server::Devtools => self.act("fill_form", self.with_page(json!({"elements": entries}))).await,
+        }
+    }
+
+    /// Puts the files at `paths` into the file input `node`.
+    pub async fn upload(&mut self, node: &Node, paths: &[&str]) -> Step<Page> {
+        self.require(Operation::Upload)?;
+        let r = reference(node)?;
+        match self.server {
+            // Playwright MCP answers a file chooser the click opened.
+            Server::Sightline => self.act("browser_file_upload", json!({"ref": r, "paths": paths})).await,
+            Server::Playwright => {
+                self.click(node).await?;
+                self.act("browser_file_upload", json!({"paths": paths})).await
+            }
+            Server::Devtools => self.act("upload_file", self.with_page(json!({"uid": r, "filePaths": paths}))).await,
+        }
+    }
+
+    /// Accepts (or dismisses) the JavaScript dialog on screen, typing `text` into a prompt.
+    pub async fn answer_dialog(&mut self, accept: bool, text: Option<&str>) -> Step<Page> {
+        self.require(Operation::Dialog)?;
+        match self.server {
+            Server::Sightline | Server::Playwright => {
+                let mut args = json!({"accept": accept});
+                if let Some(t) = text {
+                    args["promptText"] = json!(t);
+                }
+                self.act("browser_handle_dialog", args).await
+            }
+            Server::Devtools => {
+                let mut args = json!({"action": if accept { "accept" } else { "dismiss" }});
+                if let Some(t) = text {
+                    args["promptText"] = json!(t);
+                }
+                self.act("handle_dialog", self.with_page(args)).await
+            }
+        }
+    }
+
+    /// Takes a screenshot (recorded like any reply; solvers read no images).
+    pub async fn screenshot(&mut self) -> Step {
+        self.require(Operation::Screenshot)?;
+        let tool = Operation::Screenshot.tool(self.server).unwrap_or_default();
+        self.call(tool, self.with_page(json!({})), SNAPSHOT_LIMIT).await.map(drop)
+    }
+
+    /// Clicks at (`x`, `y`) CSS pixels of the viewport.
+    pub async fn click_at(&mut self, x: f64, y: f64) -> Step<Page> {
+        self.require(Operation::ClickAt)?;
+        let tool = Operation::ClickAt.tool(self.server).unwrap_or_default();
+        self.act(tool, self.with_page(json!({"x": x, "y": y}))).await
+    }
+
+    /// Drags from (`x1`, `y1`) to (`x2`, `y2`) CSS pixels of the viewport.
+    pub async fn drag_at(&mut self, from: (f64, f64), to: (f64, f64)) -> Step<Page> {
+        self.require(Operation::DragAt)?;
+        let tool = Operation::DragAt.tool(self.server).unwrap_or_default();
+        let args = json!({"startX": from.0, "startY": from.1, "endX": to.0, "endY": to.1});
+        self.act(tool, self.with_page(args)).await
     }
 
     // --- plumbing -----------------------------------------------------------------------------

@@ -55,9 +55,7 @@ pub async fn enter_password(a: &mut Agent<'_>) -> Step {
     let page = start(a).await?;
     let text = instruction(&page)?;
     let password = quoted_after(&text, "password ").ok_or_else(|| Failure::undecided(&text))?;
-    for n in 1..=2 {
-        a.type_text(&field(&page, n)?, &password).await?;
-    }
+    a.fill(&[(field(&page, 1)?, password.clone()), (field(&page, 2)?, password)]).await?;
     button(a, &page, "Submit").await
 }
 
@@ -78,8 +76,7 @@ pub async fn login_user(a: &mut Agent<'_>) -> Step {
     let text = instruction(&page)?;
     let user = quoted_after(&text, "username ").ok_or_else(|| Failure::undecided(&text))?;
     let password = quoted_after(&text, "password ").ok_or_else(|| Failure::undecided(&text))?;
-    a.type_text(&labelled(&page, "Username")?, &user).await?;
-    a.type_text(&labelled(&page, "Password")?, &password).await?;
+    a.fill(&[(labelled(&page, "Username")?, user), (labelled(&page, "Password")?, password)]).await?;
     button(a, &page, "Login").await
 }
 
@@ -247,14 +244,16 @@ pub async fn read_table_2(a: &mut Agent<'_>) -> Step {
     if labels.len() != 2 {
         return Err(Failure::not_shown("not two labelled fields"));
     }
+    let mut fields = Vec::new();
     for label in labels {
         let value = table_value(&area, &label).ok_or_else(|| Failure::not_shown(format!("no row \"{label}\"")))?;
         let target = area
             .after_text(&format!("{label}:"), FIELDS)
             .cloned()
             .ok_or_else(|| Failure::not_shown(format!("no field after \"{label}:\"")))?;
-        a.type_text(&target, &value).await?;
+        fields.push((target, value));
     }
+    a.fill(&fields).await?;
     button(a, &page, "Submit").await
 }
 
@@ -359,7 +358,7 @@ pub async fn multi_layouts(a: &mut Agent<'_>) -> Step {
         .iter()
         .find(|n| n.role == "textbox" || !n.name.contains("Movie Search"))
         .is_some_and(|n| n.role == "textbox");
-    let mut filled = 0;
+    let mut fields: Vec<(Node, String)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         if item.role != "textbox" {
             continue;
@@ -375,12 +374,12 @@ pub async fn multi_layouts(a: &mut Agent<'_>) -> Step {
         } else {
             continue;
         };
-        a.type_text(item, &value).await?;
-        filled += 1;
+        fields.push(((*item).clone(), value));
     }
-    if filled != 3 {
-        return Err(Failure::not_shown(format!("found {filled} of the 3 labelled fields")));
+    if fields.len() != 3 {
+        return Err(Failure::not_shown(format!("found {} of the 3 labelled fields", fields.len())));
     }
+    a.fill(&fields).await?;
     let submit = submit_control(&page, &["Submit", "Search", "Go!"])?;
     a.click(&submit).await.map(drop)
 }

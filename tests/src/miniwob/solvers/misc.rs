@@ -152,14 +152,22 @@ pub async fn terminal(a: &mut Agent<'_>) -> Step {
         .into_iter()
         .rev()
         .find(|t| t.split_whitespace().count() >= 2 && !t.contains("user$") && !t.contains(':'));
-    let listing = listing.ok_or_else(|| Failure::not_shown("no file listing"))?.to_owned();
+    let listing = listing
+        .ok_or_else(|| {
+            Failure::not_shown("the terminal shows no file listing after `ls` (did the key presses reach it?)")
+        })?
+        .to_owned();
     let file = listing
         .split_whitespace()
         .find(|f| match &extension {
             Some(ext) => f.ends_with(&format!(".{ext}")),
             None => !f.contains('.'),
         })
-        .ok_or_else(|| Failure::not_shown("no file that fits in the listing"))?
+        .ok_or_else(|| {
+            Failure::not_shown(format!(
+                "no file that fits in \"{listing}\" (the terminal may not have seen the letters of `ls`)"
+            ))
+        })?
         .to_owned();
     keys(a, &format!("rm {file}")).await
 }
@@ -187,21 +195,37 @@ pub async fn text_editor(a: &mut Agent<'_>) -> Step {
     let style = after(&text, "the style ")
         .and_then(|s| s.split_whitespace().next())
         .ok_or_else(|| Failure::undecided(&text))?;
-    let index = match style {
-        "bold" => 1,
+    // Bold, italic and underline are the toolbar's last three nameless buttons (a color picker
+    // may come before them).
+    let from_end = match style {
+        "bold" => 3,
         "italics" => 2,
-        "underlined" => 3,
+        "underlined" => 1,
         _ => return Err(Failure::undecided(&text)),
     };
-    let editor = page.all("textbox").into_iter().next().cloned().ok_or_else(|| Failure::not_shown("no editor"))?;
     let toolbar: Vec<Node> = page
         .nodes
         .iter()
         .filter(|n| n.reference.is_some() && n.role == "button" && n.name.trim().is_empty())
         .cloned()
         .collect();
-    let style_button =
-        toolbar.get(index).cloned().ok_or_else(|| Failure::not_shown("the toolbar's buttons have no refs"))?;
+    let style_button = toolbar
+        .len()
+        .checked_sub(from_end)
+        .and_then(|i| toolbar.get(i))
+        .cloned()
+        .ok_or_else(|| Failure::not_shown("the toolbar's buttons have no refs"))?;
+    // The editor: a text box, or the element with a ref that holds the text.
+    let area = page.after_instruction();
+    let editor = page
+        .all("textbox")
+        .into_iter()
+        .next()
+        .or_else(|| {
+            area.nodes.iter().find(|n| n.reference.is_some() && n.role != "button" && !n.name.trim().is_empty())
+        })
+        .cloned()
+        .ok_or_else(|| Failure::not_shown("no editor"))?;
     if text.contains("everything") {
         a.press("Control+a", Some(&editor)).await?;
     } else {
