@@ -11,6 +11,7 @@ pub mod cdp;
 pub mod client;
 pub mod fidelity;
 pub mod grammar;
+pub mod miniwob;
 pub mod paths;
 pub mod sandbox;
 pub mod server;

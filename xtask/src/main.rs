@@ -14,6 +14,9 @@
 //! * `bench` — measures Sightline, Playwright MCP and chrome-devtools-mcp through their MCP
 //!   interfaces (snapshot tokens over the corpus, a scripted flow, tools/list, wall time) and
 //!   writes `target/bench/report.md` with the raw `report.json` beside it.
+//! * `tasks` — plays MiniWoB++'s task pages (fetched from PyPI's `miniwob` wheel) with scripted
+//!   solvers through Sightline, Playwright MCP and chrome-devtools-mcp, and writes
+//!   `target/tasks/report.md` with `report.json` beside it.
 
 mod bench;
 mod build;
@@ -21,6 +24,7 @@ mod capture;
 mod demo;
 mod dist;
 mod setup;
+mod tasks;
 
 use clap::{Parser, Subcommand};
 
@@ -60,6 +64,8 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
+    /// Play MiniWoB++ tasks through each MCP server; writes target/tasks/report.md.
+    Tasks(tasks::TasksArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -78,6 +84,7 @@ fn main() -> anyhow::Result<()> {
             // The packaging test installs the host from its archive.
             dist::run_dist(&built, &[])?;
             capture::ensure_corpus_captures()?;
+            setup::ensure_miniwob()?;
             build::run_tests(&built, &cargo_args)
         }
         Command::Demo => {
@@ -99,6 +106,11 @@ fn main() -> anyhow::Result<()> {
             setup::ensure_chromium()?;
             let built = build::build()?;
             bench::run(&built, quick)
+        }
+        Command::Tasks(args) => {
+            setup::ensure_chromium()?;
+            let built = build::build()?;
+            tasks::run(&built, &args)
         }
         Command::Capture(args) => {
             setup::ensure_chromium()?;

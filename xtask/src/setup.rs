@@ -1,6 +1,6 @@
 //! Installing what the build and tests need, idempotently: Debian's Chromium, the npm packages
-//! of the external MCP client tests (TypeScript SDK, MCP Inspector) and a Python virtual
-//! environment with the MCP Python SDK.
+//! of the external MCP client tests (TypeScript SDK, MCP Inspector), a Python virtual
+//! environment with the MCP Python SDK, and MiniWoB++'s task pages.
 
 use std::path::Path;
 use std::process::Command;
@@ -81,4 +81,20 @@ pub fn ensure_python_client() -> anyhow::Result<()> {
         .arg(&requirements))?;
     std::fs::write(&stamp, wanted)?;
     Ok(())
+}
+
+/// Fetches MiniWoB++'s task pages into `target/tasks/` for the end-to-end subset. Outside CI a
+/// failed fetch is a warning (those tests then skip, saying why); under `CI=true` it fails the
+/// run, since a gate that passes by skipping guards nothing.
+pub fn ensure_miniwob() -> anyhow::Result<()> {
+    match crate::tasks::wheel::ensure() {
+        Ok(()) => Ok(()),
+        Err(e) if sightline_e2e::paths::in_ci() => {
+            Err(e.context("under CI=true the MiniWoB++ task pages are required"))
+        }
+        Err(e) => {
+            eprintln!("xtask: warning: no MiniWoB++ task pages, the miniwob tests will skip: {e:#}");
+            Ok(())
+        }
+    }
 }
