@@ -344,6 +344,10 @@ fn controls_the_whole_booking_form_reads_as_its_controls() {
             "<region name=\"nav\" label=\"Pages\">",
             "[‹](e23) [›](e24)",
             "</region>",
+            "## Accordion",
+            "tablist \"Sections\":",
+            "  e25 tab \"Send\"",
+            "    e26 button \"Send\"",
         ]
     );
 }
@@ -413,6 +417,15 @@ fn controls_a_control_wrapping_another_of_the_same_name_is_one_line() {
     assert_eq!(&l[tabs + 1..tabs + 3], ["  e1 tab \"Round trip\" selected", "  e2 tab \"Multi-city\""]);
     assert!(!mentions(&l, "link \"Round trip\""));
     assert_eq!(s.stats.nested_clickables, 2);
+}
+
+#[test]
+fn controls_a_control_off_the_centre_of_its_same_name_wrapper_keeps_its_own_ref() {
+    // An accordion header (`role=tab`) holding its button below a line break: a click on the
+    // header's centre would miss the button, so both keep a ref.
+    let l = lines("controls");
+    let tab = l.iter().position(|x| x.trim_start().ends_with("tab \"Send\"")).unwrap_or_else(|| panic!("{l:#?}"));
+    assert!(l[tab + 1..].iter().any(|x| x.trim_start().ends_with("button \"Send\"")), "{l:#?}");
 }
 
 #[test]

@@ -11,8 +11,9 @@
 //! element, has an `onclick` attribute, its own `aria-label`, or an interactive role.
 //!
 //! Same-name wrappers: a control inside another control of the same name (a `tab` around its
-//! own link "Round trip"), whose box lies within the outer one, is one control with one ref:
-//! the outer one, which takes the inner one's role when it has none of its own.
+//! own link "Round trip"), whose box lies within the outer one and covers its centre (where the
+//! outer ref is clicked), is one control with one ref: the outer one, which takes the inner
+//! one's role when it has none of its own.
 //!
 //! Labels standing for hidden controls: a visible `<label>` whose native checkbox, radio or
 //! switch is hidden (a styled checkbox draws its own box and hides the real one) is what a user
@@ -236,6 +237,11 @@ pub fn merge_same_name(tree: &PageTree, signal: &Signal, actionable: &mut [bool]
         if tree.nodes[outer].tag == "label" || !contained(inner_box, outer_box, 0.99) {
             continue;
         }
+        // The outer ref is clicked at its centre: it stands for the inner control only if that
+        // point lands on it (an accordion header whose button sits off-centre is two controls).
+        if !covers_point(inner_box, centre(outer_box)) {
+            continue;
+        }
         let name = plain_name(tree, signal, id);
         if name.is_empty() || !name.eq_ignore_ascii_case(&plain_name(tree, signal, outer)) {
             continue;
@@ -276,6 +282,15 @@ fn has_interactive_role(tree: &PageTree, id: NodeId) -> bool {
     let node = &tree.nodes[id];
     INTERACTIVE_ROLES.contains(&node.ax.role().as_str())
         || matches!(node.tag.as_str(), "a" | "button" | "summary" | "select" | "textarea" | "input")
+}
+
+/// The point a click on `r` lands on.
+fn centre(r: Rect) -> (f64, f64) {
+    (r.x + r.w / 2.0, r.y + r.h / 2.0)
+}
+
+fn covers_point(r: Rect, (x, y): (f64, f64)) -> bool {
+    r.x <= x && x <= r.right() && r.y <= y && y <= r.bottom()
 }
 
 /// Whether at least `threshold` of `inner`'s area lies within `outer`.
