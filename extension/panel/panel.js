@@ -1,10 +1,14 @@
 // @ts-check
 // The Sightline panel for one tab: the tab's status and a stop button, the agent's calls as
-// they happen (polled), and for the selected call its answer as the agent read it and as a
-// human diff computed by the core (changed words marked). Refs in either view outline their
-// element in the page while hovered. The runtime does the work; this module only draws.
+// they happen (polled) on one time axis with the tab's console, network and WebSocket events,
+// and for the selected call its answer as the agent read it, as a human diff computed by the
+// core (changed words marked), as cards for a change report, and the events during it. Refs in
+// either view outline their element in the page while hovered. Export saves the session as
+// JSON or Markdown. The runtime does the work; this module only draws.
 
 import { ask, el, pageTab, tokens } from '../ui/ask.js';
+import { cardsView } from './cards.js';
+import { duringView, lanesView } from './lanes.js';
 
 const POLL_MS = 1000;
 const REF = /\be\d+\b/g;
@@ -13,6 +17,9 @@ const REF = /\be\d+\b/g;
 let tab;
 /** @type {any[]} */
 let calls = [];
+/** @type {any[]} */
+let events = [];
+let lastEvents = '';
 /** @type {number | null} */
 let selected = null;
 let lastSignature = '';
@@ -150,6 +157,7 @@ async function review(session, from, to) {
 /** @param {any} c */
 async function showCall(c) {
   selected = c.seq;
+  drawLanes();
   for (const li of document.querySelectorAll('.call')) li.setAttribute('aria-selected', String(Number(/** @type {HTMLElement} */ (li).dataset.seq) === c.seq));
   const detail = $('detail');
   const saved = c.full_page_tokens !== undefined ? Math.max(0, c.full_page_tokens - c.answer_tokens) : 0;
@@ -181,7 +189,10 @@ async function showCall(c) {
     changes.append(el('p', { class: 'muted' }, c.version_after !== undefined ? `No change to the page (still v${c.version_after}).` : 'This call does not read the page.'));
   }
   const read = el('div', null, el('h3', null, 'As the agent read it'), el('pre', { class: 'answer' }, withRefs(c.answer, c.session)));
-  parts.push(el('div', { class: 'views' }, changes, read));
+  const views = el('div', { class: 'views' });
+  if (c.cards) views.append(el('div', { id: 'report' }, el('h3', null, c.tool === 'browser_checkpoint' ? 'Checkpoints' : 'What the report found'), cardsView(c.cards)));
+  views.append(changes, el('div', { id: 'during' }, el('h3', null, 'While it ran'), duringView(events, c)), read);
+  parts.push(views);
   if (selected === c.seq) detail.replaceChildren(...parts);
 }
 
@@ -224,6 +235,23 @@ function drawStatus(answer) {
     : '';
 }
 
+function drawLanes() {
+  $('lanes').replaceChildren(lanesView(calls, events, selected, showCall));
+}
+
+/** Saves the session on this tab as a file, secrets masked as everywhere in the panel.
+ * @param {'json' | 'markdown'} format */
+async function exportSession(format) {
+  const file = await ask('export', { tab, format });
+  const url = URL.createObjectURL(new Blob([file.text], { type: file.mime }));
+  const link = el('a', { href: url, download: file.file_name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  document.body.dataset.exported = file.file_name;
+}
+
 function drawVersions() {
   const session = calls.at(-1)?.session ?? Object.keys(versions)[0];
   const held = (session && versions[session]) || [];
@@ -252,7 +280,13 @@ async function refresh() {
   drawStatus(answer);
   versions = answer.versions ?? {};
   calls = answer.model.calls;
+  events = answer.events ?? [];
   const signature = calls.map((c) => c.seq).join(',');
+  const eventSignature = `${signature}|${events.length}|${events.at(-1)?.time_ms ?? ''}`;
+  if (eventSignature !== lastEvents) {
+    lastEvents = eventSignature;
+    drawLanes();
+  }
   if (signature !== lastSignature) {
     const list = $('calls');
     const atBottom = list.parentElement ? list.parentElement.scrollTop + list.parentElement.clientHeight >= list.parentElement.scrollHeight - 8 : true;
@@ -271,6 +305,16 @@ $('stop').addEventListener('click', async () => {
   try { await ask('stop', { tab }); } finally { /** @type {HTMLButtonElement} */ ($('stop')).disabled = false; }
   refresh();
 });
+
+$('export-json').addEventListener('click', () => exportSession('json').catch(showProblem));
+$('export-md').addEventListener('click', () => exportSession('markdown').catch(showProblem));
+
+/** @param {Error} e */
+function showProblem(e) {
+  const problem = $('problem');
+  problem.hidden = false;
+  problem.textContent = `The export failed: ${e.message}`;
+}
 
 $('compare').addEventListener('click', async () => {
   const session = calls.at(-1)?.session ?? Object.keys(versions)[0];

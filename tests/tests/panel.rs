@@ -3,7 +3,9 @@
 //! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
 //! rule added in the options page keeps a console error out of change reports, and removing it
 //! brings the error back; without a registered host the popup names the command that fixes it.
-//! Each page is saved as a screenshot under `target/ui/`.
+//! A change report is drawn as cards, the page's console, network and WebSocket events sit on
+//! the calls' time axis (a call shows those during it), and the session exports as JSON and
+//! Markdown with its secrets masked. Each page is saved as a screenshot under `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +14,7 @@ use sightline_e2e::browser::REMOTE_DEBUGGING;
 use sightline_e2e::cdp::CdpConnection;
 use sightline_e2e::client::Reply;
 use sightline_e2e::ui::ExtensionPage;
+use sightline_e2e::websocket::WebSocketServer;
 use sightline_e2e::{Chromium, McpClient, Rig, Sandbox, paths, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -256,4 +259,122 @@ async fn without_a_registered_host_the_popup_says_what_fixes_it() {
     assert!(fix.contains("sightline-host install") && fix.contains("not found"), "{fix}");
     popup.screenshot("popup-no-host.png").expect("screenshot");
     popup.close().expect("close");
+}
+
+/// A value the panel page computes, as JSON text parsed back.
+fn eval_json(page: &mut ExtensionPage, expression: &str) -> Value {
+    let text = page.eval(&format!("JSON.stringify({expression})")).expect("evaluate");
+    serde_json::from_str(text.as_str().unwrap_or("null")).expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_report_is_drawn_as_cards_the_page_events_share_the_calls_time_axis_and_the_session_exports() {
+    let sockets = WebSocketServer::start().expect("websocket server");
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    // The orders page loads its orders (HTTP 200) and opens a socket; a secret rides in its URL.
+    let url = rig.server.url(&format!("changes/app.html?ws={}&token={SECRET}", sockets.port()));
+    call(c, "browser_navigate", json!({"url": url})).await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "the page never got ready: {:?}", rig.server.events());
+    call(c, "browser_checkpoint", json!({"action": "create", "name": "before_checkout"})).await;
+    // Then the orders API breaks, and "Place order" logs an error and closes the socket.
+    rig.server.set_status("orders", 500);
+    let page = call(c, "browser_snapshot", json!({})).await;
+    call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await;
+    assert!(rig.server.wait_for_event("socket:closed", WAIT), "the socket never closed");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let report = call(c, "get_changes_since", json!({"checkpoint": "before_checkout"})).await;
+    assert!(report.text.contains("Checkout failed"), "{}", report.text);
+    let tab = rig.tab_id("changes/app.html");
+
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 5", WAIT).expect("the calls are listed");
+    // The newest call, the report, is shown as cards made by the core from the same report.
+    panel.wait_for("document.querySelectorAll('#report .change-card').length >= 4", WAIT).expect("cards");
+    let cards = eval_json(
+        &mut panel,
+        "[...document.querySelectorAll('#report .change-card')].map((c) => ({kind: c.dataset.kind, \
+         title: c.querySelector('.card-title').textContent, change: c.querySelector('.card-change')?.textContent ?? null, \
+         detail: c.querySelector('.card-detail')?.textContent ?? null}))",
+    );
+    let card = |kind: &str| {
+        cards
+            .as_array()
+            .and_then(|all| all.iter().find(|c| c["kind"] == kind).cloned())
+            .unwrap_or_else(|| panic!("no {kind} card: {cards:#}"))
+    };
+    assert_eq!(card("console_error")["title"], "Checkout failed: the orders API answered HTTP 500", "{cards:#}");
+    assert_eq!(card("endpoint_failing")["title"], "GET /switch/orders", "{cards:#}");
+    assert_eq!(card("endpoint_failing")["change"], "200 → 500", "{cards:#}");
+    assert_eq!(card("socket_closed")["detail"], "code 4001: checkout finished", "{cards:#}");
+    assert!(card("agent_action")["title"].as_str().is_some_and(|t| t.starts_with("click")), "{cards:#}");
+    let severity = panel.eval("document.querySelector('#report .cards-head .pill').textContent").expect("severity");
+    assert_eq!(severity, "error");
+    panel.screenshot("panel-cards.png").expect("screenshot");
+
+    // The checkpoint call shows its checkpoint as a card.
+    click(&mut panel, ".call:nth-child(2)");
+    panel
+        .wait_for(
+            "document.querySelector('#report .change-card.checkpoint .card-title')?.textContent === 'before_checkout'",
+            WAIT,
+        )
+        .expect("the checkpoint card");
+
+    // Console, network and WebSocket events sit on the lanes; the failures stand out.
+    for lane in ["console", "network", "websocket"] {
+        panel
+            .wait_for(&format!("document.querySelector('#lanes .track[data-lane={lane}] .tick') !== null"), WAIT)
+            .unwrap_or_else(|e| panic!("no event in the {lane} lane: {e}"));
+    }
+    let failures = eval_json(
+        &mut panel,
+        "['console', 'network', 'websocket'].map((l) => document.querySelectorAll(`#lanes .track[data-lane=${l}] .tick.error, \
+         #lanes .track[data-lane=${l}] .tick.warning`).length)",
+    );
+    assert!(failures.as_array().is_some_and(|n| n.iter().all(|n| n.as_u64() > Some(0))), "{failures}");
+    // Picking the click's bar on the axis shows what happened while it ran.
+    click(&mut panel, "#lanes .track[data-lane=calls] .bar:nth-of-type(4)");
+    panel
+        .wait_for("document.querySelector('.call[aria-selected=true]')?.dataset.tool === 'browser_click'", WAIT)
+        .expect("the click is selected");
+    let during = eval_json(&mut panel, "[...document.querySelectorAll('#during .event')].map((e) => e.textContent)");
+    let during = during.to_string();
+    assert!(during.contains("Checkout failed: the orders API answered HTTP 500"), "{during}");
+    assert!(during.contains("GET 500"), "{during}");
+    assert!(panel.eval("document.querySelectorAll('#lanes .band').length > 0").expect("band") == json!(true));
+    panel.screenshot("panel-lanes.png").expect("screenshot");
+
+    // The session exports as Markdown and JSON, its secret masked.
+    let export =
+        |format: &str| format!("chrome.runtime.sendMessage({{panel: 'export', tab: {tab}, format: '{format}'}})");
+    let markdown = panel.eval(&export("markdown")).expect("markdown export");
+    let text = markdown["text"].as_str().unwrap_or_default();
+    assert!(
+        markdown["file_name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with(&format!("sightline-tab-{tab}-")) && n.ends_with(".md")),
+        "{markdown}"
+    );
+    assert!(text.contains("### 1. `browser_navigate`") && text.contains("### 5. `get_changes_since`"), "{text}");
+    assert!(text.contains("- endpoint_failing: GET /switch/orders (200 → 500)"), "{text}");
+    assert!(text.contains("| console | error | error: Checkout failed"), "{text}");
+    assert!(text.contains("token=••••••") && !text.contains(SECRET), "{text}");
+    let exported = panel.eval(&export("json")).expect("json export");
+    let json_text = exported["text"].as_str().unwrap_or_default();
+    assert!(!json_text.contains(SECRET), "{json_text}");
+    let session: Value = serde_json::from_str(json_text).expect("the JSON export parses");
+    assert_eq!(session["calls"].as_array().map(Vec::len), Some(5), "{session:#}");
+    assert!(session["events"].as_array().is_some_and(|e| e.iter().any(|e| e["lane"] == "websocket")), "{session:#}");
+    let bad = panel
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'export', tab: {tab}, format: 'pdf'}})"))
+        .expect("bad");
+    assert!(bad["error"].as_str().is_some_and(|e| e.contains("pdf")), "an unknown format is refused: {bad}");
+    // The buttons save the same files.
+    click(&mut panel, "#export-md");
+    panel.wait_for("(document.body.dataset.exported ?? '').endsWith('.md')", WAIT).expect("markdown saved");
+    click(&mut panel, "#export-json");
+    panel.wait_for("(document.body.dataset.exported ?? '').endsWith('.json')", WAIT).expect("JSON saved");
+    panel.close().expect("close");
 }

@@ -1,7 +1,7 @@
 //! What the extension's own pages (the Sightline panel, the popup, the options page) ask of the
 //! runtime through `chrome.runtime` messaging: a tab's calls and status, the human diff of two
-//! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page, and
-//! forgetting the recorded calls. The service worker hands each message to
+//! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page,
+//! exporting a tab's session, and forgetting the recorded calls. The service worker hands each message to
 //! [`crate::Runtime::handle_page_message`]; the answers are plain JSON for the pages to draw.
 //!
 //! Every call an agent makes is recorded here too ([`record_call`]), into the core's
@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::changes::NoiseRules;
 use sightline_core::protocol::{ToolCall, ToolOutput};
-use sightline_core::review::Finished;
+use sightline_core::review::{Finished, SessionExport, lane_events, session_markdown};
 use sightline_core::snapshot::element::MASK;
 
 use crate::chrome;
@@ -81,6 +81,23 @@ pub enum PageMessage {
     NoiseDefaults,
     /// Forgets every recorded call (tools, arguments, answers).
     Forget,
+    /// The session on a tab as a file for a bug report.
+    Export {
+        /// The tab.
+        tab: i32,
+        /// `json` or `markdown`.
+        format: ExportFormat,
+    },
+}
+
+/// What an export is written as.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The export's JSON, indented.
+    Json,
+    /// A Markdown report.
+    Markdown,
 }
 
 /// What the service worker knows of the native host's port.
@@ -137,7 +154,30 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             state.session_log.borrow_mut().clear();
             json!({"forgotten": true})
         }
+        PageMessage::Export { tab, format } => export(state, tab, format).await,
     }
+}
+
+/// The tab's console, network, WebSocket and user events for the panel's lanes.
+async fn events(state: &Rc<State>, tab: i32) -> Vec<sightline_core::review::LaneEvent> {
+    state.load_timeline().await;
+    let Ok(tab) = u32::try_from(tab) else { return Vec::new() };
+    state.with_timeline(|t| lane_events(t, tab))
+}
+
+async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
+    let model = state.session_log.borrow().model(tab);
+    let events = events(state, tab).await;
+    let page = chrome::get_tab(tab).await.ok();
+    let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));
+    let export = SessionExport::new(model, events, page, &state.version, crate::timer::epoch_ms());
+    let (file_name, mime, text) = match format {
+        ExportFormat::Json => {
+            (export.file_name("json"), "application/json", serde_json::to_string_pretty(&export).unwrap_or_default())
+        }
+        ExportFormat::Markdown => (export.file_name("md"), "text/markdown", session_markdown(&export)),
+    };
+    json!({"file_name": file_name, "mime": mime, "text": text})
 }
 
 /// The session that last called on `tab`.
@@ -175,6 +215,7 @@ async fn model(state: &Rc<State>, tab: i32) -> Value {
     let page = chrome::get_tab(tab).await.ok();
     json!({
         "model": model,
+        "events": events(state, tab).await,
         "status": grant_of(state, tab),
         "versions": versions,
         "clients": clients,
