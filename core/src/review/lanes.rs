@@ -199,5 +199,8 @@ mod tests {
         assert_eq!(events[0].time_ms, 20);
         t.set_readable_tabs(Some([2].into_iter().collect()));
         assert!(lane_events(&t, 1).is_empty());
+        t.set_readable_tabs(None);
+        assert_eq!(t.forget_entries(), Timeline::new().limits().console);
+        assert!(lane_events(&t, 1).is_empty(), "forgotten when the person asks");
     }
 }
