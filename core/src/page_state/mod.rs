@@ -23,6 +23,7 @@ pub mod delta;
 pub mod error;
 pub mod find;
 pub mod overlay;
+pub mod pointed;
 pub mod regions;
 pub mod response;
 mod resume;

@@ -1,0 +1,13 @@
+//! Parameters of `browser_user_selection`, which reads what the user pointed at for the agent.
+
+use serde::{Deserialize, Serialize};
+
+/// The element the user selected in DevTools or picked in the Sightline panel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct UserSelectionParams {
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}
