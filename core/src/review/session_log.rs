@@ -148,8 +148,8 @@ pub struct PanelModel {
 }
 
 impl SessionLog {
-    /// Records a finished call on `tab`.
-    pub fn record(&mut self, tab: i32, done: &Finished<'_>) {
+    /// Records a finished call on `tab`; returns its number there.
+    pub fn record(&mut self, tab: i32, done: &Finished<'_>) -> u64 {
         let log = self.tabs.entry(tab).or_default();
         log.next_seq += 1;
         let mut answer = done.output.text.clone();
@@ -189,6 +189,7 @@ impl SessionLog {
                 log.bytes -= old.bytes();
             }
         }
+        log.next_seq
     }
 
     /// What the panel shows for `tab`.
