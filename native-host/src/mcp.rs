@@ -19,10 +19,11 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use sightline_core::page_state::pointed::UserSelectionFacts;
 use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
     ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
-    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams,
+    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams, UserSelectionParams,
 };
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
@@ -215,6 +216,19 @@ impl SightlineMcp {
     ) -> Result<CallToolResult, McpError> {
         Ok(self.forward(ToolCall::BrowserNetworkRequests(p), ctx).await)
     }
+
+    #[tool(
+        description = "The element the user pointed at for you (selected in DevTools or picked in the Sightline \
+                       panel): its ref and snapshot line.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<UserSelectionFacts>()
+    )]
+    async fn browser_user_selection(
+        &self,
+        Parameters(p): Parameters<UserSelectionParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserUserSelection(p), ctx).await)
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -254,4 +268,22 @@ fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut result = if output.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
     result.structured_content = output.structured;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An agent pays for `tools/list` in every session: the whole list stays within 3,500
+    /// estimated tokens.
+    #[test]
+    fn tools_list_stays_within_its_token_budget() {
+        let server = SightlineMcp::new(Options::default());
+        let tools = server.tool_router.list_all();
+        let json = serde_json::to_string(&tools).unwrap_or_default();
+        let tokens = sightline_core::snapshot::render::estimate_tokens(&json);
+        eprintln!("tools/list: {} tools, {} bytes, about {tokens} tokens", tools.len(), json.len());
+        assert!(tools.iter().any(|t| t.name == "browser_user_selection"));
+        assert!(tokens <= 3_500, "tools/list costs about {tokens} tokens");
+    }
 }
