@@ -2,7 +2,7 @@
 // The options page: reads and writes the settings the runtime reads at each call, in
 // chrome.storage.local: `sightline.options` (`allow_file_urls`) and `sightline.noise`
 // (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
-// and to forget the recorded calls.
+// and to forget the recorded calls and events.
 
 import { ask, el } from './ui/ask.js';
 
@@ -91,7 +91,8 @@ allowFile.addEventListener('change', async () => {
 });
 
 $('forget').addEventListener('click', async () => {
-  await ask('forget');
+  const done = await ask('forget');
+  $('forget-done').textContent = `Forgotten (and ${done.events} recorded events).`;
   $('forget-done').hidden = false;
 });
 
