@@ -234,6 +234,11 @@ impl PageState {
         self.overlays.iter().map(|o| o.name.as_str()).collect()
     }
 
+    /// Sets the person's own words that make a field secret, for the next compile.
+    pub fn set_secret_words(&mut self, words: &[String]) {
+        self.secret_fields.set_extra_words(words);
+    }
+
     /// Compiles a capture with this page state's refs and its memory of secret fields.
     pub fn compile(&mut self, capture: &Capture) -> Snapshot {
         compile_with(capture, &mut self.registry, &mut self.secret_fields)
