@@ -90,6 +90,15 @@ allowFile.addEventListener('change', async () => {
   saved();
 });
 
+const secretWords = /** @type {HTMLTextAreaElement} */ ($('secret-words'));
+chrome.storage.local.get(OPTIONS_KEY).then((stored) => { secretWords.value = (stored[OPTIONS_KEY]?.secret_words ?? []).join('\n'); });
+$('save-secret-words').addEventListener('click', async () => {
+  const words = secretWords.value.split('\n').map((w) => w.trim()).filter((w) => w !== '').slice(0, 64);
+  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, secret_words: words } });
+  saved();
+});
+
 $('forget').addEventListener('click', async () => {
   const done = await ask('forget');
   $('forget-done').textContent = `Forgotten (and ${done.events} recorded events).`;

@@ -343,6 +343,9 @@ async fn a_change_report_is_drawn_as_cards_the_page_events_share_the_calls_time_
     panel
         .wait_for("document.querySelector('.call[aria-selected=true]')?.dataset.tool === 'browser_click'", WAIT)
         .expect("the click is selected");
+    panel
+        .wait_for("document.querySelector('#detail .detail-head h1')?.textContent === 'browser_click'", WAIT)
+        .expect("the click is shown");
     let during = eval_json(&mut panel, "[...document.querySelectorAll('#during .event')].map((e) => e.textContent)");
     let during = during.to_string();
     assert!(during.contains("Checkout failed: the orders API answered HTTP 500"), "{during}");
@@ -576,4 +579,38 @@ async fn while_the_panel_is_open_an_action_gets_screenshots_before_and_after_tha
         .expect("shots");
     assert_eq!(kept, json!([3]), "only the call made while the panel was open has screenshots");
     again.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_word_added_in_the_options_page_masks_a_field_from_the_next_look_on() {
+    const MEMBER: &str = "LC-4471-9920";
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("member.html")})).await;
+    let before = call(c, "browser_snapshot", json!({})).await;
+    assert!(before.text.contains(MEMBER), "an ordinary field shows its value: {}", before.text);
+
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 1300).expect("options");
+    options.wait_for("document.querySelector('#secret-words') !== null", WAIT).expect("the words");
+    options
+        .eval("document.querySelector('#secret-words').value = 'loyalty\\n\\n'; document.querySelector('#save-secret-words').click(); true")
+        .expect("save");
+    options
+        .wait_for(
+            "chrome.storage.local.get('sightline.options').then((s) => JSON.stringify(s['sightline.options']?.secret_words) === '[\"loyalty\"]')",
+            WAIT,
+        )
+        .expect("the word is saved");
+    options.screenshot("options-secret-words.png").expect("screenshot");
+
+    let after = call(c, "browser_snapshot", json!({})).await;
+    let sent = format!("{} {}", after.text, after.structured.clone().unwrap_or_default());
+    assert!(!sent.contains(MEMBER) && after.text.contains("••••••"), "the field is masked: {sent}");
+    assert!(after.text.contains("Ada Lovelace"), "{}", after.text);
+    let tab = rig.tab_id("member.html");
+    let last = options
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'model', tab: {tab}}}).then((m) => JSON.stringify(m.model.calls.at(-1)))"))
+        .expect("model");
+    assert!(last.as_str().is_some_and(|l| l.contains("browser_snapshot") && !l.contains(MEMBER)), "{last}");
+    options.close().expect("close");
 }
