@@ -483,6 +483,12 @@ async fn the_user_points_at_an_element_for_the_agent_and_a_ref_is_handed_to_the_
     // The click picked; it never reached the page (its button would have logged an error).
     let logged = call(c, "browser_console_messages", json!({"level": "error"})).await;
     assert!(!logged.text.contains(ERROR_TEXT), "{}", logged.text);
+    // An agent whose refs are older is told so first; a version it never had is refused.
+    call(c, "browser_click", json!({"ref": buy})).await;
+    let behind = call(c, "browser_user_selection", json!({"since_version": 1})).await;
+    assert!(behind.text.starts_with("! your refs are from v1; the page is at v2 now"), "{}", behind.text);
+    let future = c.call("browser_user_selection", json!({"since_version": 99})).await.expect("call");
+    assert!(future.is_error, "{}", future.text);
 
     // The page as the agent last saw it, one foldable section per region, refs live.
     click(&mut panel, "#agent-view");
@@ -496,7 +502,10 @@ async fn the_user_points_at_an_element_for_the_agent_and_a_ref_is_handed_to_the_
         .as_array()
         .and_then(|all| all.iter().find(|r| r["region"] == "main"))
         .unwrap_or_else(|| panic!("no main region: {regions:#}"));
-    assert!(main["text"].as_str().is_some_and(|t| t.contains("Basket: 0 items")), "{regions:#}");
+    assert!(
+        main["text"].as_str().is_some_and(|t| t.contains("Basket: 1 item")),
+        "the view after the click: {regions:#}"
+    );
     assert!(main["refs"].as_array().is_some_and(|r| r.contains(&json!(buy))), "{regions:#}");
     panel.screenshot("panel-view.png").expect("screenshot");
     panel

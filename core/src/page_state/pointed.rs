@@ -85,6 +85,11 @@ pub fn locate_in(view: &View, elements: &HashMap<i64, u32>, chain: &[i64]) -> Op
 }
 
 impl Pointed {
+    /// The note that goes first when the agent's refs come from `since`, older than `version`.
+    pub fn behind_note(since: u64, version: u64) -> String {
+        format!("! your refs are from v{since}; the page is at v{version} now: browser_snapshot shows what changed")
+    }
+
     /// The answer an agent reads: a header saying what was selected, then its line.
     pub fn answer(&self, version: u64, by: PointedBy) -> ToolOutput {
         let how = by.phrase();
@@ -163,6 +168,10 @@ mod tests {
         let facts = out.structured.unwrap_or_default();
         assert_eq!(facts["ref"], "e3");
         assert_eq!(facts["by"], "elements_panel");
+        assert_eq!(
+            Pointed::behind_note(2, 4),
+            "! your refs are from v2; the page is at v4 now: browser_snapshot shows what changed"
+        );
         let text = Pointed { element: None, line: "Basket: 0 items".into(), exact: false };
         assert_eq!(
             text.answer(4, PointedBy::Pick).text,

@@ -4,8 +4,8 @@
 
 use std::rc::Rc;
 
-use sightline_core::page_state::Answer;
-use sightline_core::page_state::pointed::locate;
+use sightline_core::page_state::pointed::{Pointed, locate};
+use sightline_core::page_state::{Answer, Staleness};
 use sightline_core::protocol::{ToolOutput, UserSelectionParams};
 
 use super::snapshot::{answer, capture_and_compile};
@@ -24,6 +24,11 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     state.ensure_attached(tab).await?;
     super::refuse_if_dialog(state, tab, "browser_user_selection")?;
     let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let behind = match state.with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version))) {
+        Some(Err(e)) => return Err(e.into()),
+        Some(Ok(Staleness::Behind(_) | Staleness::TooStale(_))) => params.since_version,
+        _ => None,
+    };
     // A session that has not seen the page yet looks first, so the ref it gets is one it knows.
     let (looked, snapshot) = if version == 0 {
         let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
@@ -38,6 +43,9 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     let mut output = pointed.answer(version, selection.by);
     if let Some(ToolOutput { text, .. }) = looked {
         output.text = format!("{text}\n{}", output.text);
+    }
+    if let Some(since) = behind {
+        output.text = format!("{}\n{}", Pointed::behind_note(since, version), output.text);
     }
     Ok(output)
 }
