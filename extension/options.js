@@ -2,7 +2,7 @@
 // The options page: reads and writes the settings the runtime reads at each call, in
 // chrome.storage.local: `sightline.options` (`allow_file_urls`) and `sightline.noise`
 // (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
-// and to forget the recorded calls.
+// and to forget the recorded calls and events.
 
 import { ask, el } from './ui/ask.js';
 
@@ -90,8 +90,18 @@ allowFile.addEventListener('change', async () => {
   saved();
 });
 
+const secretWords = /** @type {HTMLTextAreaElement} */ ($('secret-words'));
+chrome.storage.local.get(OPTIONS_KEY).then((stored) => { secretWords.value = (stored[OPTIONS_KEY]?.secret_words ?? []).join('\n'); });
+$('save-secret-words').addEventListener('click', async () => {
+  const words = secretWords.value.split('\n').map((w) => w.trim()).filter((w) => w !== '').slice(0, 64);
+  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, secret_words: words } });
+  saved();
+});
+
 $('forget').addEventListener('click', async () => {
-  await ask('forget');
+  const done = await ask('forget');
+  $('forget-done').textContent = `Forgotten (and ${done.events} recorded events).`;
   $('forget-done').hidden = false;
 });
 

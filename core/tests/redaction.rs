@@ -143,3 +143,35 @@ fn a_field_masked_by_its_style_stays_masked_once_the_style_is_removed() {
     let after = ps.compile(&capture(&unmasked));
     assert_no_marker("the delta", &everything(&ps.answer(after, Answer::AfterAction, &[], None)));
 }
+
+#[test]
+fn a_field_named_with_one_of_the_persons_own_words_is_masked_and_stays_masked() {
+    let loyalty = |value: &str| {
+        page(
+            "L1",
+            vec![landmark(
+                19,
+                "main",
+                "",
+                vec![
+                    field(30, &[("type", "text"), ("name", "fullname")], "Full name", "Ada"),
+                    field(31, &[("type", "text"), ("id", "loyaltyCard")], "Membership", value),
+                ],
+            )],
+        )
+    };
+    let mut ps = PageState::new();
+    let plain = ps.compile(&capture(&loyalty(MARKER)));
+    let out = ps.answer_snapshot(plain, &Default::default()).expect("an answer");
+    assert!(out.text.contains(MARKER), "without the word the value is an ordinary one: {}", out.text);
+    ps.set_secret_words(&["  LOYALTY ".into(), String::new()]);
+    let masked = ps.compile(&capture(&loyalty(MARKER)));
+    let out = ps.answer_snapshot(masked, &Default::default()).expect("an answer");
+    assert_no_marker("a field named with the person's word", &everything(&out));
+    assert!(out.text.contains("\"Ada\""), "{}", out.text);
+    // Taking the word away does not unmask a field once masked.
+    ps.set_secret_words(&[]);
+    let still = ps.compile(&capture(&loyalty(MARKER)));
+    let out = ps.answer_snapshot(still, &Default::default()).expect("an answer");
+    assert_no_marker("a field once masked", &everything(&out));
+}

@@ -1,10 +1,16 @@
 // @ts-check
 // The Sightline panel for one tab: the tab's status and a stop button, the agent's calls as
-// they happen (polled), and for the selected call its answer as the agent read it and as a
-// human diff computed by the core (changed words marked). Refs in either view outline their
-// element in the page while hovered. The runtime does the work; this module only draws.
+// they happen (polled) on one time axis with the tab's console, network and WebSocket events,
+// and for the selected call its answer as the agent read it, as a human diff computed by the
+// core (changed words marked), as cards for a change report, and the events during it. Refs in
+// either view outline their element in the page while hovered and, inside DevTools, select it
+// in the Elements panel when clicked. Export saves the session as JSON or Markdown; Pick lets
+// the person point at an element for the agent. The runtime does the work; this module only
+// draws.
 
 import { ask, el, pageTab, tokens } from '../ui/ask.js';
+import { cardsView } from './cards.js';
+import { duringView, lanesView } from './lanes.js';
 
 const POLL_MS = 1000;
 const REF = /\be\d+\b/g;
@@ -13,6 +19,13 @@ const REF = /\be\d+\b/g;
 let tab;
 /** @type {any[]} */
 let calls = [];
+/** @type {any[]} */
+let events = [];
+/** Calls with screenshots before and after.
+ * @type {number[]} */
+let shotSeqs = [];
+let lastShots = '';
+let lastEvents = '';
 /** @type {number | null} */
 let selected = null;
 let lastSignature = '';
@@ -80,9 +93,29 @@ function withRefs(text, session) {
   return out;
 }
 
+const DEVTOOLS = globalThis.chrome?.devtools?.inspectedWindow;
+
+/** Selects the element behind `ref` in DevTools' Elements panel: the runtime puts it under a
+ * one-time global name, which this page inspects and deletes.
+ * @param {string} ref @param {string} session @param {HTMLElement} node */
+async function reveal(ref, session, node) {
+  const key = `__sightline_selection_${crypto.randomUUID().replaceAll('-', '')}`;
+  try {
+    await ask('reveal', { tab, session, ref, key });
+  } catch (e) {
+    node.classList.add('gone');
+    node.title = `${ref}: ${/** @type {Error} */ (e).message}`;
+    return;
+  }
+  const k = JSON.stringify(key);
+  DEVTOOLS?.eval(`(() => { const n = globalThis[${k}]; delete globalThis[${k}]; inspect(n); return true; })()`);
+}
+
 /** @param {string} ref @param {string} session */
 function refNode(ref, session) {
-  const node = el('span', { class: 'ref', 'data-ref': ref, title: `${ref}: hover to outline it in the page` }, ref);
+  const how = DEVTOOLS ? 'hover to outline it in the page, click to select it in the Elements panel' : 'hover to outline it in the page';
+  const node = el('span', { class: 'ref', 'data-ref': ref, title: `${ref}: ${how}` }, ref);
+  node.addEventListener('click', () => { if (DEVTOOLS) reveal(ref, session, node); });
   node.addEventListener('mouseenter', () => {
     ask('highlight', { tab, session, ref }).then(
       () => node.classList.remove('gone'),
@@ -147,9 +180,36 @@ async function review(session, from, to) {
   }
 }
 
+/** One screenshot with the action's target outlined.
+ * @param {any} shot @param {string} caption */
+function shotFigure(shot, caption) {
+  if (!shot) return el('figure', { class: 'shot missing' }, el('figcaption', null, `${caption}: not taken`));
+  const frame = el('div', { class: 'shot-frame' }, el('img', { src: `data:image/jpeg;base64,${shot.jpeg_base64}`, alt: `The page ${caption.toLowerCase()} the action`, width: shot.width, height: shot.height }));
+  if (shot.outline) {
+    const [x, y, w, h] = shot.outline;
+    const box = el('div', { class: 'outline' });
+    Object.assign(box.style, { left: `${(x / shot.width) * 100}%`, top: `${(y / shot.height) * 100}%`, width: `${(w / shot.width) * 100}%`, height: `${(h / shot.height) * 100}%` });
+    frame.append(box);
+  }
+  return el('figure', { class: 'shot' }, frame, el('figcaption', null, caption));
+}
+
+/** The screenshots before and after call `seq` (the panel's only; the agent never gets them).
+ * @param {number} seq */
+async function shotsView(seq) {
+  try {
+    const pair = await ask('shots', { tab, seq });
+    return el('div', { id: 'shots' }, el('h3', null, 'Before and after (the target outlined)'),
+      el('div', { class: 'shots' }, shotFigure(pair.before, 'Before'), shotFigure(pair.after, 'After')));
+  } catch (e) {
+    return el('p', { class: 'muted' }, `No screenshots: ${/** @type {Error} */ (e).message}.`);
+  }
+}
+
 /** @param {any} c */
 async function showCall(c) {
   selected = c.seq;
+  drawLanes();
   for (const li of document.querySelectorAll('.call')) li.setAttribute('aria-selected', String(Number(/** @type {HTMLElement} */ (li).dataset.seq) === c.seq));
   const detail = $('detail');
   const saved = c.full_page_tokens !== undefined ? Math.max(0, c.full_page_tokens - c.answer_tokens) : 0;
@@ -181,7 +241,11 @@ async function showCall(c) {
     changes.append(el('p', { class: 'muted' }, c.version_after !== undefined ? `No change to the page (still v${c.version_after}).` : 'This call does not read the page.'));
   }
   const read = el('div', null, el('h3', null, 'As the agent read it'), el('pre', { class: 'answer' }, withRefs(c.answer, c.session)));
-  parts.push(el('div', { class: 'views' }, changes, read));
+  const views = el('div', { class: 'views' });
+  if (c.cards) views.append(el('div', { id: 'report' }, el('h3', null, c.tool === 'browser_checkpoint' ? 'Checkpoints' : 'What the report found'), cardsView(c.cards)));
+  if (shotSeqs.includes(c.seq)) views.append(await shotsView(c.seq));
+  views.append(changes, el('div', { id: 'during' }, el('h3', null, 'While it ran'), duringView(events, c)), read);
+  parts.push(views);
   if (selected === c.seq) detail.replaceChildren(...parts);
 }
 
@@ -216,12 +280,38 @@ function drawStatus(answer) {
   const problem = $('problem');
   problem.hidden = !(s.grant === 'none' && s.revoked);
   problem.textContent = s.revoked ? `The agent may no longer use this tab: ${s.revoked}` : '';
+  document.body.dataset.picking = String(Boolean(answer.picking));
+  const pointed = $('selection');
+  pointed.hidden = !answer.selection;
+  if (answer.selection) {
+    const how = answer.selection.by === 'pick' ? 'picked' : 'selected in Elements';
+    pointed.textContent = `For the agent: ${answer.selection.node}`;
+    pointed.title = `${how} at ${clock(answer.selection.at_ms)}; the agent reads it with browser_user_selection`;
+    pointed.dataset.by = answer.selection.by;
+  }
   $('page').textContent = answer.page ? `${answer.page.title ?? ''} — ${answer.page.url ?? ''}` : `tab ${tab}`;
   const m = answer.model;
   const saved = Math.max(0, m.full_page_tokens - m.answer_tokens);
   $('savings').textContent = m.calls.length
     ? `${tokens(m.answer_tokens)} tokens read instead of ${tokens(m.full_page_tokens)} · ${tokens(saved)} saved`
     : '';
+}
+
+function drawLanes() {
+  $('lanes').replaceChildren(lanesView(calls, events, selected, showCall));
+}
+
+/** Saves the session on this tab as a file, secrets masked as everywhere in the panel.
+ * @param {'json' | 'markdown'} format */
+async function exportSession(format) {
+  const file = await ask('export', { tab, format });
+  const url = URL.createObjectURL(new Blob([file.text], { type: file.mime }));
+  const link = el('a', { href: url, download: file.file_name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  document.body.dataset.exported = file.file_name;
 }
 
 function drawVersions() {
@@ -252,7 +342,14 @@ async function refresh() {
   drawStatus(answer);
   versions = answer.versions ?? {};
   calls = answer.model.calls;
+  events = answer.events ?? [];
+  shotSeqs = answer.shots ?? [];
   const signature = calls.map((c) => c.seq).join(',');
+  const eventSignature = `${signature}|${events.length}|${events.at(-1)?.time_ms ?? ''}`;
+  if (eventSignature !== lastEvents) {
+    lastEvents = eventSignature;
+    drawLanes();
+  }
   if (signature !== lastSignature) {
     const list = $('calls');
     const atBottom = list.parentElement ? list.parentElement.scrollTop + list.parentElement.clientHeight >= list.parentElement.scrollHeight - 8 : true;
@@ -263,6 +360,12 @@ async function refresh() {
     if (newest && (selected === null || !calls.some((c) => c.seq === selected))) showCall(newest);
     lastSignature = signature;
   }
+  const shotSignature = shotSeqs.join(',');
+  if (shotSignature !== lastShots) {
+    lastShots = shotSignature;
+    const shown = calls.find((c) => c.seq === selected);
+    if (shown && shotSeqs.includes(shown.seq) && !document.querySelector('#shots')) showCall(shown);
+  }
   drawVersions();
 }
 
@@ -271,6 +374,65 @@ $('stop').addEventListener('click', async () => {
   try { await ask('stop', { tab }); } finally { /** @type {HTMLButtonElement} */ ($('stop')).disabled = false; }
   refresh();
 });
+
+$('pick').addEventListener('click', async () => {
+  const button = /** @type {HTMLButtonElement} */ ($('pick'));
+  button.disabled = true;
+  button.textContent = 'Click the element in the page…';
+  try {
+    await ask('pick', { tab });
+  } catch (e) {
+    const problem = $('problem');
+    problem.hidden = false;
+    problem.textContent = `Nothing was picked: ${/** @type {Error} */ (e).message}`;
+  } finally {
+    button.disabled = false;
+    button.textContent = 'Pick for the agent';
+  }
+  refresh();
+});
+
+/** The page as the agent last saw it: one foldable section per region, refs live.
+ * @param {any} answer */
+function currentView(answer) {
+  const v = answer.view;
+  const sections = v.sections.map((/** @type {any} */ s) => {
+    const name = s.region || '(outside every region)';
+    const facts = `${s.lines.length} line${s.lines.length === 1 ? '' : 's'}${s.refs ? `, ${s.refs} ref${s.refs === 1 ? '' : 's'}` : ''}`;
+    return el('details', { class: 'region', open: true, 'data-region': s.region },
+      el('summary', null, el('span', { class: 'mono' }, name), s.overlay ? el('span', { class: 'pill warn' }, 'overlay') : null, el('span', { class: 'muted' }, facts)),
+      el('pre', { class: 'answer' }, withRefs(s.lines.join('\n'), answer.session)));
+  });
+  const fold = (/** @type {boolean} */ open) => () => { for (const d of document.querySelectorAll('#detail details.region')) /** @type {HTMLDetailsElement} */ (d).open = open; };
+  return el('div', { id: 'current-view' },
+    el('div', { class: 'detail-head' },
+      el('h1', null, `The agent's view: v${v.version}`),
+      el('span', { class: 'muted' }, `${v.lines} lines in ${v.sections.length} sections`),
+      el('button', { onclick: fold(false) }, 'Fold all'),
+      el('button', { onclick: fold(true) }, 'Open all')),
+    ...sections);
+}
+
+$('agent-view').addEventListener('click', async () => {
+  selected = null;
+  for (const li of document.querySelectorAll('.call')) li.setAttribute('aria-selected', 'false');
+  drawLanes();
+  try {
+    $('detail').replaceChildren(currentView(await ask('view', { tab, session: calls.at(-1)?.session })));
+  } catch (e) {
+    $('detail').replaceChildren(el('p', { class: 'card note' }, `No view to show: ${/** @type {Error} */ (e).message}.`));
+  }
+});
+
+$('export-json').addEventListener('click', () => exportSession('json').catch(showProblem));
+$('export-md').addEventListener('click', () => exportSession('markdown').catch(showProblem));
+
+/** @param {Error} e */
+function showProblem(e) {
+  const problem = $('problem');
+  problem.hidden = false;
+  problem.textContent = `The export failed: ${e.message}`;
+}
 
 $('compare').addEventListener('click', async () => {
   const session = calls.at(-1)?.session ?? Object.keys(versions)[0];

@@ -22,10 +22,11 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use sightline_core::page_state::pointed::UserSelectionFacts;
 use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
 use sightline_core::protocol::{
     ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
-    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams,
+    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams, UserSelectionParams,
 };
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
@@ -218,6 +219,19 @@ impl SightlineMcp {
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
         Ok(self.forward(ToolCall::BrowserNetworkRequests(p), ctx).await)
+    }
+
+    #[tool(
+        description = "The element the user pointed at for you (selected in DevTools or picked in the Sightline \
+                       panel): its ref and snapshot line.",
+        output_schema = rmcp::handler::server::tool::schema_for_output::<UserSelectionFacts>()
+    )]
+    async fn browser_user_selection(
+        &self,
+        Parameters(p): Parameters<UserSelectionParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserUserSelection(p), ctx).await)
     }
 }
 

@@ -98,7 +98,7 @@ pub fn extension_worker_memory(devtools: &str) -> anyhow::Result<WorkerMemory> {
 
 /// A DevTools connection of the test's own, attached (flat) to the page whose URL contains
 /// `url_part`, and the session id to address it.
-fn attach_to_page(devtools: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
+pub fn attach_to_page(devtools: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
     let mut cdp = CdpConnection::connect(devtools)?;
     let targets = cdp.call(None, "Target.getTargets", json!({}))?;
     let page = targets["targetInfos"]

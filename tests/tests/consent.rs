@@ -88,6 +88,7 @@ async fn a_tab_nobody_shared_is_refused_by_every_tool_and_an_unshared_tab_takes_
         ("browser_type", json!({"tab": tab, "ref": "e2", "text": "x"})),
         ("browser_press_key", json!({"tab": tab, "key": "Enter"})),
         ("browser_find", json!({"tab": tab, "text": "basket"})),
+        ("browser_user_selection", json!({"tab": tab})),
         ("browser_tabs", json!({"action": "select", "tab": tab})),
         ("browser_tabs", json!({"action": "close", "tab": tab})),
     ] {

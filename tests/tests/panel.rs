@@ -3,7 +3,13 @@
 //! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
 //! rule added in the options page keeps a console error out of change reports, and removing it
 //! brings the error back; without a registered host the popup names the command that fixes it.
-//! Each page is saved as a screenshot under `target/ui/`.
+//! A change report is drawn as cards, the page's console, network and WebSocket events sit on
+//! the calls' time axis (a call shows those during it), the session exports as JSON and
+//! Markdown with its secrets masked, and forgetting empties calls and lanes. The person points
+//! at an element for the agent (as the Elements panel hands it over, and with Pick), which
+//! `browser_user_selection` answers with its ref and line; a ref is handed to the Elements panel;
+//! the agent's current view folds by region. Each page is saved as a screenshot under
+//! `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +18,7 @@ use sightline_e2e::browser::REMOTE_DEBUGGING;
 use sightline_e2e::cdp::CdpConnection;
 use sightline_e2e::client::Reply;
 use sightline_e2e::ui::ExtensionPage;
+use sightline_e2e::websocket::WebSocketServer;
 use sightline_e2e::{Chromium, McpClient, Rig, Sandbox, paths, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(15);
@@ -256,4 +263,363 @@ async fn without_a_registered_host_the_popup_says_what_fixes_it() {
     assert!(fix.contains("sightline-host install") && fix.contains("not found"), "{fix}");
     popup.screenshot("popup-no-host.png").expect("screenshot");
     popup.close().expect("close");
+}
+
+/// A value the panel page computes, as JSON text parsed back.
+fn eval_json(page: &mut ExtensionPage, expression: &str) -> Value {
+    let text = page.eval(&format!("JSON.stringify({expression})")).expect("evaluate");
+    serde_json::from_str(text.as_str().unwrap_or("null")).expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_report_is_drawn_as_cards_the_page_events_share_the_calls_time_axis_and_the_session_exports() {
+    let sockets = WebSocketServer::start().expect("websocket server");
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    // The orders page loads its orders (HTTP 200) and opens a socket; a secret rides in its URL.
+    let url = rig.server.url(&format!("changes/app.html?ws={}&token={SECRET}", sockets.port()));
+    call(c, "browser_navigate", json!({"url": url})).await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "the page never got ready: {:?}", rig.server.events());
+    call(c, "browser_checkpoint", json!({"action": "create", "name": "before_checkout"})).await;
+    // Then the orders API breaks, and "Place order" logs an error and closes the socket.
+    rig.server.set_status("orders", 500);
+    let page = call(c, "browser_snapshot", json!({})).await;
+    call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await;
+    assert!(rig.server.wait_for_event("socket:closed", WAIT), "the socket never closed");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let report = call(c, "get_changes_since", json!({"checkpoint": "before_checkout"})).await;
+    assert!(report.text.contains("Checkout failed"), "{}", report.text);
+    let tab = rig.tab_id("changes/app.html");
+
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 5", WAIT).expect("the calls are listed");
+    // The newest call, the report, is shown as cards made by the core from the same report.
+    panel.wait_for("document.querySelectorAll('#report .change-card').length >= 4", WAIT).expect("cards");
+    let cards = eval_json(
+        &mut panel,
+        "[...document.querySelectorAll('#report .change-card')].map((c) => ({kind: c.dataset.kind, \
+         title: c.querySelector('.card-title').textContent, change: c.querySelector('.card-change')?.textContent ?? null, \
+         detail: c.querySelector('.card-detail')?.textContent ?? null}))",
+    );
+    let card = |kind: &str| {
+        cards
+            .as_array()
+            .and_then(|all| all.iter().find(|c| c["kind"] == kind).cloned())
+            .unwrap_or_else(|| panic!("no {kind} card: {cards:#}"))
+    };
+    assert_eq!(card("console_error")["title"], "Checkout failed: the orders API answered HTTP 500", "{cards:#}");
+    assert_eq!(card("endpoint_failing")["title"], "GET /switch/orders", "{cards:#}");
+    assert_eq!(card("endpoint_failing")["change"], "200 → 500", "{cards:#}");
+    assert_eq!(card("socket_closed")["detail"], "code 4001: checkout finished", "{cards:#}");
+    assert!(card("agent_action")["title"].as_str().is_some_and(|t| t.starts_with("click")), "{cards:#}");
+    let severity = panel.eval("document.querySelector('#report .cards-head .pill').textContent").expect("severity");
+    assert_eq!(severity, "error");
+    panel.screenshot("panel-cards.png").expect("screenshot");
+
+    // The checkpoint call shows its checkpoint as a card.
+    click(&mut panel, ".call:nth-child(2)");
+    panel
+        .wait_for(
+            "document.querySelector('#report .change-card.checkpoint .card-title')?.textContent === 'before_checkout'",
+            WAIT,
+        )
+        .expect("the checkpoint card");
+
+    // Console, network and WebSocket events sit on the lanes; the failures stand out.
+    for lane in ["console", "network", "websocket"] {
+        panel
+            .wait_for(&format!("document.querySelector('#lanes .track[data-lane={lane}] .tick') !== null"), WAIT)
+            .unwrap_or_else(|e| panic!("no event in the {lane} lane: {e}"));
+    }
+    let failures = eval_json(
+        &mut panel,
+        "['console', 'network', 'websocket'].map((l) => document.querySelectorAll(`#lanes .track[data-lane=${l}] .tick.error, \
+         #lanes .track[data-lane=${l}] .tick.warning`).length)",
+    );
+    assert!(failures.as_array().is_some_and(|n| n.iter().all(|n| n.as_u64() > Some(0))), "{failures}");
+    // Picking the click's bar on the axis shows what happened while it ran.
+    click(&mut panel, "#lanes .track[data-lane=calls] .bar:nth-of-type(4)");
+    panel
+        .wait_for("document.querySelector('.call[aria-selected=true]')?.dataset.tool === 'browser_click'", WAIT)
+        .expect("the click is selected");
+    panel
+        .wait_for("document.querySelector('#detail .detail-head h1')?.textContent === 'browser_click'", WAIT)
+        .expect("the click is shown");
+    let during = eval_json(&mut panel, "[...document.querySelectorAll('#during .event')].map((e) => e.textContent)");
+    let during = during.to_string();
+    assert!(during.contains("Checkout failed: the orders API answered HTTP 500"), "{during}");
+    assert!(during.contains("GET 500"), "{during}");
+    assert!(panel.eval("document.querySelectorAll('#lanes .band').length > 0").expect("band") == json!(true));
+    panel.screenshot("panel-lanes.png").expect("screenshot");
+
+    // The session exports as Markdown and JSON, its secret masked.
+    let export =
+        |format: &str| format!("chrome.runtime.sendMessage({{panel: 'export', tab: {tab}, format: '{format}'}})");
+    let markdown = panel.eval(&export("markdown")).expect("markdown export");
+    let text = markdown["text"].as_str().unwrap_or_default();
+    assert!(
+        markdown["file_name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with(&format!("sightline-tab-{tab}-")) && n.ends_with(".md")),
+        "{markdown}"
+    );
+    assert!(text.contains("### 1. `browser_navigate`") && text.contains("### 5. `get_changes_since`"), "{text}");
+    assert!(text.contains("- endpoint_failing: GET /switch/orders (200 → 500)"), "{text}");
+    assert!(text.contains("| console | error | error: Checkout failed"), "{text}");
+    assert!(text.contains("token=••••••") && !text.contains(SECRET), "{text}");
+    let exported = panel.eval(&export("json")).expect("json export");
+    let json_text = exported["text"].as_str().unwrap_or_default();
+    assert!(!json_text.contains(SECRET), "{json_text}");
+    let session: Value = serde_json::from_str(json_text).expect("the JSON export parses");
+    assert_eq!(session["calls"].as_array().map(Vec::len), Some(5), "{session:#}");
+    assert!(session["events"].as_array().is_some_and(|e| e.iter().any(|e| e["lane"] == "websocket")), "{session:#}");
+    let bad = panel
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'export', tab: {tab}, format: 'pdf'}})"))
+        .expect("bad");
+    assert!(bad["error"].as_str().is_some_and(|e| e.contains("pdf")), "an unknown format is refused: {bad}");
+    // The buttons save the same files.
+    click(&mut panel, "#export-md");
+    panel.wait_for("(document.body.dataset.exported ?? '').endsWith('.md')", WAIT).expect("markdown saved");
+    click(&mut panel, "#export-json");
+    panel.wait_for("(document.body.dataset.exported ?? '').endsWith('.json')", WAIT).expect("JSON saved");
+
+    // Forgetting (the options page's button) empties the lanes as well as the calls.
+    let forgot = panel.eval("chrome.runtime.sendMessage({panel: 'forget'})").expect("forget");
+    assert!(forgot["events"].as_u64() > Some(0), "{forgot}");
+    panel.wait_for("document.querySelectorAll('.call').length === 0", WAIT).expect("no calls");
+    panel.wait_for("document.querySelectorAll('#lanes .tick').length === 0", WAIT).expect("no events");
+    panel.close().expect("close");
+}
+
+/// Runs `expression` in the page whose URL contains `url_part`, over the test's own connection.
+fn in_page(devtools: &str, url_part: &str, expression: &str) -> Value {
+    let (mut cdp, session) = service_worker::attach_to_page(devtools, url_part).expect("attach to the page");
+    let params = json!({"expression": expression, "returnByValue": true});
+    let result = cdp.call(Some(&session), "Runtime.evaluate", params).expect("evaluate");
+    let _ = cdp.call(None, "Target.detachFromTarget", json!({"sessionId": session}));
+    result["result"]["value"].clone()
+}
+
+/// Clicks the middle of the element matching `selector` as a person would: trusted mouse events
+/// into the page's input (sent through the browser's debugger API from the extension's worker).
+fn person_clicks(rig: &Rig, tab: i64, selector: &str) {
+    let measure = format!(
+        "(() => {{ const e = document.querySelector({}); e.scrollIntoView({{block: 'center'}}); \
+         return JSON.stringify(e.getBoundingClientRect()); }})()",
+        js(selector)
+    );
+    let at = in_page(&rig.devtools(), "shop.html", &measure);
+    let rect: Value = serde_json::from_str(at.as_str().unwrap_or("{}")).expect("rect");
+    let (x, y) = (rect["x"].as_f64().unwrap_or(0.0) + 10.0, rect["y"].as_f64().unwrap_or(0.0) + 5.0);
+    let send = |kind: &str, buttons: u32| {
+        format!(
+            "chrome.debugger.sendCommand({{tabId: {tab}}}, 'Input.dispatchMouseEvent', {{type: '{kind}', x: {x}, y: {y}, \
+             button: 'left', buttons: {buttons}, clickCount: 1}}).then(() => true)"
+        )
+    };
+    for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
+        assert_eq!(rig.in_worker(&send(kind, buttons)), json!(true), "{kind}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_user_points_at_an_element_for_the_agent_and_a_ref_is_handed_to_the_elements_panel() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let buy = ref_of(&page, "button", "Add to basket");
+    let checkout = ref_of(&page, "button", "Check out");
+    let tab = rig.tab_id("shop.html");
+    let devtools = rig.devtools();
+    let nothing = c.call("browser_user_selection", json!({})).await.expect("call");
+    assert!(nothing.is_error && nothing.text.contains("has not selected anything"), "{}", nothing.text);
+
+    let mut panel = ExtensionPage::open(&devtools, &format!("panel/panel.html?tab={tab}"), 1200, 700).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 3", WAIT).expect("the calls are listed");
+    // What the DevTools page does when the Elements panel selects a node: the node under a
+    // one-time name in the page, handed to the runtime, which reads and deletes it.
+    let select = |selector: &str, key: &str| {
+        let put = format!(
+            "Object.defineProperty(globalThis, '{key}', {{value: document.querySelector({}), configurable: true}}); true",
+            js(selector)
+        );
+        assert_eq!(in_page(&devtools, "shop.html", &put), json!(true));
+        format!("chrome.runtime.sendMessage({{panel: 'selected', tab: {tab}, key: '{key}'}})")
+    };
+    let selected = panel.eval(&select("#buy", "__sightline_selection_0123456789abcdef")).expect("selected");
+    assert_eq!(selected, json!({"selected": "button#buy"}));
+    let left = in_page(&devtools, "shop.html", "'__sightline_selection_0123456789abcdef' in globalThis");
+    assert_eq!(left, json!(false), "the one-time name is gone from the page");
+    panel.wait_for("document.querySelector('#selection').textContent.includes('button#buy')", WAIT).expect("shown");
+    let answer = call(c, "browser_user_selection", json!({})).await;
+    let header = format!(" · the user selected {buy} in the Elements panel\n{buy} ");
+    assert!(answer.text.contains(&header) && answer.text.contains("Add to basket"), "{}", answer.text);
+    let facts = answer.structured.clone().expect("structuredContent");
+    assert_eq!((&facts["ref"], &facts["exact"], &facts["by"]), (&json!(buy), &json!(true), &json!("elements_panel")));
+    panel.screenshot("panel-selection.png").expect("screenshot");
+
+    // Text the page shows without a ref answers with its line.
+    panel.eval(&select("#basket", "__sightline_selection_aaaaaaaabbbbbbbb")).expect("selected");
+    let text = call(c, "browser_user_selection", json!({})).await;
+    assert!(text.text.ends_with("the user selected this text in the Elements panel\nBasket: 0 items"), "{}", text.text);
+    // A key the DevTools page would never make is refused.
+    let odd = panel
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'selected', tab: {tab}, key: 'location'}})"))
+        .expect("odd key");
+    assert!(odd["error"].as_str().is_some_and(|e| e.contains("not a selection key")), "{odd}");
+
+    // Pick: the person clicks the button, then "Check out" in the page.
+    panel.eval("document.querySelector('#pick').click(); true").expect("pick");
+    panel.wait_for("document.body.dataset.picking === 'true'", WAIT).expect("waiting for the person's click");
+    person_clicks(&rig, tab, "#break");
+    panel.wait_for("document.querySelector('#selection').dataset.by === 'pick'", WAIT).expect("picked");
+    let picked = c.call("browser_user_selection", json!({})).await.expect("call");
+    let shown = panel.eval("document.querySelector('#selection').textContent").expect("selection");
+    assert!(!picked.is_error, "{shown}: {}", picked.text);
+    let header = format!(" · the user selected {checkout} with Pick in the Sightline panel\n");
+    assert!(picked.text.contains(&header), "{}", picked.text);
+    // The click picked; it never reached the page (its button would have logged an error).
+    let logged = call(c, "browser_console_messages", json!({"level": "error"})).await;
+    assert!(!logged.text.contains(ERROR_TEXT), "{}", logged.text);
+    // An agent whose refs are older is told so first; a version it never had is refused.
+    call(c, "browser_click", json!({"ref": buy})).await;
+    let behind = call(c, "browser_user_selection", json!({"since_version": 1})).await;
+    assert!(behind.text.starts_with("! your refs are from v1; the page is at v2 now"), "{}", behind.text);
+    let future = c.call("browser_user_selection", json!({"since_version": 99})).await.expect("call");
+    assert!(future.is_error, "{}", future.text);
+
+    // The page as the agent last saw it, one foldable section per region, refs live.
+    click(&mut panel, "#agent-view");
+    panel.wait_for("document.querySelectorAll('#current-view details.region').length >= 2", WAIT).expect("the view");
+    let regions = eval_json(
+        &mut panel,
+        "[...document.querySelectorAll('#current-view details.region')].map((d) => ({region: d.dataset.region, \
+         text: d.querySelector('pre').textContent, refs: [...d.querySelectorAll('.ref')].map((r) => r.dataset.ref)}))",
+    );
+    let main = regions
+        .as_array()
+        .and_then(|all| all.iter().find(|r| r["region"] == "main"))
+        .unwrap_or_else(|| panic!("no main region: {regions:#}"));
+    assert!(
+        main["text"].as_str().is_some_and(|t| t.contains("Basket: 1 item")),
+        "the view after the click: {regions:#}"
+    );
+    assert!(main["refs"].as_array().is_some_and(|r| r.contains(&json!(buy))), "{regions:#}");
+    panel.screenshot("panel-view.png").expect("screenshot");
+    panel
+        .eval(
+            "[...document.querySelectorAll('#current-view button')].find((b) => b.textContent === 'Fold all').click()",
+        )
+        .expect("fold");
+    assert_eq!(panel.eval("document.querySelectorAll('#current-view details[open]').length").expect("open"), json!(0));
+
+    // A ref the agent holds is handed over for the Elements panel to select; a ref never given
+    // says why it cannot be.
+    let reveal = |r: &str, key: &str| {
+        format!("chrome.runtime.sendMessage({{panel: 'reveal', tab: {tab}, ref: '{r}', key: '{key}'}})")
+    };
+    let revealed = panel.eval(&reveal(&buy, "__sightline_selection_cccccccc11111111")).expect("reveal");
+    assert_eq!(revealed["ok"], json!(true), "{revealed}");
+    let there = in_page(&devtools, "shop.html", "globalThis['__sightline_selection_cccccccc11111111'].id");
+    assert_eq!(there, json!("buy"));
+    let unknown = panel.eval(&reveal("e999", "__sightline_selection_dddddddd22222222")).expect("reveal");
+    assert!(unknown["error"].as_str().is_some_and(|e| e.contains("e999")), "{unknown}");
+
+    // Once the agent is stopped on the tab, nothing there can be pointed at for it.
+    click(&mut panel, "#stop");
+    panel.wait_for("document.querySelector('#grant').textContent === 'Not shared'", WAIT).expect("stopped");
+    let refused = panel.eval(&format!("chrome.runtime.sendMessage({{panel: 'pick', tab: {tab}}})")).expect("pick");
+    assert!(refused["error"].as_str().is_some_and(|e| e.contains("may not use this tab")), "{refused}");
+    match c.call("browser_user_selection", json!({"tab": tab})).await {
+        Ok(gone) => assert!(gone.is_error, "{}", gone.text),
+        Err(e) => panic!("browser_user_selection on a stopped tab did not answer: {e:#}"),
+    }
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn while_the_panel_is_open_an_action_gets_screenshots_before_and_after_that_the_agent_never_sees() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let tab = rig.tab_id("shop.html");
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    let clicked = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await;
+    let sent = format!("{} {}", clicked.text, clicked.structured.clone().unwrap_or_default());
+    assert!(!sent.contains("jpeg") && !sent.contains("base64"), "a screenshot reached the agent: {sent}");
+    panel.wait_for("document.querySelectorAll('.call').length >= 3", WAIT).expect("the click is listed");
+    click(&mut panel, ".call:nth-child(3)");
+    panel
+        .wait_for(
+            "[...document.querySelectorAll('#shots img')].filter((i) => i.complete && i.naturalWidth > 0).length === 2",
+            WAIT,
+        )
+        .expect("two screenshots");
+    let shots = eval_json(
+        &mut panel,
+        "[...document.querySelectorAll('#shots figure')].map((f) => ({caption: f.querySelector('figcaption').textContent, \
+         width: f.querySelector('img').naturalWidth, outline: f.querySelector('.outline') !== null}))",
+    );
+    assert_eq!(shots[0]["caption"], "Before", "{shots:#}");
+    assert_eq!(shots[1]["caption"], "After", "{shots:#}");
+    assert!(
+        shots.as_array().is_some_and(|s| s.iter().all(|s| s["width"].as_u64().is_some_and(|w| w <= 480))),
+        "{shots:#}"
+    );
+    assert!(
+        shots.as_array().is_some_and(|s| s.iter().all(|s| s["outline"] == true)),
+        "the button is outlined: {shots:#}"
+    );
+    panel.screenshot("panel-shots.png").expect("screenshot");
+    // A call made while no panel looks gets none (the panel is closed here).
+    panel.close().expect("close");
+    tokio::time::sleep(Duration::from_millis(3_500)).await;
+    call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await;
+    let mut again =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
+    again.wait_for("document.querySelectorAll('.call').length >= 4", WAIT).expect("listed");
+    let kept = again
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'model', tab: {tab}}}).then((m) => m.shots)"))
+        .expect("shots");
+    assert_eq!(kept, json!([3]), "only the call made while the panel was open has screenshots");
+    again.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_word_added_in_the_options_page_masks_a_field_from_the_next_look_on() {
+    const MEMBER: &str = "LC-4471-9920";
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("member.html")})).await;
+    let before = call(c, "browser_snapshot", json!({})).await;
+    assert!(before.text.contains(MEMBER), "an ordinary field shows its value: {}", before.text);
+
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 1300).expect("options");
+    options.wait_for("document.querySelector('#secret-words') !== null", WAIT).expect("the words");
+    options
+        .eval("document.querySelector('#secret-words').value = 'loyalty\\n\\n'; document.querySelector('#save-secret-words').click(); true")
+        .expect("save");
+    options
+        .wait_for(
+            "chrome.storage.local.get('sightline.options').then((s) => JSON.stringify(s['sightline.options']?.secret_words) === '[\"loyalty\"]')",
+            WAIT,
+        )
+        .expect("the word is saved");
+    options.screenshot("options-secret-words.png").expect("screenshot");
+
+    let after = call(c, "browser_snapshot", json!({})).await;
+    let sent = format!("{} {}", after.text, after.structured.clone().unwrap_or_default());
+    assert!(!sent.contains(MEMBER) && after.text.contains("••••••"), "the field is masked: {sent}");
+    assert!(after.text.contains("Ada Lovelace"), "{}", after.text);
+    let tab = rig.tab_id("member.html");
+    let last = options
+        .eval(&format!("chrome.runtime.sendMessage({{panel: 'model', tab: {tab}}}).then((m) => JSON.stringify(m.model.calls.at(-1)))"))
+        .expect("model");
+    assert!(last.as_str().is_some_and(|l| l.contains("browser_snapshot") && !l.contains(MEMBER)), "{last}");
+    options.close().expect("close");
 }

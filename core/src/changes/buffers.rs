@@ -202,6 +202,16 @@ impl Buffers {
         note_eviction(&mut self.evicted.actions, evicted.map(|e| e.time_ms));
     }
 
+    /// Drops every entry of the four rings (positions kept); returns how many were dropped.
+    pub(crate) fn forget_entries(&mut self) -> usize {
+        let dropped = self.console.forget_all()
+            + self.network.forget_all()
+            + self.websocket.forget_all()
+            + self.actions.forget_all();
+        self.answered.repair(self.network.oldest_position(), self.network.next_position());
+        dropped
+    }
+
     /// Brings buffers read from storage back within `limits`.
     pub(crate) fn repair(&mut self, limits: Limits) {
         self.limits = limits;

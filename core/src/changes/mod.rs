@@ -259,6 +259,13 @@ impl Timeline {
         self.buffers.readable(tab)
     }
 
+    /// Forgets every recorded console message, request, WebSocket event and action (the
+    /// person asked to); checkpoints stay, and a report over the forgotten span counts it as
+    /// lost. Returns how many entries were dropped.
+    pub fn forget_entries(&mut self) -> usize {
+        self.buffers.forget_entries()
+    }
+
     /// Forgets a session's automatic checkpoint and cursor (its MCP client went away).
     pub fn forget_session(&mut self, session: &str) -> bool {
         self.checkpoints.forget_session(session)

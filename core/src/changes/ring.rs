@@ -103,6 +103,16 @@ impl<T> Ring<T> {
         self.entries.iter()
     }
 
+    /// Drops every entry held, keeping positions: the next entry gets the position it would
+    /// have had, and a read from an older position counts what was dropped as lost. Returns how
+    /// many were dropped.
+    pub fn forget_all(&mut self) -> usize {
+        let dropped = self.entries.len();
+        self.first = self.next_position();
+        self.entries.clear();
+        dropped
+    }
+
     /// Brings a ring read from storage back within its invariants: a capacity of at least one
     /// (or `capacity` when given), no more entries than that, positions that do not overflow.
     pub(crate) fn repair(&mut self, capacity: Option<usize>) {
@@ -121,6 +131,21 @@ impl<T> Ring<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn forgetting_keeps_positions_and_counts_what_was_dropped_as_lost() {
+        let mut ring = Ring::new(4);
+        for i in 0..3 {
+            ring.push(i);
+        }
+        assert_eq!(ring.forget_all(), 3);
+        assert!(ring.is_empty());
+        assert_eq!(ring.next_position(), 3);
+        ring.push(9);
+        let since = ring.since(1);
+        assert_eq!((since.lost, since.start), (2, 3));
+        assert_eq!(since.entries.copied().collect::<Vec<_>>(), [9]);
+    }
 
     fn ring_of(capacity: usize, items: impl IntoIterator<Item = u32>) -> Ring<u32> {
         let mut ring = Ring::new(capacity);

@@ -23,6 +23,7 @@ pub mod delta;
 pub mod error;
 pub mod find;
 pub mod overlay;
+pub mod pointed;
 pub mod regions;
 pub mod response;
 mod resume;
@@ -231,6 +232,11 @@ impl PageState {
     /// Names of the open overlays, outermost first.
     pub fn overlays(&self) -> Vec<&str> {
         self.overlays.iter().map(|o| o.name.as_str()).collect()
+    }
+
+    /// Sets the person's own words that make a field secret, for the next compile.
+    pub fn set_secret_words(&mut self, words: &[String]) {
+        self.secret_fields.set_extra_words(words);
     }
 
     /// Compiles a capture with this page state's refs and its memory of secret fields.

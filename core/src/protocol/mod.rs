@@ -7,10 +7,12 @@
 
 pub mod changes;
 pub mod output;
+pub mod selection;
 pub mod tools;
 pub mod wire;
 
 pub use changes::*;
 pub use output::*;
+pub use selection::*;
 pub use tools::*;
 pub use wire::*;

@@ -39,6 +39,8 @@ pub enum ToolCall {
     BrowserConsoleMessages(ConsoleMessagesParams),
     /// `browser_network_requests`
     BrowserNetworkRequests(NetworkRequestsParams),
+    /// `browser_user_selection`
+    BrowserUserSelection(super::selection::UserSelectionParams),
 }
 
 impl ToolCall {
@@ -59,6 +61,7 @@ impl ToolCall {
             ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
             ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
             ToolCall::BrowserNetworkRequests(_) => "browser_network_requests",
+            ToolCall::BrowserUserSelection(_) => "browser_user_selection",
         }
     }
 
@@ -79,6 +82,19 @@ impl ToolCall {
             ToolCall::BrowserCheckpoint(_) => None,
             ToolCall::BrowserConsoleMessages(p) => p.tab,
             ToolCall::BrowserNetworkRequests(p) => p.tab,
+            ToolCall::BrowserUserSelection(p) => p.tab,
+        }
+    }
+
+    /// The element ref an action names, if any.
+    pub fn element_ref(&self) -> Option<&str> {
+        match self {
+            ToolCall::BrowserClick(p) => Some(&p.element_ref),
+            ToolCall::BrowserType(p) => Some(&p.element_ref),
+            ToolCall::BrowserPressKey(p) => p.element_ref.as_deref(),
+            ToolCall::BrowserSelectOption(p) => Some(&p.element_ref),
+            ToolCall::BrowserHover(p) => Some(&p.element_ref),
+            _ => None,
         }
     }
 
@@ -128,7 +144,8 @@ impl ToolCall {
             | ToolCall::GetChangesSince(_)
             | ToolCall::BrowserCheckpoint(_)
             | ToolCall::BrowserConsoleMessages(_)
-            | ToolCall::BrowserNetworkRequests(_) => None,
+            | ToolCall::BrowserNetworkRequests(_)
+            | ToolCall::BrowserUserSelection(_) => None,
         }
     }
 }

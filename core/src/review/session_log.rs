@@ -11,6 +11,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::cards::{ReportCards, checkpoint_cards, report_cards};
+use crate::changes::{ChangeReport, CheckpointReply};
 use crate::protocol::{ToolCall, ToolOutput};
 use crate::snapshot::render::estimate_tokens;
 use crate::urls::secrets::{MASK, is_secret_name};
@@ -60,11 +62,33 @@ pub struct CallRecord {
     /// Estimated tokens of the full page at the time, when the session had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub full_page_tokens: Option<usize>,
+    /// A change report or checkpoint reply as cards, made from the same value as the answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cards: Option<ReportCards>,
 }
 
 impl CallRecord {
     fn bytes(&self) -> usize {
-        self.answer.len() + self.args.to_string().len() + self.session.len() + 128
+        let cards = self.cards.as_ref().map_or(0, |c| c.cards.iter().map(|c| c.title.len() + 96).sum::<usize>());
+        self.answer.len() + self.args.to_string().len() + self.session.len() + cards + 128
+    }
+}
+
+/// The cards of a call's answer, for `get_changes_since` and `browser_checkpoint` answers that
+/// carry their report or reply.
+fn cards_of(call: &ToolCall, output: &ToolOutput) -> Option<ReportCards> {
+    if output.is_error {
+        return None;
+    }
+    let structured = output.structured.clone()?;
+    match call {
+        ToolCall::GetChangesSince(_) => {
+            serde_json::from_value::<ChangeReport>(structured).ok().map(|r| report_cards(&r))
+        }
+        ToolCall::BrowserCheckpoint(_) => {
+            serde_json::from_value::<CheckpointReply>(structured).ok().map(|r| checkpoint_cards(&r))
+        }
+        _ => None,
     }
 }
 
@@ -124,8 +148,8 @@ pub struct PanelModel {
 }
 
 impl SessionLog {
-    /// Records a finished call on `tab`.
-    pub fn record(&mut self, tab: i32, done: &Finished<'_>) {
+    /// Records a finished call on `tab`; returns its number there.
+    pub fn record(&mut self, tab: i32, done: &Finished<'_>) -> u64 {
         let log = self.tabs.entry(tab).or_default();
         log.next_seq += 1;
         let mut answer = done.output.text.clone();
@@ -155,6 +179,7 @@ impl SessionLog {
             answer,
             is_error: done.output.is_error,
             full_page_tokens: done.full_page_tokens,
+            cards: cards_of(done.call, done.output),
         };
         log.sessions.insert(done.session.to_owned());
         log.bytes += record.bytes();
@@ -164,6 +189,7 @@ impl SessionLog {
                 log.bytes -= old.bytes();
             }
         }
+        log.next_seq
     }
 
     /// What the panel shows for `tab`.

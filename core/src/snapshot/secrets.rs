@@ -12,6 +12,8 @@
 //!   or passcode, a one-time or verification code (`otp`, `totp`, `2fa`, `mfa`), a PIN, a card
 //!   number, security code (`cvc`, `cvv`, `csc`) or expiry (`exp`, `expiry`, `MM/YY`), a bank
 //!   account (`iban`, `bic`, account, routing or sort code), a social security number;
+//! * its `name`, `id`, `aria-label`, `placeholder` or accessible name contains one of the
+//!   person's own words, set in the extension's options ([`SecretFields::set_extra_words`]);
 //! * it was secret earlier ([`SecretFields`]): a password field that a "show password" toggle
 //!   switched to `type=text`, or a field whose masking style was removed, stays masked, also
 //!   when its page comes back from the back/forward cache.
@@ -218,6 +220,24 @@ fn words(text: &str) -> Vec<String> {
 pub struct SecretFields {
     nodes: HashSet<(String, i64)>,
     order: VecDeque<(String, i64)>,
+    /// The person's own words that make a field secret, lower case.
+    extra: Vec<String>,
+}
+
+/// Most extra words kept, and their longest length in characters.
+pub const MAX_EXTRA_WORDS: (usize, usize) = (64, 64);
+
+/// Whether one of `node`'s names contains one of `words` (lower case), ASCII case ignored.
+fn names_an_extra_word(node: &Node, words: &[String]) -> bool {
+    if words.is_empty() {
+        return false;
+    }
+    let label = node.ax.name();
+    [node.attr("name"), node.attr("id"), node.attr("aria-label"), node.attr("placeholder"), Some(label.as_str())]
+        .into_iter()
+        .flatten()
+        .map(str::to_lowercase)
+        .any(|name| words.iter().any(|w| name.contains(w.as_str())))
 }
 
 impl SecretFields {
@@ -232,6 +252,9 @@ impl SecretFields {
             let key = (tree.frame_of(id).frame_id.clone(), tree.nodes[id].backend_id);
             if judge(&tree.nodes[id]) {
                 self.remember(key);
+            } else if names_an_extra_word(&tree.nodes[id], &self.extra) {
+                self.remember(key);
+                marks.push(id);
             } else if self.nodes.contains(&key) {
                 marks.push(id);
             }
@@ -250,6 +273,19 @@ impl SecretFields {
                 }
             }
         }
+    }
+
+    /// Sets the person's own words that make a field secret (trimmed, lower case, empty ones
+    /// dropped; at most [`MAX_EXTRA_WORDS`]). A field they made secret stays masked when they
+    /// change.
+    pub fn set_extra_words(&mut self, words: &[String]) {
+        let (count, length) = MAX_EXTRA_WORDS;
+        self.extra = words
+            .iter()
+            .map(|w| w.trim().to_lowercase())
+            .filter(|w| !w.is_empty() && w.chars().count() <= length)
+            .take(count)
+            .collect();
     }
 
     /// How many fields are remembered.

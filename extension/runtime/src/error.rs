@@ -74,6 +74,24 @@ pub enum ToolError {
          user to share a tab with the Sightline toolbar button"
     )]
     NoTab,
+    /// The person has pointed at nothing on the tab.
+    #[error(
+        "the user has not selected anything on tab {tab}: ask them to select the element in DevTools' Elements \
+         panel, or to click Pick in the Sightline panel and then the element"
+    )]
+    NothingSelected {
+        /// The tab.
+        tab: i32,
+    },
+    /// What the person selected is not in the page as the agent reads it.
+    #[error(
+        "what the user selected on tab {tab} is not in the page you read: it was removed, the page navigated, or it \
+         is not shown (hidden or covered). Ask them to select it again"
+    )]
+    SelectionNotShown {
+        /// The tab.
+        tab: i32,
+    },
     /// The browser refuses debugging on this tab.
     #[error(
         "Sightline cannot control tab {tab}: the browser refuses debugging there ({message}). Pages such as \

@@ -25,6 +25,8 @@ mod navigation;
 mod options;
 mod page_hooks;
 mod panel;
+mod selection;
+mod shots;
 mod state;
 mod tabs;
 mod timeline;
@@ -37,6 +39,7 @@ use js_sys::Promise;
 use sightline_core::changes::record;
 use sightline_core::frames;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
+use sightline_core::review::ShotPair;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -138,9 +141,23 @@ impl Runtime {
                     }
                     let before = panel::before_call(&state, &session, &call);
                     let logged = call.clone();
+                    // Screenshots around an action, for the panel only, while it is open.
+                    let shots_tab = shots::wanted(&state, &session, &call);
+                    let shot_before = match shots_tab {
+                        Some(tab) => shots::take(&state, tab, shots::target(&state, &session, tab, &call)).await,
+                        None => None,
+                    };
                     let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
                     if let Some(output) = &output {
-                        panel::record_call(&state, &session, &logged, before, output);
+                        let recorded = panel::record_call(&state, &session, &logged, before, output);
+                        if let (Some(tab), Some((logged_tab, seq))) = (shots_tab, recorded)
+                            && tab == logged_tab
+                        {
+                            let target = shots::target(&state, &session, tab, &logged);
+                            let after = shots::take(&state, tab, target).await;
+                            let pair = ShotPair { seq, before: shot_before, after };
+                            state.shots.borrow_mut().keep(tab, pair);
+                        }
                     }
                     state.calls.borrow_mut().remove(&id);
                     state.save_session_place(&session).await;
@@ -236,6 +253,7 @@ impl Runtime {
             state.load_grants().await;
             state.tab_closed(tab_id).await;
             state.session_log.borrow_mut().forget_tab(tab_id);
+            state.shots.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
         })
     }

@@ -7,15 +7,19 @@ use sightline_core::urls::UrlPolicy;
 
 use crate::chrome;
 
-/// `chrome.storage.local` key of the options, e.g. `{"allow_file_urls": true}`.
+/// `chrome.storage.local` key of the options, e.g.
+/// `{"allow_file_urls": true, "secret_words": ["loyalty", "member no"]}`.
 pub const OPTIONS_KEY: &str = "sightline.options";
 
 /// What the user allowed.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Options {
     /// Agents may load `file:` URLs.
     pub allow_file_urls: bool,
+    /// The person's own words that make a field secret (its name, id, label or placeholder
+    /// contains one), beside the built-in judgement.
+    pub secret_words: Vec<String>,
 }
 
 impl Options {

@@ -1,7 +1,7 @@
 //! What the extension's own pages (the Sightline panel, the popup, the options page) ask of the
 //! runtime through `chrome.runtime` messaging: a tab's calls and status, the human diff of two
-//! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page, and
-//! forgetting the recorded calls. The service worker hands each message to
+//! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page,
+//! exporting a tab's session, and forgetting the recorded calls. The service worker hands each message to
 //! [`crate::Runtime::handle_page_message`]; the answers are plain JSON for the pages to draw.
 //!
 //! Every call an agent makes is recorded here too ([`record_call`]), into the core's
@@ -13,13 +13,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::changes::NoiseRules;
 use sightline_core::protocol::{ToolCall, ToolOutput};
-use sightline_core::review::Finished;
+use sightline_core::review::{Finished, SessionExport, current_view, lane_events, session_markdown};
 use sightline_core::snapshot::element::MASK;
 
-use crate::chrome;
 use crate::input::NodeTarget;
 use crate::state::State;
 use crate::tabs::Grant;
+use crate::{chrome, selection};
 
 /// Lines of unchanged context kept around each change in a review.
 const REVIEW_CONTEXT: usize = 2;
@@ -79,8 +79,66 @@ pub enum PageMessage {
     },
     /// The built-in noise rules, for the options page.
     NoiseDefaults,
-    /// Forgets every recorded call (tools, arguments, answers).
+    /// Forgets every recorded call (tools, arguments, answers) and every recorded console
+    /// message, request, WebSocket event and action.
     Forget,
+    /// The node selected in DevTools' Elements panel, put under `globalThis[key]` in the page.
+    Selected {
+        /// The tab.
+        tab: i32,
+        /// The one-time global name.
+        key: String,
+    },
+    /// Puts the node behind a ref under `globalThis[key]`, for DevTools to reveal.
+    Reveal {
+        /// The tab.
+        tab: i32,
+        /// The session whose ref it is (default: the last one that called on the tab).
+        #[serde(default)]
+        session: Option<String>,
+        /// The ref (`e12`).
+        #[serde(rename = "ref")]
+        element_ref: String,
+        /// The one-time global name.
+        key: String,
+    },
+    /// The screenshots before and after a call.
+    Shots {
+        /// The tab.
+        tab: i32,
+        /// The call's number on the tab.
+        seq: u64,
+    },
+    /// The page as the session last saw it, in sections by region.
+    View {
+        /// The tab.
+        tab: i32,
+        /// The MCP session whose view it is (default: the last one that called on the tab).
+        #[serde(default)]
+        session: Option<String>,
+    },
+    /// Lets the person pick a node on the page for the agent.
+    Pick {
+        /// The tab.
+        tab: i32,
+    },
+    /// The session on a tab as a file for a bug report.
+    Export {
+        /// The tab.
+        tab: i32,
+        /// `json` or `markdown`.
+        format: ExportFormat,
+    },
+}
+
+/// What an export is written as.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The export's JSON, indented.
+    Json,
+    /// A Markdown report.
+    Markdown,
 }
 
 /// What the service worker knows of the native host's port.
@@ -98,7 +156,10 @@ pub struct HostLink {
 pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> Value {
     state.load_grants().await;
     match message {
-        PageMessage::Model { tab } => model(state, tab).await,
+        PageMessage::Model { tab } => {
+            crate::shots::panel_looked(state, tab);
+            model(state, tab).await
+        }
         PageMessage::Review { tab, session, from, to } => {
             let Some(session) = session.or_else(|| last_session(state, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
@@ -135,9 +196,59 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::NoiseDefaults => json!({"rules": NoiseRules::default().rules()}),
         PageMessage::Forget => {
             state.session_log.borrow_mut().clear();
-            json!({"forgotten": true})
+            state.shots.borrow_mut().clear();
+            // The panel's lanes too: every console message, request, socket event and action.
+            state.load_timeline().await;
+            let events = state.with_timeline(|t| t.forget_entries());
+            crate::timeline::save_soon(state);
+            json!({"forgotten": true, "events": events})
         }
+        PageMessage::Export { tab, format } => export(state, tab, format).await,
+        PageMessage::Selected { tab, key } => selection::from_elements_panel(state, tab, &key).await,
+        PageMessage::Pick { tab } => selection::pick(state, tab).await,
+        PageMessage::Shots { tab, seq } => match state.shots.borrow().get(tab, seq) {
+            Some(pair) => json!(pair),
+            None => json!({"error": format!("no screenshots of call #{seq} are kept")}),
+        },
+        PageMessage::View { tab, session } => {
+            let Some(session) = session.or_else(|| last_session(state, tab)) else {
+                return json!({"error": "no agent has looked at this tab yet"});
+            };
+            let view = state.with_session(&session, |s| {
+                s.pages.get(&tab).and_then(|p| p.view().map(|v| current_view(v, p.version())))
+            });
+            match view {
+                Some(view) => json!({"session": session, "view": view}),
+                None => json!({"error": "this agent has not read the page on this tab yet"}),
+            }
+        }
+        PageMessage::Reveal { tab, session, element_ref, key } => match session.or_else(|| last_session(state, tab)) {
+            Some(session) => selection::reveal(state, tab, &session, &element_ref, &key).await,
+            None => json!({"error": "no agent has looked at this tab yet"}),
+        },
     }
+}
+
+/// The tab's console, network, WebSocket and user events for the panel's lanes.
+async fn events(state: &Rc<State>, tab: i32) -> Vec<sightline_core::review::LaneEvent> {
+    state.load_timeline().await;
+    let Ok(tab) = u32::try_from(tab) else { return Vec::new() };
+    state.with_timeline(|t| lane_events(t, tab))
+}
+
+async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
+    let model = state.session_log.borrow().model(tab);
+    let events = events(state, tab).await;
+    let page = chrome::get_tab(tab).await.ok();
+    let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));
+    let export = SessionExport::new(model, events, page, &state.version, crate::timer::epoch_ms());
+    let (file_name, mime, text) = match format {
+        ExportFormat::Json => {
+            (export.file_name("json"), "application/json", serde_json::to_string_pretty(&export).unwrap_or_default())
+        }
+        ExportFormat::Markdown => (export.file_name("md"), "text/markdown", session_markdown(&export)),
+    };
+    json!({"file_name": file_name, "mime": mime, "text": text})
 }
 
 /// The session that last called on `tab`.
@@ -175,6 +286,10 @@ async fn model(state: &Rc<State>, tab: i32) -> Value {
     let page = chrome::get_tab(tab).await.ok();
     json!({
         "model": model,
+        "events": events(state, tab).await,
+        "picking": state.picking.borrow().contains(&tab),
+        "shots": state.shots.borrow().seqs(tab),
+        "selection": state.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
         "status": grant_of(state, tab),
         "versions": versions,
         "clients": clients,
@@ -248,9 +363,15 @@ pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
     Before { tab, version: version.filter(|v| *v > 0), started_ms: js_sys::Date::now() }
 }
 
-/// Records a call that answered into the tab's log.
-pub fn record_call(state: &State, session: &str, call: &ToolCall, before: Before, output: &ToolOutput) {
-    let Some(tab) = state.with_session(session, |s| s.current_tab).or(before.tab) else { return };
+/// Records a call that answered into the tab's log; returns the tab and the call's number there.
+pub fn record_call(
+    state: &State,
+    session: &str,
+    call: &ToolCall,
+    before: Before,
+    output: &ToolOutput,
+) -> Option<(i32, u64)> {
+    let tab = state.with_session(session, |s| s.current_tab).or(before.tab)?;
     let (version_after, full_page_tokens, typed_secret) = state.with_session(session, |s| {
         let page = s.pages.get(&tab);
         let snapshot = page.and_then(|p| p.snapshot());
@@ -271,7 +392,7 @@ pub fn record_call(state: &State, session: &str, call: &ToolCall, before: Before
         full_page_tokens,
         output,
     };
-    state.session_log.borrow_mut().record(tab, &done);
+    Some((tab, state.session_log.borrow_mut().record(tab, &done)))
 }
 
 /// Whether `element_ref` is (or cannot be shown not to be) a field whose value is secret: its

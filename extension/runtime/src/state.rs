@@ -68,6 +68,14 @@ pub struct State {
     pub panic_armed: RefCell<Option<String>>,
     /// Every agent call per tab, for the Sightline panel.
     pub session_log: RefCell<sightline_core::review::SessionLog>,
+    /// Per tab, the node the person last pointed at for the agent.
+    pub selections: RefCell<HashMap<i32, crate::selection::Selection>>,
+    /// Tabs in the inspect mode of Pick, waiting for the person to click.
+    pub picking: RefCell<std::collections::HashSet<i32>>,
+    /// When the panel last asked about each tab ([`crate::timer::now_ms`]).
+    pub panel_seen: RefCell<HashMap<i32, f64>>,
+    /// Screenshots around the agent's actions, for the panel.
+    pub shots: RefCell<sightline_core::review::ShotStore>,
 }
 
 impl State {
@@ -87,6 +95,10 @@ impl State {
             flood: RefCell::default(),
             panic_armed: RefCell::default(),
             session_log: RefCell::default(),
+            selections: RefCell::default(),
+            picking: RefCell::default(),
+            panel_seen: RefCell::default(),
+            shots: RefCell::default(),
         }
     }
 

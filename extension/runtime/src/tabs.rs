@@ -263,6 +263,7 @@ impl State {
 
     /// Takes `tab_id` away from the agent, remembering why.
     pub async fn revoke(&self, tab_id: i32, reason: Option<String>) {
+        self.selections.borrow_mut().remove(&tab_id);
         let was_controlled = {
             let mut tabs = self.tabs.borrow_mut();
             tabs.sessions.remove(&tab_id);
@@ -284,6 +285,7 @@ impl State {
     pub async fn tab_closed(&self, tab_id: i32) {
         self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
         self.flood.borrow_mut().forget(tab_id);
+        self.selections.borrow_mut().remove(&tab_id);
         {
             let mut tabs = self.tabs.borrow_mut();
             tabs.sessions.remove(&tab_id);

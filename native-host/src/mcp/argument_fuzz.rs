@@ -40,6 +40,7 @@ const TOOLS: &[&str] = &[
     "browser_checkpoint",
     "browser_console_messages",
     "browser_network_requests",
+    "browser_user_selection",
     "browser_evaluate",
 ];
 

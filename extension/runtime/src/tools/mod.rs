@@ -13,6 +13,7 @@ mod actions;
 mod changes;
 mod find;
 mod logs;
+mod selection;
 mod snapshot;
 mod tabs;
 
@@ -229,6 +230,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),
         ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, p).map_err(Failure::from),
+        ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
     };
     drop(acting);
     if result.is_ok()

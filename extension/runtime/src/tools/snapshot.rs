@@ -34,8 +34,14 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
 /// Captures the tab and compiles it with the session's page state, timing both.
 pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
     let captured = capture::capture(state, tab).await?;
+    // The person's own secret words apply from the next look on.
+    let words = crate::options::Options::read().await.secret_words;
     let started = timer::now_ms();
-    let mut snapshot = state.with_session(session, |s| s.pages.entry(tab).or_default().compile(&captured.capture));
+    let mut snapshot = state.with_session(session, |s| {
+        let page = s.pages.entry(tab).or_default();
+        page.set_secret_words(&words);
+        page.compile(&captured.capture)
+    });
     snapshot.stats.capture_ms = Some(captured.capture_ms);
     snapshot.stats.convert_ms = Some(captured.convert_ms);
     snapshot.stats.capture_by_method = captured.by_method;

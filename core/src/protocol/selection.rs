@@ -1,0 +1,16 @@
+//! Parameters of `browser_user_selection`, which reads what the user pointed at for the agent.
+
+use serde::{Deserialize, Serialize};
+
+/// The element the user selected in DevTools or picked in the Sightline panel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct UserSelectionParams {
+    /// The version (`vN`) your refs come from; if the page changed since, you are told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_version: Option<u64>,
+    /// Tab id (default: current tab).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}

@@ -1,0 +1,281 @@
+//! What the person pointed at for the agent, per tab: the node selected in DevTools' Elements
+//! panel (the Sightline panel's DevTools page hands it over under a one-time global name, read
+//! and deleted at once), or the node clicked on the page after the panel's Pick button (a
+//! one-shot listener in an isolated world). Kept as the node's backend id and those of its
+//! ancestors, which `browser_user_selection` finds in the page as the agent reads it.
+//!
+//! Only tabs the agent may use are attached to, so nothing is pointed at in any other tab.
+//!
+//! The other way round, [`reveal`] puts the node behind one of the agent's refs under a
+//! one-time global name, for the DevTools page to select in the Elements panel
+//! (`inspect(...)`) and delete.
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sightline_core::page_state::pointed::PointedBy;
+
+use crate::cdp;
+use crate::state::State;
+use crate::timer;
+
+/// The isolated world of the pick listener.
+const PICK_WORLD: &str = "sightline-pick";
+/// The pick listener: the first click (or Escape) ends it; the click never reaches the page.
+const PICK: &str = include_str!("hooks/pick.js");
+/// Longest wait for the person to pick a node.
+pub const PICK_WAIT_MS: u32 = 60_000;
+/// Most ancestors kept.
+const MAX_DEPTH: usize = 64;
+/// The object group of every remote object made here, released when done.
+const GROUP: &str = "sightline-selection";
+/// The node and its ancestors (through shadow roots), innermost first.
+const CHAIN: &str = "function(max) { const out = []; for (let n = this; n && out.length < max; \
+                     n = n.parentNode || n.host) out.push(n); return out; }";
+
+/// A node the person pointed at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// Backend node ids of the node and its ancestors, innermost first.
+    pub chain: Vec<i64>,
+    /// How it was pointed at.
+    pub by: PointedBy,
+    /// Its tag, id and classes, for the panel (never sent to the agent).
+    pub node: String,
+    /// When ([`timer::epoch_ms`]).
+    pub at_ms: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RemoteObject {
+    #[serde(default)]
+    object_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Evaluated {
+    result: RemoteObject,
+}
+
+#[derive(Deserialize)]
+struct Resolved {
+    object: RemoteObject,
+}
+
+#[derive(Deserialize)]
+struct Property {
+    name: String,
+    #[serde(default)]
+    value: Option<RemoteObject>,
+}
+
+#[derive(Deserialize)]
+struct Properties {
+    result: Vec<Property>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DescribedNode {
+    backend_node_id: i64,
+    #[serde(default)]
+    local_name: String,
+    #[serde(default)]
+    attributes: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Described {
+    node: DescribedNode,
+}
+
+/// `button#add.primary` for a described node.
+fn node_label(node: &DescribedNode) -> String {
+    let mut label = if node.local_name.is_empty() { "#text".to_owned() } else { node.local_name.clone() };
+    for pair in node.attributes.chunks(2) {
+        match pair {
+            [name, value] if name == "id" && !value.is_empty() => label.push_str(&format!("#{value}")),
+            [name, value] if name == "class" => {
+                value.split_whitespace().take(3).for_each(|c| label.push_str(&format!(".{c}")));
+            }
+            _ => {}
+        }
+    }
+    label.chars().take(120).collect()
+}
+
+/// The backend ids of `object` and its ancestors, and a label of `object`.
+async fn chain_of(tab: i32, object: &str) -> Result<(Vec<i64>, String), String> {
+    let params = json!({"objectId": object, "functionDeclaration": CHAIN, "arguments": [{"value": MAX_DEPTH}],
+        "objectGroup": GROUP});
+    let list: Evaluated = cdp::send(tab, "Runtime.callFunctionOn", params).await.map_err(|e| e.to_string())?;
+    let list = list.result.object_id.ok_or("the node's ancestors could not be read")?;
+    let properties: Properties =
+        cdp::send(tab, "Runtime.getProperties", json!({"objectId": list, "ownProperties": true}))
+            .await
+            .map_err(|e| e.to_string())?;
+    let mut nodes: Vec<(usize, String)> = properties
+        .result
+        .into_iter()
+        .filter_map(|p| Some((p.name.parse::<usize>().ok()?, p.value?.object_id?)))
+        .collect();
+    nodes.sort();
+    let mut chain = Vec::with_capacity(nodes.len());
+    let mut label = String::new();
+    for (index, node) in nodes {
+        let described: Described =
+            cdp::send(tab, "DOM.describeNode", json!({"objectId": node})).await.map_err(|e| e.to_string())?;
+        if index == 0 {
+            label = node_label(&described.node);
+        }
+        chain.push(described.node.backend_node_id);
+    }
+    if chain.is_empty() {
+        return Err("the selected node is no longer in the page".into());
+    }
+    Ok((chain, label))
+}
+
+async fn release(tab: i32) {
+    let _ = cdp::send::<Value>(tab, "Runtime.releaseObjectGroup", json!({"objectGroup": GROUP})).await;
+}
+
+/// Checks that the agent may use `tab`, and attaches to it.
+async fn reachable(state: &Rc<State>, tab: i32) -> Result<(), String> {
+    if !state.tabs.borrow().is_controlled(tab) {
+        return Err("the agent may not use this tab: share it with the Sightline toolbar button first".into());
+    }
+    state.ensure_attached(tab).await.map_err(|e| e.to_string())
+}
+
+/// Keeps `object`'s node as what the person pointed at on `tab`.
+async fn keep(state: &Rc<State>, tab: i32, object: &str, by: PointedBy) -> Value {
+    let found = chain_of(tab, object).await;
+    release(tab).await;
+    match found {
+        Ok((chain, node)) => {
+            let selection = Selection { chain, by, node: node.clone(), at_ms: timer::epoch_ms() };
+            state.selections.borrow_mut().insert(tab, selection);
+            json!({"selected": node})
+        }
+        Err(e) => json!({"error": e}),
+    }
+}
+
+/// Whether `key` is a name the DevTools page made (`__sightline_selection_<letters and digits>`).
+fn valid_key(key: &str) -> bool {
+    key.strip_prefix("__sightline_selection_")
+        .is_some_and(|rest| (8..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// The node the Elements panel has selected, which the DevTools page put under `globalThis[key]`.
+pub async fn from_elements_panel(state: &Rc<State>, tab: i32, key: &str) -> Value {
+    if !valid_key(key) {
+        return json!({"error": format!("`{key}` is not a selection key")});
+    }
+    if let Err(e) = reachable(state, tab).await {
+        return json!({"error": e});
+    }
+    let expression = format!(
+        "(() => {{ const n = globalThis[{k}]; delete globalThis[{k}]; return n instanceof Node ? n : null; }})()",
+        k = Value::from(key)
+    );
+    let evaluated: Result<Evaluated, _> =
+        cdp::send(tab, "Runtime.evaluate", json!({"expression": expression, "objectGroup": GROUP})).await;
+    match evaluated.map(|e| e.result.object_id) {
+        Ok(Some(object)) => keep(state, tab, &object, PointedBy::ElementsPanel).await,
+        Ok(None) => {
+            release(tab).await;
+            json!({"error": "the node selected in the Elements panel is not in this tab's page (select it again)"})
+        }
+        Err(e) => json!({"error": e.to_string()}),
+    }
+}
+
+/// Puts the node behind `element_ref` (in `session`'s view of `tab`) under `globalThis[key]`,
+/// for the DevTools page to reveal in the Elements panel; a ref that no longer resolves says why.
+pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &str, key: &str) -> Value {
+    if !valid_key(key) {
+        return json!({"error": format!("`{key}` is not a selection key")});
+    }
+    let node = match crate::tools::resolve_ref(state, session, tab, element_ref) {
+        Ok(node) => node,
+        Err(e) => return json!({"error": e.to_string()}),
+    };
+    let at = crate::input::NodeTarget::of(state, tab, &node);
+    let resolved: Result<Resolved, _> =
+        at.send("DOM.resolveNode", json!({"backendNodeId": node.backend_node_id, "objectGroup": GROUP})).await;
+    let object = match resolved {
+        Ok(r) => r.object.object_id,
+        Err(e) => return json!({"error": format!("{element_ref} cannot be revealed: {e}")}),
+    };
+    let Some(object) = object else { return json!({"error": format!("{element_ref} is no longer in the page")}) };
+    let put = "function(key) { Object.defineProperty(globalThis, key, {value: this, configurable: true}); }";
+    let params = json!({"objectId": object, "functionDeclaration": put, "arguments": [{"value": key}]});
+    let done = at.send::<Value>("Runtime.callFunctionOn", params).await;
+    let _ = at.send::<Value>("Runtime.releaseObjectGroup", json!({"objectGroup": GROUP})).await;
+    match done {
+        Ok(_) => json!({"ok": true, "frame": at.frame_id}),
+        Err(e) => json!({"error": format!("{element_ref} cannot be revealed: {e}")}),
+    }
+}
+
+/// Lets the person pick a node on the page (at most [`PICK_WAIT_MS`]; Escape gives up), and
+/// keeps it. A one-shot listener in an isolated world the page cannot see takes the first click
+/// (it never reaches the page) and answers with its target.
+pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
+    if let Err(e) = reachable(state, tab).await {
+        return json!({"error": e});
+    }
+    let context = match pick_world(tab).await {
+        Ok(context) => context,
+        Err(e) => return json!({"error": format!("the page cannot be picked from: {e}")}),
+    };
+    state.picking.borrow_mut().insert(tab);
+    let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
+    let picked: Result<Evaluated, _> = cdp::send_to(&main(tab), "Runtime.evaluate", params, PICK_WAIT_MS).await;
+    state.picking.borrow_mut().remove(&tab);
+    match picked.map(|p| p.result.object_id) {
+        Ok(Some(object)) => keep(state, tab, &object, PointedBy::Pick).await,
+        Ok(None) => json!({"error": "the pick was cancelled (Escape)"}),
+        Err(e) => {
+            let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
+            let _ = cdp::send::<Value>(tab, "Runtime.evaluate", cancel).await;
+            release(tab).await;
+            if matches!(e, cdp::CdpError::Timeout { .. }) {
+                json!({"error": format!("nothing was picked within {} s", PICK_WAIT_MS / 1000)})
+            } else {
+                json!({"error": e.to_string()})
+            }
+        }
+    }
+}
+
+/// The isolated world the pick listener runs in, in the tab's main frame.
+async fn pick_world(tab: i32) -> Result<i64, String> {
+    let tree: Value = cdp::send(tab, "Page.getFrameTree", json!({})).await.map_err(|e| e.to_string())?;
+    let frame = tree["frameTree"]["frame"]["id"].as_str().ok_or("the page has no main frame")?.to_owned();
+    let world: Value = cdp::send(tab, "Page.createIsolatedWorld", json!({"frameId": frame, "worldName": PICK_WORLD}))
+        .await
+        .map_err(|e| e.to_string())?;
+    world["executionContextId"].as_i64().ok_or_else(|| "no isolated world".to_owned())
+}
+
+fn main(tab: i32) -> crate::chrome::DebuggeeTarget {
+    crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_keys_the_devtools_page_makes_are_read() {
+        assert!(valid_key("__sightline_selection_a1b2c3d4e5"));
+        assert!(!valid_key("__sightline_selection_x"));
+        assert!(!valid_key("__sightline_selection_a1b2c3d4'];alert(1);//"));
+        assert!(!valid_key("location"));
+    }
+}

@@ -1,0 +1,51 @@
+//! `browser_user_selection`: the node the person pointed at for the agent on a tab (see
+//! [`crate::selection`]), found in a fresh capture of the page by the session's page state in
+//! core, which writes the answer: the element's ref and its line, or the text it is part of.
+
+use std::rc::Rc;
+
+use sightline_core::page_state::pointed::{Pointed, locate};
+use sightline_core::page_state::{Answer, Staleness};
+use sightline_core::protocol::{ToolOutput, UserSelectionParams};
+
+use super::snapshot::{answer, capture_and_compile};
+use super::{ToolResult, target_tab};
+use crate::error::ToolError;
+use crate::state::State;
+
+/// `browser_user_selection`.
+pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) -> ToolResult {
+    let tab = target_tab(state, session, params.tab, false).await?;
+    let Some(selection) = state.selections.borrow().get(&tab).cloned() else {
+        return Err(ToolError::NothingSelected { tab });
+    };
+    let lock = state.tab_lock(tab);
+    let _guard = lock.lock().await;
+    state.ensure_attached(tab).await?;
+    super::refuse_if_dialog(state, tab, "browser_user_selection")?;
+    let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let behind = match state.with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version))) {
+        Some(Err(e)) => return Err(e.into()),
+        Some(Ok(Staleness::Behind(_) | Staleness::TooStale(_))) => params.since_version,
+        _ => None,
+    };
+    // A session that has not seen the page yet looks first, so the ref it gets is one it knows.
+    let (looked, snapshot) = if version == 0 {
+        let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
+        (Some(looked), state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())))
+    } else {
+        (None, Some(capture_and_compile(state, session, tab).await?))
+    };
+    let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let Some(pointed) = snapshot.and_then(|snap| locate(&snap, &selection.chain)) else {
+        return Err(ToolError::SelectionNotShown { tab });
+    };
+    let mut output = pointed.answer(version, selection.by);
+    if let Some(ToolOutput { text, .. }) = looked {
+        output.text = format!("{text}\n{}", output.text);
+    }
+    if let Some(since) = behind {
+        output.text = format!("{}\n{}", Pointed::behind_note(since, version), output.text);
+    }
+    Ok(output)
+}
