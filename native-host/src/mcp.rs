@@ -235,6 +235,7 @@ impl Default for SightlineMcp {
 
 impl SightlineMcp {
     /// The tools as `tools/list` lists them.
+    #[cfg(test)]
     pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
         self.tool_router.list_all()
     }
