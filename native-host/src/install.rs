@@ -169,6 +169,10 @@ pub fn install(targets: &[Target]) -> anyhow::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for target in targets {
         let path = target.manifest_path();
+        // On Windows, Chrome, Brave and Vivaldi share one manifest and key.
+        if written.contains(&path) {
+            continue;
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }

@@ -10,7 +10,7 @@
 //! * a client (`sightline-host mcp`, `doctor`) checks, **before connecting**, that the directory
 //!   and its parent cannot be changed by anyone else and that the socket file is the user's,
 //!   then, **before writing a byte**, that the process listening runs as the user
-//!   (`SO_PEERCRED` on Linux, `LOCAL_PEERCRED` on macOS, both through tokio's `peer_cred`);
+//!   (`SO_PEERCRED` on Linux, `getpeereid` on macOS, both through tokio's `peer_cred`);
 //! * the bridge checks every connecting process the same way.
 //!
 //! On Windows the endpoint is a named pipe, `\\.\pipe\sightline-<user>-bridge-<pid>`, created

@@ -42,11 +42,13 @@ impl Listener {
         Ok(Listener { path: path.to_owned(), next })
     }
 
-    /// The next client to connect; a fresh instance is ready for the one after.
+    /// The next client to connect; a fresh instance is ready for the one after (also when
+    /// this one failed, so a failure is not repeated forever).
     pub async fn accept(&mut self) -> io::Result<ServerStream> {
-        self.next.connect().await?;
+        let connected = self.next.connect().await;
         let fresh = ServerOptions::new().reject_remote_clients(true).create(&self.path)?;
-        Ok(std::mem::replace(&mut self.next, fresh))
+        let current = std::mem::replace(&mut self.next, fresh);
+        connected.map(|()| current)
     }
 }
 
