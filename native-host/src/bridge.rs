@@ -1,7 +1,8 @@
 //! Bridge mode: the process Chrome spawns when the extension calls `connectNative`.
 //!
 //! It speaks native messaging on stdin/stdout with the extension (see [`extension_port`]) and
-//! listens on a private unix socket for `sightline-host mcp` processes. Calls from any number
+//! listens on a private endpoint (a Unix socket, a named pipe on Windows; see [`socket`]) for
+//! `sightline-host mcp` processes. Calls from any number
 //! of MCP sessions are given bridge-unique ids, forwarded to the extension with the time their
 //! caller waits, and their results routed back to the socket they came from. A call is called
 //! off in the extension when its client cancels it, when its client goes away, and when the
@@ -16,7 +17,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use sightline_core::protocol::{HostToExtension, ToolCall, ToolOutput, WIRE_PROTOCOL};
-use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::frame::{self, FrameError};
@@ -56,9 +56,7 @@ pub async fn run(origin: &str) -> anyhow::Result<()> {
     let dir = socket::socket_dir();
     socket::ensure_private_dir(&dir).with_context(|| format!("socket directory {}", dir.display()))?;
     let path = socket::bridge_socket_path(&dir, std::process::id());
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path).with_context(|| format!("binding {}", path.display()))?;
-    socket::make_socket_private(&path)?;
+    let listener = socket::Listener::bind(&path).with_context(|| format!("binding {}", path.display()))?;
     let _cleanup = RemoveOnDrop(path.clone());
     let browser = browser_process::parent();
     tracing::info!(socket = %path.display(), browser = ?browser, "bridge listening");
@@ -72,11 +70,11 @@ pub async fn run(origin: &str) -> anyhow::Result<()> {
 
     let writer = tokio::spawn(extension_port::write(tokio::io::stdout(), outgoing));
     let accept = tokio::spawn(accept_clients(listener, bridge.clone()));
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let terminated = crate::platform::system::terminated()?;
 
     let result = tokio::select! {
         r = extension_port::read(tokio::io::stdin(), bridge.pending.clone(), extension_tx) => r,
-        _ = terminate.recv() => { tracing::info!("terminated"); Ok(()) }
+        () = terminated => { tracing::info!("terminated"); Ok(()) }
     };
     accept.abort();
     writer.abort();
@@ -89,14 +87,14 @@ struct RemoveOnDrop(PathBuf);
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        socket::remove_stale(&self.0);
     }
 }
 
-async fn accept_clients(listener: UnixListener, bridge: Arc<Bridge>) {
+async fn accept_clients(mut listener: socket::Listener, bridge: Arc<Bridge>) {
     loop {
         match listener.accept().await {
-            Ok((stream, _)) => {
+            Ok(stream) => {
                 let bridge = bridge.clone();
                 tokio::spawn(async move {
                     if let Err(e) = serve_client(stream, bridge).await {
@@ -145,9 +143,9 @@ impl InFlight {
 }
 
 /// Serves one MCP server process (or a `doctor` probe) connected to the socket.
-async fn serve_client(stream: UnixStream, bridge: Arc<Bridge>) -> anyhow::Result<()> {
+async fn serve_client(stream: socket::ServerStream, bridge: Arc<Bridge>) -> anyhow::Result<()> {
     socket::check_client(&stream, &bridge.socket)?;
-    let (mut reader, mut writer) = stream.into_split();
+    let (mut reader, mut writer) = tokio::io::split(stream);
     let Some(ClientMessage::Hello { version, session }) = frame::read_frame(&mut reader).await? else {
         anyhow::bail!("the first frame was not a hello");
     };

@@ -20,15 +20,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sightline_core::protocol::{ToolCall, ToolOutput};
-use tokio::net::UnixStream;
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::io::WriteHalf;
 use tokio::sync::Mutex;
 
 use crate::frame::{self, FrameError};
 use crate::install::Browser;
 use crate::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch};
 use crate::pending::{PendingCalls, Unanswered};
-use crate::socket::{self, Untrusted};
+use crate::socket::{self, ClientStream, Untrusted};
 
 /// How long a call may run unless the user says otherwise (`sightline-host mcp --time-limit`).
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
@@ -275,7 +274,7 @@ enum LinkLost {
 
 /// An open connection to one bridge.
 struct Link {
-    writer: Mutex<OwnedWriteHalf>,
+    writer: Mutex<WriteHalf<ClientStream>>,
     /// Calls sent on this link and waiting for their result, by link-wide id.
     pending: Arc<PendingCalls<ToolOutput>>,
     alive: Arc<AtomicBool>,
@@ -308,13 +307,13 @@ impl Greeting {
 
 /// Connects to the bridge at `path`, checks that it runs as this user before writing anything,
 /// and exchanges hellos. `session: None` makes a status probe.
-pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(UnixStream, Greeting), ConnectError> {
+pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(ClientStream, Greeting), ConnectError> {
     let socket = || path.to_owned();
     let attempt = async {
-        let mut stream = UnixStream::connect(path).await.map_err(|source| {
+        let mut stream = socket::connect(path).await.map_err(|source| {
             if source.kind() == io::ErrorKind::ConnectionRefused {
                 // Nobody listens: the bridge died without cleaning up.
-                let _ = std::fs::remove_file(path);
+                socket::remove_stale(path);
                 ConnectError::Refused { socket: socket(), source }
             } else {
                 ConnectError::Unreachable { socket: socket(), source }
@@ -394,7 +393,7 @@ fn rank(live: Vec<Greeting>, choice: &Choice, prefer: Option<&Path>) -> Result<V
 }
 
 /// Opens a link to the first bridge among `sockets` that accepts this session.
-async fn connect_first(sockets: Vec<PathBuf>, session: &str) -> Result<(UnixStream, Greeting), ConnectError> {
+async fn connect_first(sockets: Vec<PathBuf>, session: &str) -> Result<(ClientStream, Greeting), ConnectError> {
     let mut rejection = None;
     for path in sockets {
         match handshake(&path, Some(session)).await {
@@ -429,8 +428,8 @@ impl Link {
         Ok((Link::start(stream), greeting))
     }
 
-    fn start(stream: UnixStream) -> Link {
-        let (mut reader, writer) = stream.into_split();
+    fn start(stream: ClientStream) -> Link {
+        let (mut reader, writer) = tokio::io::split(stream);
         let pending = Arc::new(PendingCalls::new());
         let alive = Arc::new(AtomicBool::new(true));
         let (reader_pending, reader_alive) = (pending.clone(), alive.clone());

@@ -13,7 +13,7 @@ use crate::link::BrowserProcess;
 
 /// The browser process that started this one, if the parent can be read (Linux `/proc`).
 pub fn parent() -> Option<BrowserProcess> {
-    let pid = rustix::process::getppid()?.as_raw_nonzero().get() as u32;
+    let pid = crate::platform::system::parent_pid()?;
     let proc_dir = PathBuf::from(format!("/proc/{pid}"));
     let executable = std::fs::read_link(proc_dir.join("exe")).ok();
     let cmdline = std::fs::read(proc_dir.join("cmdline")).ok().unwrap_or_default();

@@ -6,11 +6,11 @@
 //! failure. A browser or profile named with `--browser` / `--user-data-dir` is always checked
 //! strictly.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::install::{self, HostManifest, Target};
 use crate::link::HOST_VERSION;
+use crate::platform::{self, Os, system};
 use crate::{bridge_client, socket};
 
 /// How one check came out.
@@ -90,15 +90,20 @@ struct Bridges {
 fn check_binary(binary: Option<&Path>) -> Check {
     match binary {
         Some(path) if is_executable(path) => Check::pass(format!("binary: {}", path.display())),
-        Some(path) => {
-            Check::fail(format!("binary: {} is not executable", path.display()), format!("chmod +x {}", path.display()))
-        }
+        Some(path) => Check::fail(
+            format!("binary: {} is not executable", path.display()),
+            if Os::CURRENT == Os::Windows {
+                format!("rebuild or copy sightline-host to {}", path.display())
+            } else {
+                format!("chmod +x {}", path.display())
+            },
+        ),
         None => Check::fail("binary: cannot tell where sightline-host is", "run sightline-host by its absolute path"),
     }
 }
 
 fn is_executable(path: &Path) -> bool {
-    std::fs::metadata(path).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    system::is_executable(path)
 }
 
 fn install_command(target: &Target) -> String {
@@ -141,7 +146,24 @@ fn check_manifest(target: &Target, binary: Option<&Path>, explicit: bool) -> Che
             fix,
         );
     }
+    if let Some(key) = &target.registry_key {
+        return check_registry(target, key, &path, fix);
+    }
     Check::pass(label)
+}
+
+/// On Windows: the browser reads the manifest only through its registry key.
+fn check_registry(target: &Target, key: &str, manifest: &Path, fix: String) -> Check {
+    let name = platform::registry_key_name(key);
+    let label = format!("{} registry key {name}", target.label());
+    match system::registered(key) {
+        Ok(Some(path)) if path == manifest => Check::pass(format!("{label} → {}", manifest.display())),
+        Ok(Some(path)) => {
+            Check::fail(format!("{label}: names {}, not the manifest {}", path.display(), manifest.display()), fix)
+        }
+        Ok(None) => Check::fail(format!("{label}: missing, so the browser cannot find the manifest"), fix),
+        Err(e) => Check::fail(format!("{label}: unreadable ({e})"), fix),
+    }
 }
 
 async fn check_bridges(binary: Option<&Path>) -> Bridges {
@@ -152,7 +174,11 @@ async fn check_bridges(binary: Option<&Path>) -> Bridges {
     // Nothing is sent to a socket before its directory, file and listener are trusted.
     match socket::check_dir(&dir) {
         Ok(true) => {
-            checks.push(Check::pass(format!("socket directory {} is private", dir.display())));
+            checks.push(Check::pass(if Os::CURRENT == Os::Windows {
+                format!("bridges are named pipes in {}, each checked to run as you", dir.display())
+            } else {
+                format!("socket directory {} is private", dir.display())
+            }));
             for entry in socket::bridge_sockets(&dir) {
                 let path = match entry {
                     Ok(path) => path,

@@ -1,14 +1,17 @@
 //! `sightline-host install` / `uninstall`: registering this binary as a native messaging host.
 //!
-//! A browser starts a native host only if a manifest named after the host sits in one of its
-//! `NativeMessagingHosts` directories, names the host binary by absolute path, and lists the
-//! extension's origin. The extension's id is fixed by the `key` in its manifest, so the same
+//! A browser starts a native host only if it finds a manifest named after the host that names
+//! the host binary by absolute path and lists the extension's origin: on Linux and macOS in
+//! one of its `NativeMessagingHosts` directories, on Windows through a registry key whose
+//! default value is the manifest's path (see [`crate::platform`] for every path and key). The extension's id is fixed by the `key` in its manifest, so the same
 //! origin works on every machine.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+
+use crate::platform::{self, Env, Os, system};
 
 /// The native messaging host name the extension connects to.
 pub const HOST_NAME: &str = "dev.sightline.host";
@@ -46,31 +49,9 @@ impl Browser {
         }
     }
 
-    /// The browser's default user data directory.
+    /// The browser's default user data directory on this system.
     pub fn profile_root(self) -> Option<PathBuf> {
-        let home = std::env::var_os("HOME").map(PathBuf::from)?;
-        let relative = if cfg!(target_os = "macos") {
-            match self {
-                Browser::Chrome => "Library/Application Support/Google/Chrome",
-                Browser::Chromium => "Library/Application Support/Chromium",
-                Browser::Edge => "Library/Application Support/Microsoft Edge",
-                Browser::Brave => "Library/Application Support/BraveSoftware/Brave-Browser",
-                Browser::Vivaldi => "Library/Application Support/Vivaldi",
-            }
-        } else {
-            match self {
-                Browser::Chrome => "google-chrome",
-                Browser::Chromium => "chromium",
-                Browser::Edge => "microsoft-edge",
-                Browser::Brave => "BraveSoftware/Brave-Browser",
-                Browser::Vivaldi => "vivaldi",
-            }
-        };
-        if cfg!(target_os = "macos") {
-            return Some(home.join(relative));
-        }
-        let config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).unwrap_or_else(|| home.join(".config"));
-        Some(config.join(relative))
+        platform::profile_root(Os::CURRENT, self, &Env::current())
     }
 }
 
@@ -81,12 +62,25 @@ pub struct Target {
     pub browser: Option<Browser>,
     /// The user data directory the browser reads.
     pub user_data_dir: PathBuf,
+    /// The manifest file.
+    pub manifest: PathBuf,
+    /// The registry key under `HKEY_CURRENT_USER` that names the manifest (Windows).
+    pub registry_key: Option<String>,
 }
 
 impl Target {
+    /// The target for `browser` (if known) with profile root `user_data_dir`, on this system.
+    fn new(browser: Option<Browser>, user_data_dir: PathBuf) -> anyhow::Result<Self> {
+        let os = Os::CURRENT;
+        let manifest = platform::manifest_path(os, browser, &user_data_dir, &Env::current())
+            .context("cannot tell where the manifest goes: LOCALAPPDATA is not set")?;
+        let registry_key = browser.and_then(|b| platform::registry_key(os, b));
+        Ok(Target { browser, user_data_dir, manifest, registry_key })
+    }
+
     /// The manifest file for this target.
     pub fn manifest_path(&self) -> PathBuf {
-        self.user_data_dir.join("NativeMessagingHosts").join(format!("{HOST_NAME}.json"))
+        self.manifest.clone()
     }
 
     /// A short label for messages.
@@ -131,7 +125,10 @@ impl HostManifest {
 /// browser whose profile directory exists.
 pub fn targets(browser: Option<Browser>, all: bool, user_data_dir: Option<PathBuf>) -> anyhow::Result<Vec<Target>> {
     if let Some(dir) = user_data_dir {
-        return Ok(vec![Target { browser, user_data_dir: absolute(&dir)? }]);
+        if let Some(why) = platform::user_data_dir_unsupported(Os::CURRENT) {
+            anyhow::bail!("--user-data-dir {} is not needed: {why}", dir.display());
+        }
+        return Ok(vec![Target::new(browser, absolute(&dir)?)?]);
     }
     let browsers: Vec<Browser> = match browser {
         Some(b) if !all => vec![b],
@@ -140,7 +137,9 @@ pub fn targets(browser: Option<Browser>, all: bool, user_data_dir: Option<PathBu
     let explicit = browser.is_some() || all;
     let targets: Vec<Target> = browsers
         .into_iter()
-        .filter_map(|b| b.profile_root().map(|root| Target { browser: Some(b), user_data_dir: root }))
+        .filter_map(|b| b.profile_root().map(|root| Target::new(Some(b), root)))
+        .collect::<anyhow::Result<Vec<Target>>>()?
+        .into_iter()
         .filter(|t| explicit || t.user_data_dir.exists())
         .collect();
     if targets.is_empty() {
@@ -159,30 +158,48 @@ fn absolute(path: &Path) -> anyhow::Result<PathBuf> {
 /// This binary's absolute path, which the manifest must name.
 pub fn current_binary() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot tell where sightline-host is")?;
-    Ok(exe.canonicalize().unwrap_or(exe))
+    Ok(system::binary_path(exe))
 }
 
-/// Writes the manifest for each target; returns the files written.
+/// Writes the manifest for each target, and on Windows the registry key naming it; returns
+/// the files and keys written.
 pub fn install(targets: &[Target]) -> anyhow::Result<Vec<PathBuf>> {
     let manifest = HostManifest::for_binary(&current_binary()?);
     let body = serde_json::to_string_pretty(&manifest)?;
     let mut written = Vec::new();
     for target in targets {
         let path = target.manifest_path();
+        // On Windows, Chrome, Brave and Vivaldi share one manifest and key.
+        if written.contains(&path) {
+            continue;
+        }
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         std::fs::write(&path, &body).with_context(|| format!("writing {}", path.display()))?;
+        if let Some(key) = &target.registry_key {
+            let name = platform::registry_key_name(key);
+            system::register(key, &path).with_context(|| format!("writing {name}"))?;
+            written.push(PathBuf::from(name));
+        }
         written.push(path);
     }
     Ok(written)
 }
 
-/// Removes the manifest for each target; returns the files removed.
+/// Removes the manifest for each target, and on Windows its registry key; returns the files
+/// and keys removed. On Windows, Chrome, Brave and Vivaldi share one key and one manifest, so
+/// removing one removes the three.
 pub fn uninstall(targets: &[Target]) -> anyhow::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     for target in targets {
         let path = target.manifest_path();
+        if let Some(key) = &target.registry_key {
+            let name = platform::registry_key_name(key);
+            if system::unregister(key).with_context(|| format!("removing {name}"))? {
+                removed.push(PathBuf::from(name));
+            }
+        }
         match std::fs::remove_file(&path) {
             Ok(()) => removed.push(path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

@@ -4,9 +4,11 @@
 //! Logs name the pages an agent visits, so they are the user's alone: the bridge's log lives in
 //! a per-user directory (`$XDG_STATE_HOME/sightline`, `~/.local/state/sightline`, or
 //! `$TMPDIR/sightline-state-$UID`), created 0700 and refused if anyone else owns it; the file is
-//! created 0600 and never followed through a symbolic link.
+//! created 0600 and never followed through a symbolic link. On Windows it is
+//! `%LOCALAPPDATA%\Sightline\logs`, inside the user's profile, which only the user can read.
 
 use std::fs::OpenOptions;
+#[cfg(unix)]
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -14,16 +16,12 @@ use tracing_subscriber::EnvFilter;
 
 /// The user's state directory for Sightline.
 pub fn state_dir() -> PathBuf {
-    std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state")))
-        .map(|dir| dir.join("sightline"))
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("sightline-state-{}", crate::socket::current_uid())))
+    crate::platform::state_dir(crate::platform::Os::CURRENT, &crate::platform::Env::current())
 }
 
 /// Opens `<dir>/<name>.log` for appending, creating the directory (0700) and file (0600) if
 /// needed. Fails, saying why, when the directory or file is not the user's alone.
+#[cfg(unix)]
 pub fn open_private_log(dir: &Path, name: &str) -> std::io::Result<std::fs::File> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent)?;
@@ -62,6 +60,14 @@ pub fn open_private_log(dir: &Path, name: &str) -> std::io::Result<std::fs::File
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
     Ok(file)
+}
+
+/// Opens `<dir>/<name>.log` for appending, creating the directory if needed; both inherit the
+/// user's profile's owner-only permissions.
+#[cfg(windows)]
+pub fn open_private_log(dir: &Path, name: &str) -> std::io::Result<std::fs::File> {
+    std::fs::create_dir_all(dir)?;
+    OpenOptions::new().create(true).append(true).open(dir.join(format!("{name}.log")))
 }
 
 /// Logs to `<state dir>/<name>.log`, or (saying why) to stderr when that cannot be made

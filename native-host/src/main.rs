@@ -2,7 +2,7 @@
 //!
 //! * Launched by the browser with the extension's origin as its argument, it is the **bridge**
 //!   between the extension (native messaging on stdio) and MCP server processes (a private
-//!   unix socket).
+//!   Unix socket, or a named pipe on Windows).
 //! * `sightline-host mcp` is the **MCP server** an agent's client runs on stdio.
 //! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
 
@@ -19,6 +19,7 @@ mod logging;
 mod mcp;
 mod native_messaging;
 mod pending;
+mod platform;
 mod schema;
 mod socket;
 
@@ -126,7 +127,7 @@ fn main() -> ExitCode {
     if let Some(origin) = std::env::args().nth(1).filter(|a| a.starts_with("chrome-extension://")) {
         // Whatever the umask it inherits, what the bridge creates (socket directory, socket,
         // log) is never open to others, not even for an instant.
-        rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+        platform::system::restrict_umask();
         let _guard = logging::to_file("bridge");
         return report(runtime().and_then(|rt| rt.block_on(bridge::run(&origin))));
     }
@@ -140,13 +141,23 @@ fn main() -> ExitCode {
             }
             println!("Load the extension (chrome://extensions → Load unpacked → target/extension), then run `sightline-host doctor`.");
         })),
-        Command::Uninstall(args) => report(args.targets().and_then(|t| install::uninstall(&t)).map(|removed| {
+        Command::Uninstall(args) => report(args.targets().and_then(|targets| {
+            let removed = install::uninstall(&targets)?;
             if removed.is_empty() {
                 println!("nothing to remove");
             }
             for path in removed {
                 println!("removed {}", path.display());
             }
+            for browser in targets.iter().filter_map(|t| t.browser) {
+                let sharing = platform::sharing_registration(platform::Os::CURRENT, browser);
+                if sharing.len() > 1 {
+                    let names: Vec<&str> = sharing.iter().map(|b| b.name()).collect();
+                    println!("note: {} share one registration on this system; it is gone for all of them", names.join(", "));
+                    break;
+                }
+            }
+            Ok(())
         })),
         Command::Doctor(args) => {
             let explicit = args.explicit();

@@ -1,45 +1,60 @@
 //! Where bridge sockets live, and why a client may trust one before sending it anything.
 //!
-//! The bridge (spawned by the browser) listens on `bridge-<pid>.sock` in the socket directory,
-//! `$XDG_RUNTIME_DIR/sightline/` or, without it, `$TMPDIR/sightline-$UID/` (`/tmp/...`). In a
-//! shared `/tmp` another local user can create that directory first and listen in it, so:
+//! On Linux and macOS the bridge (spawned by the browser) listens on `bridge-<pid>.sock` in the
+//! socket directory, `$XDG_RUNTIME_DIR/sightline/` or, without it, `$TMPDIR/sightline-$UID/`
+//! (`/tmp/...` on Linux, the per-user `$TMPDIR` on macOS). In a shared `/tmp` another local
+//! user can create that directory first and listen in it, so:
 //!
 //! * the bridge creates the directory 0700 and its socket 0600 (under a 077 umask, so not even
 //!   for an instant more open), and refuses a directory that is not its own;
 //! * a client (`sightline-host mcp`, `doctor`) checks, **before connecting**, that the directory
 //!   and its parent cannot be changed by anyone else and that the socket file is the user's,
 //!   then, **before writing a byte**, that the process listening runs as the user
-//!   (`SO_PEERCRED`);
+//!   (`SO_PEERCRED` on Linux, `getpeereid` on macOS, both through tokio's `peer_cred`);
 //! * the bridge checks every connecting process the same way.
 //!
-//! Every refusal is an [`Untrusted`] that names the path, says what is wrong and what to do.
-//! This module never reads or writes a connection.
+//! On Windows the endpoint is a named pipe, `\\.\pipe\sightline-<user>-bridge-<pid>`, created
+//! as the first instance of its name and closed to remote clients; both ends compare the user
+//! (SID) of the process at the other end with their own before a byte is read or written
+//! ([`crate::platform::windows`]).
+//!
+//! The rules themselves are plain functions in [`crate::platform`]; this module applies them to
+//! the file system. Every refusal is an [`Untrusted`] that names the path, says what is wrong
+//! and what to do. This module never reads or writes a connection.
 
-use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::{
+    io,
+    os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt},
+};
 
+#[cfg(unix)]
 use tokio::net::UnixStream;
 
-/// The current user's id.
-pub fn current_uid() -> u32 {
-    rustix::process::getuid().as_raw()
-}
+#[cfg(unix)]
+pub use crate::platform::unix::{ClientStream, Listener, ServerStream, connect, remove_stale};
+#[cfg(windows)]
+pub use crate::platform::windows::{
+    ClientStream, Listener, ServerStream, bridge_sockets, check_client, check_dir, check_peer, connect,
+    ensure_private_dir, remove_stale,
+};
+use crate::platform::{self, Env, Os};
+#[cfg(unix)]
+use crate::platform::{DirFacts, Side};
 
-/// The directory holding bridge sockets for this user.
+/// The directory holding bridge sockets for this user (the pipe namespace on Windows).
 pub fn socket_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join("sightline"),
-        _ => std::env::temp_dir().join(format!("sightline-{}", current_uid())),
-    }
+    platform::bridge_dir(Os::CURRENT, &Env::current())
 }
 
-/// The socket a bridge process with id `pid` listens on, in `dir`.
+/// The socket (or pipe) a bridge process with id `pid` listens on, in `dir`.
 pub fn bridge_socket_path(dir: &Path, pid: u32) -> PathBuf {
-    dir.join(format!("bridge-{pid}.sock"))
+    platform::bridge_endpoint(Os::CURRENT, dir, &Env::current(), pid)
 }
 
 /// Why a socket directory, socket or listening process is not trusted. Nothing is sent to it.
+#[cfg_attr(windows, allow(dead_code, reason = "the socket file checks are made on Unix only"))]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Untrusted {
     /// The directory belongs to another user: they may have made it to receive your calls.
@@ -136,6 +151,30 @@ pub enum Untrusted {
         /// This user.
         uid: u32,
     },
+    /// The process serving a named pipe runs as another Windows user.
+    #[error(
+        "refusing {}: the process serving it runs as {peer}, not as you ({user}), so it is not your browser's \
+         bridge. Nothing was sent. Find out which program created that pipe.",
+        .pipe.display()
+    )]
+    PipeServerUser {
+        /// The pipe.
+        pipe: PathBuf,
+        /// The server's user (SID).
+        peer: String,
+        /// This user (SID).
+        user: String,
+    },
+    /// A process of another Windows user connected to the bridge's pipe.
+    #[error("refused a connection to {} from {peer}: only {user} may use this bridge", .pipe.display())]
+    PipeClientUser {
+        /// The bridge's pipe.
+        pipe: PathBuf,
+        /// The client's user (SID).
+        peer: String,
+        /// This user (SID).
+        user: String,
+    },
     /// The listener's credentials could not be read.
     #[error("refusing {}: cannot tell who listens on it ({message}). Nothing was sent.", .socket.display())]
     PeerUnknown {
@@ -146,8 +185,15 @@ pub enum Untrusted {
     },
 }
 
+/// The current user's id.
+#[cfg(unix)]
+pub fn current_uid() -> u32 {
+    platform::current_uid()
+}
+
 /// Creates `dir` (mode 0700) if needed and checks that it is private to this user; tightens a
 /// directory of this user's that became more open. For the bridge, which owns the directory.
+#[cfg(unix)]
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent)?;
@@ -172,75 +218,54 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Restricts a freshly bound socket to its owner (the umask already did; this says it).
+#[cfg(unix)]
 pub fn make_socket_private(path: &Path) -> io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
 }
 
-/// Checks, without changing anything, that `dir` can hold only this user's sockets: a plain
-/// directory owned by the user, closed to everyone else, in a parent nobody else can swap it
-/// out of (owned by the user or root, and writable by others only if sticky, like `/tmp`).
-/// `Ok(false)` when it does not exist (no bridge has run).
+#[cfg(unix)]
+fn facts(meta: &std::fs::Metadata) -> DirFacts {
+    DirFacts { is_dir: meta.is_dir(), owner: meta.uid(), mode: meta.mode() }
+}
+
+/// Checks, without changing anything, that `dir` can hold only this user's sockets (the rule
+/// is [`platform::check_socket_dir`]). `Ok(false)` when it does not exist (no bridge has run).
+#[cfg(unix)]
 pub fn check_dir(dir: &Path) -> Result<bool, Untrusted> {
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
         Err(_) => return Err(Untrusted::NotADirectory { dir: dir.to_owned() }),
     };
-    if !meta.is_dir() {
-        return Err(Untrusted::NotADirectory { dir: dir.to_owned() });
-    }
-    let uid = current_uid();
-    if meta.uid() != uid {
-        return Err(Untrusted::DirOwner { dir: dir.to_owned(), owner: meta.uid(), uid });
-    }
-    if meta.mode() & 0o077 != 0 {
-        return Err(Untrusted::DirMode { dir: dir.to_owned(), mode: meta.mode() & 0o7777 });
-    }
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
-        && let Ok(parent_meta) = std::fs::metadata(parent)
-    {
-        let owner_ok = parent_meta.uid() == uid || parent_meta.uid() == 0;
-        let mode = parent_meta.mode() & 0o7777;
-        let others_write = mode & 0o022 != 0;
-        let sticky = mode & 0o1000 != 0;
-        if !owner_ok || (others_write && !sticky) {
-            return Err(Untrusted::Parent {
-                dir: dir.to_owned(),
-                parent: parent.to_owned(),
-                owner: parent_meta.uid(),
-                mode,
-            });
-        }
-    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+    let parent_meta = parent.and_then(|p| std::fs::metadata(p).ok());
+    let parent = parent.zip(parent_meta.as_ref().map(facts));
+    platform::check_socket_dir(dir, facts(&meta), parent, current_uid())?;
     Ok(true)
 }
 
 /// The bridge sockets in `dir` (which [`check_dir`] accepted), sorted by path. Socket files
 /// of another user come back as errors, to be reported and never connected to.
+#[cfg(unix)]
 pub fn bridge_sockets(dir: &Path) -> Vec<Result<PathBuf, Untrusted>> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let uid = current_uid();
+    let env = Env::current();
     let mut found: Vec<Result<PathBuf, Untrusted>> = entries
         .filter_map(Result::ok)
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("bridge-") && name.ends_with(".sock")
-        })
+        .filter(|e| platform::is_bridge_endpoint(Os::CURRENT, &e.file_name().to_string_lossy(), &env))
         .filter_map(|e| {
             let path = e.path();
             let meta = std::fs::symlink_metadata(&path).ok()?;
-            Some(if meta.uid() == uid {
-                Ok(path)
-            } else {
-                Err(Untrusted::SocketOwner { socket: path, owner: meta.uid(), uid })
-            })
+            Some(platform::check_socket_owner(&path, meta.uid(), uid).map(|()| path))
         })
         .collect();
     found.sort_by(|a, b| sort_key(a).cmp(sort_key(b)));
     found
 }
 
+/// The path an entry of a listing is about, to sort by.
+#[cfg(unix)]
 fn sort_key(entry: &Result<PathBuf, Untrusted>) -> &Path {
     match entry {
         Ok(path) | Err(Untrusted::SocketOwner { socket: path, .. }) => path,
@@ -250,24 +275,19 @@ fn sort_key(entry: &Result<PathBuf, Untrusted>) -> &Path {
 
 /// Fails unless the process listening at the other end of `stream` runs as this user. A client
 /// calls it on `socket` right after connecting, before writing anything.
+#[cfg(unix)]
 pub fn check_peer(stream: &UnixStream, socket: &Path) -> Result<(), Untrusted> {
-    let uid = current_uid();
-    match peer_uid(stream, socket)? {
-        peer if peer == uid => Ok(()),
-        peer => Err(Untrusted::PeerUid { socket: socket.to_owned(), peer, uid }),
-    }
+    platform::check_socket_peer(socket, Side::Listener, peer_uid(stream, socket)?, current_uid())
 }
 
 /// Fails unless the process that connected to the bridge's `socket` runs as this user. The
 /// bridge calls it on every connection before reading anything.
+#[cfg(unix)]
 pub fn check_client(stream: &UnixStream, socket: &Path) -> Result<(), Untrusted> {
-    let uid = current_uid();
-    match peer_uid(stream, socket)? {
-        peer if peer == uid => Ok(()),
-        peer => Err(Untrusted::ClientUid { socket: socket.to_owned(), peer, uid }),
-    }
+    platform::check_socket_peer(socket, Side::Client, peer_uid(stream, socket)?, current_uid())
 }
 
+#[cfg(unix)]
 fn peer_uid(stream: &UnixStream, socket: &Path) -> Result<u32, Untrusted> {
     stream
         .peer_cred()

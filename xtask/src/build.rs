@@ -181,6 +181,24 @@ pub fn lint() -> anyhow::Result<()> {
         "-D",
         "warnings",
     ]))?;
+    // The host is also built for macOS and Windows: lint it for their targets (std only, no
+    // linker needed), so code for one system cannot break on another unseen.
+    let installed = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    for target in ["x86_64-pc-windows-gnu", "x86_64-apple-darwin", "aarch64-apple-darwin"] {
+        if !installed.lines().any(|l| l.trim() == target) {
+            run(Command::new("rustup").args(["target", "add", target]))?;
+        }
+        run(cargo().current_dir(&root).args([
+            "clippy",
+            "--package",
+            "sightline-host",
+            "--target",
+            target,
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+    }
     engine_files_stay_small(&root.join("core/src"))
 }
 
