@@ -65,6 +65,9 @@ pub struct Env {
     pub xdg_runtime_dir: Option<PathBuf>,
     /// `XDG_STATE_HOME` (Linux).
     pub xdg_state_home: Option<PathBuf>,
+    /// The user's runtime directory that systemd-logind makes (`/run/user/$UID`), when it exists:
+    /// where `XDG_RUNTIME_DIR` points in a login session, for a process started without it.
+    pub login_runtime_dir: Option<PathBuf>,
     /// `LOCALAPPDATA` (Windows).
     pub local_app_data: Option<PathBuf>,
     /// The temporary directory: `$TMPDIR` or `/tmp` on Unix (per user on macOS), `%TEMP%` on
@@ -86,6 +89,8 @@ impl Env {
             xdg_config_home: var("XDG_CONFIG_HOME"),
             xdg_runtime_dir: var("XDG_RUNTIME_DIR"),
             xdg_state_home: var("XDG_STATE_HOME"),
+            login_runtime_dir: Some(PathBuf::from(format!("/run/user/{}", current_uid())))
+                .filter(|dir| cfg!(target_os = "linux") && dir.is_dir()),
             local_app_data: var("LOCALAPPDATA"),
             temp_dir: std::env::temp_dir(),
             uid: current_uid(),
@@ -215,14 +220,17 @@ pub fn user_data_dir_unsupported(os: Os) -> Option<&'static str> {
     )
 }
 
-/// Where the bridges' endpoints are: the socket directory (`$XDG_RUNTIME_DIR/sightline`, else
+/// Where the bridges' endpoints are: the socket directory (`$XDG_RUNTIME_DIR/sightline`; without
+/// that variable on Linux, `/run/user/$UID/sightline` when that runtime directory exists, since
+/// some MCP clients start servers with only a few variables while the browser has them all; else
 /// `$TMPDIR/sightline-$UID`, which on macOS is under the per-user `$TMPDIR`), or the pipe
 /// namespace `\\.\pipe\` on Windows.
 pub fn bridge_dir(os: Os, env: &Env) -> PathBuf {
-    match (os, &env.xdg_runtime_dir) {
-        (Os::Windows, _) => PathBuf::from(r"\\.\pipe\"),
-        (_, Some(dir)) => dir.join("sightline"),
-        (_, None) => env.temp_dir.join(format!("sightline-{}", env.uid)),
+    match (os, &env.xdg_runtime_dir, &env.login_runtime_dir) {
+        (Os::Windows, ..) => PathBuf::from(r"\\.\pipe\"),
+        (_, Some(dir), _) => dir.join("sightline"),
+        (Os::Linux, None, Some(dir)) => dir.join("sightline"),
+        _ => env.temp_dir.join(format!("sightline-{}", env.uid)),
     }
 }
 

@@ -118,6 +118,12 @@ fn bridges_listen_in_the_runtime_dir_or_a_per_user_temporary_dir() {
     assert_eq!(dir, Path::new("/run/user/1000/sightline"));
     assert_eq!(bridge_endpoint(Os::Linux, &dir, &env, 42), Path::new("/run/user/1000/sightline/bridge-42.sock"));
     assert_eq!(bridge_dir(Os::Linux, &linux()), Path::new("/tmp/sightline-1000"));
+    // A client started without XDG_RUNTIME_DIR finds the login session's runtime directory,
+    // where a browser that has the variable puts its bridge.
+    let trimmed = Env { login_runtime_dir: Some("/run/user/1000".into()), ..linux() };
+    assert_eq!(bridge_dir(Os::Linux, &trimmed), Path::new("/run/user/1000/sightline"));
+    let both = Env { xdg_runtime_dir: Some("/custom".into()), ..trimmed };
+    assert_eq!(bridge_dir(Os::Linux, &both), Path::new("/custom/sightline"), "the variable wins");
     // macOS: $TMPDIR is already the user's own.
     let dir = bridge_dir(Os::Mac, &macos());
     assert_eq!(dir, Path::new("/var/folders/zz/abc123/T/sightline-501"));
