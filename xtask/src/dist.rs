@@ -30,8 +30,8 @@ pub struct Packages {
     pub written: Vec<String>,
 }
 
-/// Builds the host for each of `targets` (the machine's own when empty) and writes the packages
-/// of `built` to `target/dist/`, fresh.
+/// Builds the host for each of `targets` (besides the machine's own, which `built` has) and writes
+/// the packages of `built` to `target/dist/`, fresh.
 pub fn run_dist(built: &Built, targets: &[String]) -> anyhow::Result<Packages> {
     let dir = workspace_root().join("target/dist");
     if dir.exists() {
@@ -50,11 +50,11 @@ pub fn run_dist(built: &Built, targets: &[String]) -> anyhow::Result<Packages> {
 
     let install = install_text();
     std::fs::write(dir.join("INSTALL.md"), &install)?;
-    let host = if targets.is_empty() {
-        vec![(host_triple()?, built.host_binary.clone())]
-    } else {
-        targets.iter().map(|t| Ok((t.clone(), build_host(t)?))).collect::<anyhow::Result<Vec<_>>>()?
-    };
+    let own = host_triple()?;
+    let mut host = vec![(own.clone(), built.host_binary.clone())];
+    for target in targets.iter().filter(|t| **t != own) {
+        host.push((target.clone(), build_host(target)?));
+    }
     for (target, binary) in host {
         archives.push(write_host_archive(&dir, &target, &binary, &install)?);
     }

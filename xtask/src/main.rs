@@ -54,7 +54,7 @@ enum Command {
     /// Write the release packages to target/dist/: the extension (store zip and unpacked), the host
     /// archive per target, SHA256SUMS and INSTALL.md.
     Dist {
-        /// Build the host for this target triple too (repeatable; default: this machine's).
+        /// Also build the host for this target triple (repeatable), e.g. x86_64-pc-windows-gnu.
         #[arg(long = "target", value_name = "TRIPLE")]
         targets: Vec<String>,
     },
