@@ -19,6 +19,60 @@ pub fn compact(schema: &Map<String, Value>) -> Map<String, Value> {
     map
 }
 
+/// The compact form of an output schema: as [`compact`], and without what only an argument
+/// needs or a machine reading the result does not: defaults, descriptions below the result's
+/// own fields (a nested field's name says enough there), and the field lists of objects nested
+/// in the result (figures such as a snapshot's `stats`, declared as an object with its
+/// description; the items of a list keep theirs).
+pub fn compact_output(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut map = compact(schema);
+    strip_defaults(&mut map);
+    if let Some(Value::Object(fields)) = map.get_mut("properties") {
+        for field in fields.values_mut() {
+            strip_descriptions_below(field);
+            if let Value::Object(field) = field
+                && field.get("type").and_then(Value::as_str) == Some("object")
+                && field.remove("properties").is_some()
+            {
+                field.remove("required");
+            }
+        }
+    }
+    map
+}
+
+fn strip_defaults(map: &mut Map<String, Value>) {
+    map.remove("default");
+    for value in map.values_mut() {
+        match value {
+            Value::Object(inner) => strip_defaults(inner),
+            Value::Array(items) => items.iter_mut().filter_map(Value::as_object_mut).for_each(strip_defaults),
+            _ => {}
+        }
+    }
+}
+
+/// Removes the descriptions of everything inside `field`, keeping its own.
+fn strip_descriptions_below(field: &mut Value) {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("description");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    if let Value::Object(map) = field {
+        for (key, value) in map.iter_mut() {
+            if key != "description" {
+                strip(value);
+            }
+        }
+    }
+}
+
 fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     let Value::Object(map) = value else {
         if let Value::Array(items) = value {
@@ -92,6 +146,35 @@ mod tests {
     use super::*;
     use serde_json::json;
     use sightline_core::protocol::ClickParams;
+
+    #[test]
+    fn output_schemas_keep_their_fields_descriptions_only() {
+        let compacted = compact_output(
+            json!({
+                "type": "object",
+                "properties": {
+                    "stats": {"type": "object", "description": "What the pipeline did.", "default": {"n": 0},
+                              "properties": {"n": {"type": "integer", "description": "Nodes."}}, "required": ["n"]},
+                    "items": {"type": "array", "description": "Items.",
+                              "items": {"type": "object", "description": "One item.",
+                                        "properties": {"ref": {"type": "string", "description": "Its ref."}}}}
+                }
+            })
+            .as_object()
+            .unwrap(),
+        );
+        assert_eq!(
+            Value::Object(compacted),
+            json!({
+                "type": "object",
+                "properties": {
+                    "stats": {"type": "object", "description": "What the pipeline did."},
+                    "items": {"type": "array", "description": "Items.",
+                              "items": {"type": "object", "properties": {"ref": {"type": "string"}}}}
+                }
+            })
+        );
+    }
 
     #[test]
     fn click_parameters_compact_to_plain_json_schema() {
