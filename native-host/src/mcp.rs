@@ -24,6 +24,8 @@ use sightline_core::protocol::{
     ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
     SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams,
 };
+use sightline_core::protocol::{DragParams, FillFormParams, ScrollParams, WaitForParams};
+use sightline_core::protocol::{FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams};
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
 use crate::link;
@@ -73,7 +75,7 @@ impl SightlineMcp {
         for route in tool_router.map.values_mut() {
             route.attr.input_schema = Arc::new(crate::schema::compact(&route.attr.input_schema));
             if let Some(output) = &route.attr.output_schema {
-                route.attr.output_schema = Some(Arc::new(crate::schema::compact(output)));
+                route.attr.output_schema = Some(Arc::new(crate::schema::compact_output(output)));
             }
         }
         let session = format!("{}-{nanos:x}", std::process::id());
@@ -177,6 +179,100 @@ impl SightlineMcp {
     }
 
     #[tool(
+        description = "Fill several form fields in one call.",
+        output_schema = page_answer()
+    )]
+    async fn browser_fill_form(
+        &self,
+        Parameters(p): Parameters<FillFormParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserFillForm(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Scroll the page or an element; the answer shows what appeared.",
+        output_schema = page_answer()
+    )]
+    async fn browser_scroll(
+        &self,
+        Parameters(p): Parameters<ScrollParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserScroll(p), ctx).await)
+    }
+
+    #[tool(description = "Wait for text to appear or go, an element to go, or a time.", output_schema = page_answer())]
+    async fn browser_wait_for(
+        &self,
+        Parameters(p): Parameters<WaitForParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserWaitFor(p), ctx).await)
+    }
+
+    #[tool(description = "Drag an element onto another, or by dx/dy pixels.", output_schema = page_answer())]
+    async fn browser_drag(
+        &self,
+        Parameters(p): Parameters<DragParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserDrag(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Screenshot of the viewport, the whole page or an element.",
+        output_schema = object_schema(serde_json::json!({"width": {"type": "integer"}, "height": {"type": "integer"}}))
+    )]
+    async fn browser_take_screenshot(
+        &self,
+        Parameters(p): Parameters<ScreenshotParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserTakeScreenshot(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Click at viewport CSS pixels. Last resort, for what has no ref (canvas).",
+        output_schema = page_answer()
+    )]
+    async fn browser_mouse_click_xy(
+        &self,
+        Parameters(p): Parameters<MouseClickXyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserMouseClickXy(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Drag between viewport CSS pixels. Last resort, for what has no ref.",
+        output_schema = page_answer()
+    )]
+    async fn browser_mouse_drag_xy(
+        &self,
+        Parameters(p): Parameters<MouseDragXyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserMouseDragXy(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Choose files for a file input, or for the file chooser an action opened.",
+        output_schema = page_answer()
+    )]
+    async fn browser_file_upload(
+        &self,
+        Parameters(p): Parameters<FileUploadParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        // The browser cannot look at files: they are checked here, before the call leaves.
+        if let Err(text) = uploads::check(&p.paths) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!("browser_file_upload: {text}"))]));
+        }
+        Ok(self.forward(ToolCall::BrowserFileUpload(p), ctx).await)
+    }
+
+    #[tool(
         description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
                        failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
     )]
@@ -245,6 +341,23 @@ impl SightlineMcp {
 
 #[cfg(test)]
 mod argument_fuzz;
+mod uploads;
+
+/// The output schema of tools that answer with the page: what kind of answer it is (`full`,
+/// `no_change`, `delta`, `overlay_opened`, `overlay_closed`, `dialog_opened`), with the facts
+/// of that kind (the version among them) beside it. Only the kind is declared: every byte here
+/// is paid for in every session.
+fn page_answer() -> Arc<rmcp::model::JsonObject> {
+    object_schema(serde_json::json!({"kind": {"type": "string"}}))
+}
+
+/// An object schema with these `properties`.
+fn object_schema(properties: serde_json::Value) -> Arc<rmcp::model::JsonObject> {
+    let mut schema = rmcp::model::JsonObject::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), properties);
+    Arc::new(schema)
+}
 
 fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(output.text)];

@@ -132,6 +132,12 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
             map.insert("type".into(), ty);
         }
     }
+    // The items of a described list: the list's description says what they are.
+    if map.contains_key("description")
+        && let Some(Value::Object(items)) = map.get_mut("items")
+    {
+        items.remove("description");
+    }
     for v in map.values_mut() {
         rewrite(v, defs);
     }
@@ -190,7 +196,7 @@ mod tests {
                     "double": {"type": "boolean", "description": "Double click."},
                     "button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Mouse button (default left)."},
                     "since_version": {"type": "integer", "description": "The version (`vN`) your refs come from; if the page changed since, you are told what."},
-                    "tab": {"type": "integer", "description": "Tab id (default: current tab)."}
+                    "tab": {"type": "integer", "description": "Tab id (default current)."}
                 },
                 "required": ["ref"]
             })

@@ -11,8 +11,11 @@
 
 mod actions;
 mod changes;
+mod files;
 mod find;
 mod logs;
+mod page;
+mod shot;
 mod snapshot;
 mod tabs;
 
@@ -225,6 +228,14 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserHover(p) => actions::hover(state, session, p, ctx).await,
         ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(state, session, p, ctx).await,
         ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserFillForm(p) => page::fill_form(state, session, p, ctx).await,
+        ToolCall::BrowserScroll(p) => page::scroll(state, session, p, ctx).await,
+        ToolCall::BrowserWaitFor(p) => page::wait_for(state, session, p, ctx).await,
+        ToolCall::BrowserDrag(p) => page::drag(state, session, p, ctx).await,
+        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await.map_err(Failure::from),
+        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
+        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
+        ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),
