@@ -85,8 +85,10 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
             refuse_if_dialog(state, tab, "browser_navigate")?;
             enough_time_to_act(ctx, "browser_navigate")?;
             ctx.acting_on(tab);
-            let settled = navigation::history(state, tab, step).await?;
-            page_after_load(state, session, tab, &settled, None).await
+            match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
+                Ok(settled) => page_after_load(state, session, tab, &settled, None).await,
+                Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
+            }
         }
         (None, None) => unreachable!("checked above"),
     }
@@ -124,7 +126,12 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
-        navigation::goto(state, tab, &url).await?
+        // A page that asks before it is left ("leave this page?") holds the navigation until
+        // that question is answered: the answer is the question, at once.
+        match or_dialog(state, tab, ctx, navigation::goto(state, tab, &url)).await? {
+            Ok(settled) => settled,
+            Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
+        }
     } else {
         navigation::goto_without_debugger(state, tab, &url).await?
     };
@@ -254,16 +261,27 @@ async fn settle_or_dialog(
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
+    or_dialog(state, tab, ctx, navigation::act_and_settle(state, tab, action)).await
+}
+
+/// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
+/// leave-page question): then the dialog, and `work` is dropped where it waits.
+async fn or_dialog<T>(
+    state: &Rc<State>,
+    tab: i32,
+    ctx: &CallContext,
+    work: impl std::future::Future<Output = Result<T, ToolError>>,
+) -> Result<Result<T, OpenDialog>, ToolError> {
     let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
-    let settle = std::pin::pin!(navigation::act_and_settle(state, tab, action));
+    let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline.left_ms(), |e| e.session_id.is_none()));
-    match select(settle, opened).await {
-        Either::Left((settled, _)) => Ok(Ok(settled?)),
-        Either::Right((Some(event), settle)) => match OpenDialog::from_event(&event.params) {
+    match select(work, opened).await {
+        Either::Left((done, _)) => Ok(Ok(done?)),
+        Either::Right((Some(event), work)) => match OpenDialog::from_event(&event.params) {
             Some(dialog) => Ok(Err(dialog)),
-            None => Ok(Ok(settle.await?)),
+            None => Ok(Ok(work.await?)),
         },
-        Either::Right((None, settle)) => Ok(Ok(settle.await?)),
+        Either::Right((None, work)) => Ok(Ok(work.await?)),
     }
 }
 
