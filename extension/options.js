@@ -1,6 +1,6 @@
 // @ts-check
 // The options page: reads and writes the settings the runtime reads at each call, in
-// chrome.storage.local: `sightline.options` (`allow_file_urls`) and `sightline.noise`
+// chrome.storage.local: `sightline.options` (`allow_file_urls`, `allow_evaluate`) and `sightline.noise`
 // (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
 // and to forget the recorded calls.
 
@@ -87,6 +87,14 @@ chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowFile.checked = Boo
 allowFile.addEventListener('change', async () => {
   const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
   await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_file_urls: allowFile.checked } });
+  saved();
+});
+
+const allowEvaluate = /** @type {HTMLInputElement} */ ($('allow-evaluate'));
+chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowEvaluate.checked = Boolean(stored[OPTIONS_KEY]?.allow_evaluate); });
+allowEvaluate.addEventListener('change', async () => {
+  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_evaluate: allowEvaluate.checked } });
   saved();
 });
 

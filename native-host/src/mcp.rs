@@ -12,6 +12,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -25,7 +26,9 @@ use sightline_core::protocol::{
     SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams,
 };
 use sightline_core::protocol::{DragParams, FillFormParams, ScrollParams, WaitForParams};
-use sightline_core::protocol::{FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams};
+use sightline_core::protocol::{
+    EvaluateParams, FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams,
+};
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
 use crate::link;
@@ -38,6 +41,9 @@ elements by ref (e12). Actions answer with what changed. Only tabs you opened or
 pub struct SightlineMcp {
     client: Arc<BridgeClient>,
     tool_router: ToolRouter<Self>,
+    /// Whether the user allows `browser_evaluate`, as the browser said in its latest answer
+    /// (off until it says otherwise): the tool is listed only then.
+    evaluate: Arc<AtomicBool>,
 }
 
 /// How `sightline-host mcp` reaches the browser.
@@ -80,7 +86,7 @@ impl SightlineMcp {
         }
         let session = format!("{}-{nanos:x}", std::process::id());
         let client = BridgeClient::new(session, options.socket_dir, options.choice, options.time_limit);
-        Self { client: Arc::new(client), tool_router }
+        Self { client: Arc::new(client), tool_router, evaluate: Arc::new(AtomicBool::new(false)) }
     }
 
     #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
@@ -273,6 +279,20 @@ impl SightlineMcp {
     }
 
     #[tool(
+        description = "Run a JavaScript function in the page (isolated world unless main_world); returns its JSON.",
+        output_schema = object_schema(serde_json::json!({"world": {"type": "string"}}))
+    )]
+    async fn browser_evaluate(
+        &self,
+        Parameters(p): Parameters<EvaluateParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        // Listed only while the user allows it; the extension refuses it otherwise, whatever
+        // the host believes.
+        Ok(self.forward(ToolCall::BrowserEvaluate(p), ctx).await)
+    }
+
+    #[tool(
         description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
                        failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
     )]
@@ -315,8 +335,19 @@ impl SightlineMcp {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SightlineMcp {
+    /// Every tool, `browser_evaluate` only while the user allows it.
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, McpError> {
+        let evaluate = self.evaluate.load(Ordering::Relaxed);
+        let tools = self.tool_router.list_all().into_iter().filter(|t| evaluate || t.name != "browser_evaluate");
+        Ok(rmcp::model::ListToolsResult::with_all_items(tools.collect()))
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("sightline", link::HOST_VERSION))
             .with_instructions(INSTRUCTIONS)
     }
@@ -335,7 +366,14 @@ impl SightlineMcp {
         if let Some(info) = ctx.peer.peer_info() {
             self.client.set_client_name(&info.client_info.name);
         }
-        to_mcp(self.client.call(call, ctx.ct.cancelled_owned()).await)
+        let output = self.client.call(call, ctx.ct.cancelled_owned()).await;
+        // The user turned browser_evaluate on or off: the client lists the tools again.
+        if let Some(allowed) = output.evaluate_allowed
+            && self.evaluate.swap(allowed, Ordering::Relaxed) != allowed
+        {
+            let _ = ctx.peer.notify_tool_list_changed().await;
+        }
+        to_mcp(output)
     }
 }
 

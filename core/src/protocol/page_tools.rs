@@ -247,3 +247,21 @@ pub struct FileUploadParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
+
+/// Run a JavaScript function in the page (only when the user allowed it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateParams {
+    /// `() => …`, or `(element) => …` with `ref`; may be async.
+    pub function: String,
+    /// Element passed to the function.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element_ref: Option<String>,
+    /// Run with the page's own scripts (default: an isolated world).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub main_world: bool,
+    /// Tab id (default current).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}

@@ -49,6 +49,8 @@ pub enum ToolCall {
     BrowserMouseDragXy(MouseDragXyParams),
     /// `browser_file_upload`
     BrowserFileUpload(FileUploadParams),
+    /// `browser_evaluate`
+    BrowserEvaluate(EvaluateParams),
     /// `get_changes_since`
     GetChangesSince(super::changes::ChangesParams),
     /// `browser_checkpoint`
@@ -81,6 +83,7 @@ impl ToolCall {
             ToolCall::BrowserMouseClickXy(_) => "browser_mouse_click_xy",
             ToolCall::BrowserMouseDragXy(_) => "browser_mouse_drag_xy",
             ToolCall::BrowserFileUpload(_) => "browser_file_upload",
+            ToolCall::BrowserEvaluate(_) => "browser_evaluate",
             ToolCall::GetChangesSince(_) => "get_changes_since",
             ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
             ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
@@ -109,6 +112,7 @@ impl ToolCall {
             ToolCall::BrowserMouseClickXy(p) => p.tab,
             ToolCall::BrowserMouseDragXy(p) => p.tab,
             ToolCall::BrowserFileUpload(p) => p.tab,
+            ToolCall::BrowserEvaluate(p) => p.tab,
             ToolCall::GetChangesSince(p) => p.tab,
             ToolCall::BrowserCheckpoint(_) => None,
             ToolCall::BrowserConsoleMessages(p) => p.tab,
@@ -177,6 +181,11 @@ impl ToolCall {
             ToolCall::BrowserFileUpload(p) => {
                 let on = p.element_ref.as_deref().map(|r| format!(" into {r}")).unwrap_or_default();
                 Some((ActionKind::Other, format!("upload {} file(s){on}", p.paths.len())))
+            }
+            ToolCall::BrowserEvaluate(p) => {
+                let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
+                let world = if p.main_world { " in the page's world" } else { "" };
+                Some((ActionKind::Other, format!("evaluate a function{on}{world}")))
             }
             ToolCall::BrowserTabs(_)
             | ToolCall::BrowserTakeScreenshot(_)

@@ -7,7 +7,7 @@ use sightline_core::urls::UrlPolicy;
 
 use crate::chrome;
 
-/// `chrome.storage.local` key of the options, e.g. `{"allow_file_urls": true}`.
+/// `chrome.storage.local` key of the options, e.g. `{"allow_file_urls": true, "allow_evaluate": false}`.
 pub const OPTIONS_KEY: &str = "sightline.options";
 
 /// What the user allowed.
@@ -16,6 +16,8 @@ pub const OPTIONS_KEY: &str = "sightline.options";
 pub struct Options {
     /// Agents may load `file:` URLs.
     pub allow_file_urls: bool,
+    /// Agents may run JavaScript in pages (`browser_evaluate`).
+    pub allow_evaluate: bool,
 }
 
 impl Options {

@@ -11,6 +11,7 @@
 
 mod actions;
 mod changes;
+mod evaluate;
 mod files;
 mod find;
 mod logs;
@@ -123,7 +124,11 @@ pub async fn run_within(
         }
     });
     let how = match select(work, stop).await {
-        Either::Left((output, _)) => return Some(output),
+        Either::Left((mut output, _)) => {
+            // The host lists browser_evaluate only while the user allows it.
+            output.evaluate_allowed = Some(crate::options::Options::read().await.allow_evaluate);
+            return Some(output);
+        }
         // Dropping the tool's future here releases its tab and every wait it was in.
         Either::Right((how, work)) => {
             drop(work);
@@ -236,6 +241,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
         ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
         ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
+        ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),

@@ -178,7 +178,7 @@ pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotPara
         text,
         structured: Some(serde_json::json!({"width": w, "height": h, "type": name})),
         image: Some(ImageData { mime: mime.to_owned(), base64: captured.data }),
-        is_error: false,
+        ..ToolOutput::default()
     })
 }
 
