@@ -83,6 +83,11 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     for key in ["$schema", "$defs", "title", "format"] {
         map.remove(key);
     }
+    // Unknown arguments are refused by name when the call is read; saying so in every
+    // schema costs each session a hundred tokens.
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
+    }
     if map.get("type").and_then(Value::as_str) == Some("integer") || is_nullable_integer(map) {
         map.remove("minimum");
     }
@@ -190,7 +195,6 @@ mod tests {
             Value::Object(compacted),
             json!({
                 "type": "object",
-                "additionalProperties": false,
                 "properties": {
                     "ref": {"type": "string", "description": "Element ref from the snapshot, e.g. `e12`."},
                     "double": {"type": "boolean", "description": "Double click."},
