@@ -27,7 +27,7 @@ use sightline_core::protocol::{
 };
 use sightline_core::protocol::{DragParams, FillFormParams, ScrollParams, WaitForParams};
 use sightline_core::protocol::{
-    EvaluateParams, FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams,
+    EvaluateParams, FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams, SelectTextParams,
 };
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
@@ -290,6 +290,15 @@ impl SightlineMcp {
         // Listed only while the user allows it; the extension refuses it otherwise, whatever
         // the host believes.
         Ok(self.forward(ToolCall::BrowserEvaluate(p), ctx).await)
+    }
+
+    #[tool(description = "Select words on the page or in an element, as a person drags over them.", output_schema = page_answer())]
+    async fn browser_select_text(
+        &self,
+        Parameters(p): Parameters<SelectTextParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserSelectText(p), ctx).await)
     }
 
     #[tool(

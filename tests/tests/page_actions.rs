@@ -257,3 +257,24 @@ async fn files_are_chosen_for_an_input_or_an_open_chooser_and_bad_paths_never_le
     assert!(!attached.is_error, "{}", attached.text);
     assert!(rig.server.wait_for_event("attached cv.txt:5,notes.txt:10", WAIT), "{:?}", rig.server.events());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn words_are_selected_on_the_page_or_in_an_element() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = open_forms(&rig).await;
+
+    let words = c.call("browser_select_text", json!({"text": "brown fox jumps"})).await.unwrap();
+    assert!(!words.is_error, "{}", words.text);
+    assert!(words.text.starts_with(r#"! selected "brown fox jumps" (15 characters)"#), "{}", words.text);
+    assert!(rig.server.wait_for_event("selected brown fox jumps", WAIT), "{:?}", rig.server.events());
+    assert!(words.text.contains("Selected: brown fox jumps"), "the answer shows what followed: {}", words.text);
+
+    let email = named(&page, "Email");
+    let field = c.call("browser_select_text", json!({"ref": email})).await.unwrap();
+    assert!(!field.is_error && field.text.contains(r#"selected "old@example.com""#), "{}", field.text);
+    let missing = c.call("browser_select_text", json!({"text": "purple cow"})).await.unwrap();
+    assert!(missing.is_error && missing.text.contains(r#"the page has no text "purple cow""#), "{}", missing.text);
+    let nothing = c.call("browser_select_text", json!({})).await.unwrap();
+    assert!(nothing.is_error && nothing.text.contains("give `text`"), "{}", nothing.text);
+}

@@ -265,3 +265,19 @@ pub struct EvaluateParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
+
+/// Select the first `text` on the page or in an element, or all of an element's text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SelectTextParams {
+    /// Element ref (default: the page).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element_ref: Option<String>,
+    /// Words to select (default: all the element's text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Tab id (default current).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}

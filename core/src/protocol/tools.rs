@@ -51,6 +51,8 @@ pub enum ToolCall {
     BrowserFileUpload(FileUploadParams),
     /// `browser_evaluate`
     BrowserEvaluate(EvaluateParams),
+    /// `browser_select_text`
+    BrowserSelectText(SelectTextParams),
     /// `get_changes_since`
     GetChangesSince(super::changes::ChangesParams),
     /// `browser_checkpoint`
@@ -84,6 +86,7 @@ impl ToolCall {
             ToolCall::BrowserMouseDragXy(_) => "browser_mouse_drag_xy",
             ToolCall::BrowserFileUpload(_) => "browser_file_upload",
             ToolCall::BrowserEvaluate(_) => "browser_evaluate",
+            ToolCall::BrowserSelectText(_) => "browser_select_text",
             ToolCall::GetChangesSince(_) => "get_changes_since",
             ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
             ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
@@ -113,6 +116,7 @@ impl ToolCall {
             ToolCall::BrowserMouseDragXy(p) => p.tab,
             ToolCall::BrowserFileUpload(p) => p.tab,
             ToolCall::BrowserEvaluate(p) => p.tab,
+            ToolCall::BrowserSelectText(p) => p.tab,
             ToolCall::GetChangesSince(p) => p.tab,
             ToolCall::BrowserCheckpoint(_) => None,
             ToolCall::BrowserConsoleMessages(p) => p.tab,
@@ -186,6 +190,10 @@ impl ToolCall {
                 let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
                 let world = if p.main_world { " in the page's world" } else { "" };
                 Some((ActionKind::Other, format!("evaluate a function{on}{world}")))
+            }
+            ToolCall::BrowserSelectText(p) => {
+                let within = p.element_ref.as_deref().map(|r| format!(" in {r}")).unwrap_or_default();
+                Some((ActionKind::Other, format!("select text{within}")))
             }
             ToolCall::BrowserTabs(_)
             | ToolCall::BrowserTakeScreenshot(_)

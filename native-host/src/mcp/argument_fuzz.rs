@@ -49,6 +49,7 @@ const TOOLS: &[&str] = &[
     "browser_mouse_click_xy",
     "browser_mouse_drag_xy",
     "browser_file_upload",
+    "browser_select_text",
 ];
 
 /// Argument names of the tools, plus a few no tool has.

@@ -16,6 +16,7 @@ mod files;
 mod find;
 mod logs;
 mod page;
+mod select;
 mod shot;
 mod snapshot;
 mod tabs;
@@ -242,6 +243,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
         ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
         ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
+        ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),

@@ -276,7 +276,11 @@ async fn element_gone(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Res
 }
 
 /// Runs `function` on the page's document with `args` (CDP call arguments).
-async fn on_document(tab: i32, function: &str, args: serde_json::Value) -> Result<serde_json::Value, ToolError> {
+pub(super) async fn on_document(
+    tab: i32,
+    function: &str,
+    args: serde_json::Value,
+) -> Result<serde_json::Value, ToolError> {
     #[derive(serde::Deserialize)]
     struct Evaluated {
         result: input::ValueHolder,
