@@ -1,7 +1,7 @@
 // @ts-check
 // The options page: reads and writes the settings the runtime reads at each call, in
-// chrome.storage.local: `sightline.options` (`allow_file_urls`) and `sightline.noise`
-// (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
+// chrome.storage.local: `sightline.options` (`allow_file_urls`, `allow_evaluate`, `secret_words`)
+// and `sightline.noise` (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
 // and to forget the recorded calls and events.
 
 import { ask, el } from './ui/ask.js';
@@ -96,6 +96,14 @@ $('save-secret-words').addEventListener('click', async () => {
   const words = secretWords.value.split('\n').map((w) => w.trim()).filter((w) => w !== '').slice(0, 64);
   const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
   await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, secret_words: words } });
+  saved();
+});
+
+const allowEvaluate = /** @type {HTMLInputElement} */ ($('allow-evaluate'));
+chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowEvaluate.checked = Boolean(stored[OPTIONS_KEY]?.allow_evaluate); });
+allowEvaluate.addEventListener('change', async () => {
+  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_evaluate: allowEvaluate.checked } });
   saved();
 });
 

@@ -12,6 +12,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -28,6 +29,10 @@ use sightline_core::protocol::{
     ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
     SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams, UserSelectionParams,
 };
+use sightline_core::protocol::{DragParams, FillFormParams, ScrollParams, WaitForParams};
+use sightline_core::protocol::{
+    EvaluateParams, FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams, SelectTextParams,
+};
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
 use crate::link;
@@ -40,6 +45,9 @@ elements by ref (e12). Actions answer with what changed. Only tabs you opened or
 pub struct SightlineMcp {
     client: Arc<BridgeClient>,
     tool_router: ToolRouter<Self>,
+    /// Whether the user allows `browser_evaluate`, as the browser said in its latest answer
+    /// (off until it says otherwise): the tool is listed only then.
+    evaluate: Arc<AtomicBool>,
 }
 
 /// How `sightline-host mcp` reaches the browser.
@@ -83,7 +91,7 @@ impl SightlineMcp {
         }
         let session = format!("{}-{nanos:x}", std::process::id());
         let client = BridgeClient::new(session, options.socket_dir, options.choice, options.time_limit);
-        Self { client: Arc::new(client), tool_router }
+        Self { client: Arc::new(client), tool_router, evaluate: Arc::new(AtomicBool::new(false)) }
     }
 
     #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
@@ -182,6 +190,123 @@ impl SightlineMcp {
     }
 
     #[tool(
+        description = "Fill several form fields in one call.",
+        output_schema = page_answer()
+    )]
+    async fn browser_fill_form(
+        &self,
+        Parameters(p): Parameters<FillFormParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserFillForm(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Scroll the page or an element; the answer shows what appeared.",
+        output_schema = page_answer()
+    )]
+    async fn browser_scroll(
+        &self,
+        Parameters(p): Parameters<ScrollParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserScroll(p), ctx).await)
+    }
+
+    #[tool(description = "Wait for text to appear or go, an element to go, or a time.", output_schema = page_answer())]
+    async fn browser_wait_for(
+        &self,
+        Parameters(p): Parameters<WaitForParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserWaitFor(p), ctx).await)
+    }
+
+    #[tool(description = "Drag an element onto another, or by dx/dy pixels.", output_schema = page_answer())]
+    async fn browser_drag(
+        &self,
+        Parameters(p): Parameters<DragParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserDrag(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Screenshot of the viewport, the whole page or an element.",
+        output_schema = object_schema(serde_json::json!({"width": {"type": "integer"}, "height": {"type": "integer"}}))
+    )]
+    async fn browser_take_screenshot(
+        &self,
+        Parameters(p): Parameters<ScreenshotParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserTakeScreenshot(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Click at viewport CSS pixels. Last resort, for what has no ref (canvas).",
+        output_schema = page_answer()
+    )]
+    async fn browser_mouse_click_xy(
+        &self,
+        Parameters(p): Parameters<MouseClickXyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserMouseClickXy(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Drag between viewport CSS pixels. Last resort, for what has no ref.",
+        output_schema = page_answer()
+    )]
+    async fn browser_mouse_drag_xy(
+        &self,
+        Parameters(p): Parameters<MouseDragXyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserMouseDragXy(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Choose files for a file input, or for the file chooser an action opened.",
+        output_schema = page_answer()
+    )]
+    async fn browser_file_upload(
+        &self,
+        Parameters(p): Parameters<FileUploadParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        // The browser cannot look at files: they are checked here, before the call leaves.
+        if let Err(text) = uploads::check(&p.paths) {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!("browser_file_upload: {text}"))]));
+        }
+        Ok(self.forward(ToolCall::BrowserFileUpload(p), ctx).await)
+    }
+
+    #[tool(
+        description = "Run a JavaScript function in the page (isolated world unless main_world); returns its JSON.",
+        output_schema = object_schema(serde_json::json!({"world": {"type": "string"}}))
+    )]
+    async fn browser_evaluate(
+        &self,
+        Parameters(p): Parameters<EvaluateParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        // Listed only while the user allows it; the extension refuses it otherwise, whatever
+        // the host believes.
+        Ok(self.forward(ToolCall::BrowserEvaluate(p), ctx).await)
+    }
+
+    #[tool(description = "Select words on the page or in an element, as a person drags over them.", output_schema = page_answer())]
+    async fn browser_select_text(
+        &self,
+        Parameters(p): Parameters<SelectTextParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.forward(ToolCall::BrowserSelectText(p), ctx).await)
+    }
+
+    #[tool(
         description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
                        failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
     )]
@@ -237,8 +362,17 @@ impl SightlineMcp {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SightlineMcp {
+    /// See [`SightlineMcp::listed_tools`].
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, McpError> {
+        Ok(rmcp::model::ListToolsResult::with_all_items(self.listed_tools()))
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info(Implementation::new("sightline", link::HOST_VERSION))
             .with_instructions(INSTRUCTIONS)
     }
@@ -251,10 +385,11 @@ impl Default for SightlineMcp {
 }
 
 impl SightlineMcp {
-    /// The tools as `tools/list` lists them.
-    #[cfg(test)]
+    /// The tools as `tools/list` lists them: every tool, `browser_evaluate` only while the user
+    /// allows it.
     pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
-        self.tool_router.list_all()
+        let evaluate = self.evaluate.load(Ordering::Relaxed);
+        self.tool_router.list_all().into_iter().filter(|t| evaluate || t.name != "browser_evaluate").collect()
     }
 
     /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
@@ -265,10 +400,17 @@ impl SightlineMcp {
         }
         let tool = call.name();
         let answer = self.client.call(call, ctx.ct.cancelled_owned());
-        match ctx.meta.get_progress_token() {
-            None => to_mcp(answer.await),
-            Some(token) => to_mcp(with_progress(answer, tool, token, &ctx.peer).await),
+        let output = match ctx.meta.get_progress_token() {
+            None => answer.await,
+            Some(token) => with_progress(answer, tool, token, &ctx.peer).await,
+        };
+        // The user turned browser_evaluate on or off: the client lists the tools again.
+        if let Some(allowed) = output.evaluate_allowed
+            && self.evaluate.swap(allowed, Ordering::Relaxed) != allowed
+        {
+            let _ = ctx.peer.notify_tool_list_changed().await;
         }
+        to_mcp(output)
     }
 }
 
@@ -305,6 +447,23 @@ async fn with_progress<F: std::future::Future<Output = ToolOutput>>(
 mod argument_fuzz;
 #[cfg(test)]
 mod list_budget;
+mod uploads;
+
+/// The output schema of tools that answer with the page: what kind of answer it is (`full`,
+/// `no_change`, `delta`, `overlay_opened`, `overlay_closed`, `dialog_opened`), with the facts
+/// of that kind (the version among them) beside it. Only the kind is declared: every byte here
+/// is paid for in every session.
+fn page_answer() -> Arc<rmcp::model::JsonObject> {
+    object_schema(serde_json::json!({"kind": {"type": "string"}}))
+}
+
+/// An object schema with these `properties`.
+fn object_schema(properties: serde_json::Value) -> Arc<rmcp::model::JsonObject> {
+    let mut schema = rmcp::model::JsonObject::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), properties);
+    Arc::new(schema)
+}
 
 fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(output.text)];

@@ -19,24 +19,62 @@ pub fn compact(schema: &Map<String, Value>) -> Map<String, Value> {
     map
 }
 
-/// The compact form of a tool's output schema: [`compact`], with the pipeline's diagnostic
-/// `stats` (a dozen counters and timings an agent has no use for, with an all-zero default)
-/// described in one line instead of field by field. The values are still sent; a client that
-/// wants them reads them as a plain object.
+/// The compact form of an output schema: as [`compact`], and without what only an argument
+/// needs or a machine reading the result does not: defaults, descriptions below the result's
+/// own fields (a nested field's name says enough there), and the field lists of objects nested
+/// in the result (figures such as a snapshot's `stats`, declared as an object with its
+/// description; the items of a list keep theirs).
 pub fn compact_output(schema: &Map<String, Value>) -> Map<String, Value> {
     let mut map = compact(schema);
-    if let Some(Value::Object(properties)) = map.get_mut("properties")
-        && properties.contains_key("stats")
-    {
-        properties.insert(
-            "stats".into(),
-            serde_json::json!({
-                "type": "object",
-                "description": "What the pipeline did: nodes kept and dropped by reason, lines, elements, timings in ms."
-            }),
-        );
+    strip_defaults(&mut map);
+    if let Some(Value::Object(fields)) = map.get_mut("properties") {
+        for field in fields.values_mut() {
+            strip_descriptions_below(field);
+            // The agent reads what a field means in the text answer; a program needs its type.
+            if let Value::Object(field) = field {
+                field.remove("description");
+            }
+            if let Value::Object(field) = field
+                && field.get("type").and_then(Value::as_str) == Some("object")
+                && field.remove("properties").is_some()
+            {
+                field.remove("required");
+            }
+        }
     }
     map
+}
+
+fn strip_defaults(map: &mut Map<String, Value>) {
+    map.remove("default");
+    for value in map.values_mut() {
+        match value {
+            Value::Object(inner) => strip_defaults(inner),
+            Value::Array(items) => items.iter_mut().filter_map(Value::as_object_mut).for_each(strip_defaults),
+            _ => {}
+        }
+    }
+}
+
+/// Removes the descriptions of everything inside `field`, keeping its own.
+fn strip_descriptions_below(field: &mut Value) {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("description");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    if let Value::Object(map) = field {
+        for (key, value) in map.iter_mut() {
+            if key != "description" {
+                strip(value);
+            }
+        }
+    }
 }
 
 fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
@@ -53,6 +91,11 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     // (every field of a struct at zero) tells it nothing.
     if map.get("default").is_some_and(Value::is_object) {
         map.remove("default");
+    }
+    // Unknown arguments are refused by name when the call is read; saying so in every
+    // schema costs each session a hundred tokens.
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
     }
     if map.get("type").and_then(Value::as_str) == Some("integer") || is_nullable_integer(map) {
         map.remove("minimum");
@@ -103,6 +146,12 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
             map.insert("type".into(), ty);
         }
     }
+    // The items of a described list: the list's description says what they are.
+    if map.contains_key("description")
+        && let Some(Value::Object(items)) = map.get_mut("items")
+    {
+        items.remove("description");
+    }
     for v in map.values_mut() {
         rewrite(v, defs);
     }
@@ -129,6 +178,35 @@ mod tests {
     }
 
     #[test]
+    fn output_schemas_keep_their_fields_descriptions_only() {
+        let compacted = compact_output(
+            json!({
+                "type": "object",
+                "properties": {
+                    "stats": {"type": "object", "description": "What the pipeline did.", "default": {"n": 0},
+                              "properties": {"n": {"type": "integer", "description": "Nodes."}}, "required": ["n"]},
+                    "items": {"type": "array", "description": "Items.",
+                              "items": {"type": "object", "description": "One item.",
+                                        "properties": {"ref": {"type": "string", "description": "Its ref."}}}}
+                }
+            })
+            .as_object()
+            .unwrap(),
+        );
+        assert_eq!(
+            Value::Object(compacted),
+            json!({
+                "type": "object",
+                "properties": {
+                    "stats": {"type": "object", "description": "What the pipeline did."},
+                    "items": {"type": "array", "description": "Items.",
+                              "items": {"type": "object", "properties": {"ref": {"type": "string"}}}}
+                }
+            })
+        );
+    }
+
+    #[test]
     fn click_parameters_compact_to_plain_json_schema() {
         let derived = schemars::schema_for!(ClickParams);
         let compacted = compact(derived.as_object().unwrap());
@@ -136,13 +214,12 @@ mod tests {
             Value::Object(compacted),
             json!({
                 "type": "object",
-                "additionalProperties": false,
                 "properties": {
                     "ref": {"type": "string", "description": "Element ref from the snapshot, e.g. `e12`."},
                     "double": {"type": "boolean", "description": "Double click."},
                     "button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Mouse button (default left)."},
                     "since_version": {"type": "integer", "description": "The version (`vN`) your refs come from; if the page changed since, you are told what."},
-                    "tab": {"type": "integer", "description": "Tab id (default: current tab)."}
+                    "tab": {"type": "integer", "description": "Tab id (default current)."}
                 },
                 "required": ["ref"]
             })

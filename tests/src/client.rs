@@ -63,6 +63,8 @@ pub struct Reply {
     pub is_error: bool,
     /// `structuredContent`.
     pub structured: Option<Value>,
+    /// Image blocks: MIME type and base64 data.
+    pub images: Vec<(String, String)>,
 }
 
 impl McpClient {
@@ -196,5 +198,7 @@ impl PendingCall {
 
 fn reply(result: CallToolResult) -> Reply {
     let text = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
-    Reply { text, is_error: result.is_error.unwrap_or(false), structured: result.structured_content }
+    let images =
+        result.content.iter().filter_map(|c| c.as_image().map(|i| (i.mime_type.clone(), i.data.clone()))).collect();
+    Reply { text, is_error: result.is_error.unwrap_or(false), structured: result.structured_content, images }
 }

@@ -133,3 +133,25 @@ async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answere
     assert_eq!(events.iter().filter(|e| *e == "alert closed").count(), 1, "{events:?}");
     assert!(!events.iter().any(|e| e == "deleted"), "{events:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_that_asks_before_it_is_left_holds_navigate_until_the_question_is_answered() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = open_choices(&rig).await;
+    c.ok("browser_click", json!({"ref": named(&page, "Guard")})).await;
+    assert!(rig.server.wait_for_event("guarded", WAIT), "{:?}", rig.server.events());
+    let second = rig.server.url("second.html");
+
+    let asked = c.call("browser_navigate", json!({"url": second})).await.unwrap();
+    assert!(!asked.is_error, "{}", asked.text);
+    assert!(asked.text.starts_with("browser_navigate opened a dialog: leave-page question"), "{}", asked.text);
+    c.ok("browser_handle_dialog", json!({"accept": false})).await;
+    let stayed = c.ok("browser_snapshot", json!({})).await;
+    assert!(stayed.contains("Order a pizza"), "dismissed, the page stays: {stayed}");
+
+    let again = c.call("browser_navigate", json!({"url": second})).await.unwrap();
+    assert!(again.text.contains("leave-page question"), "{}", again.text);
+    let left = c.call("browser_handle_dialog", json!({"accept": true})).await.unwrap();
+    assert!(!left.is_error && left.text.contains("# Second page"), "accepted, the page is left: {}", left.text);
+}

@@ -7,12 +7,16 @@
 
 pub mod changes;
 pub mod output;
+pub mod page_tools;
+pub mod reading;
 pub mod selection;
 pub mod tools;
 pub mod wire;
 
 pub use changes::*;
 pub use output::*;
+pub use page_tools::*;
+pub use reading::*;
 pub use selection::*;
 pub use tools::*;
 pub use wire::*;

@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct UserSelectionParams {
-    /// The version (`vN`) your refs come from; if the page changed since, you are told.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }

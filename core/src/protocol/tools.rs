@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::page_tools::*;
+use super::reading::*;
 use crate::changes::ActionKind;
 
 /// One tool call: the tool's name and its arguments.
@@ -31,6 +33,26 @@ pub enum ToolCall {
     BrowserHandleDialog(HandleDialogParams),
     /// `browser_find`
     BrowserFind(FindParams),
+    /// `browser_fill_form`
+    BrowserFillForm(FillFormParams),
+    /// `browser_scroll`
+    BrowserScroll(ScrollParams),
+    /// `browser_wait_for`
+    BrowserWaitFor(WaitForParams),
+    /// `browser_drag`
+    BrowserDrag(DragParams),
+    /// `browser_take_screenshot`
+    BrowserTakeScreenshot(ScreenshotParams),
+    /// `browser_mouse_click_xy`
+    BrowserMouseClickXy(MouseClickXyParams),
+    /// `browser_mouse_drag_xy`
+    BrowserMouseDragXy(MouseDragXyParams),
+    /// `browser_file_upload`
+    BrowserFileUpload(FileUploadParams),
+    /// `browser_evaluate`
+    BrowserEvaluate(EvaluateParams),
+    /// `browser_select_text`
+    BrowserSelectText(SelectTextParams),
     /// `get_changes_since`
     GetChangesSince(super::changes::ChangesParams),
     /// `browser_checkpoint`
@@ -57,6 +79,16 @@ impl ToolCall {
             ToolCall::BrowserHover(_) => "browser_hover",
             ToolCall::BrowserHandleDialog(_) => "browser_handle_dialog",
             ToolCall::BrowserFind(_) => "browser_find",
+            ToolCall::BrowserFillForm(_) => "browser_fill_form",
+            ToolCall::BrowserScroll(_) => "browser_scroll",
+            ToolCall::BrowserWaitFor(_) => "browser_wait_for",
+            ToolCall::BrowserDrag(_) => "browser_drag",
+            ToolCall::BrowserTakeScreenshot(_) => "browser_take_screenshot",
+            ToolCall::BrowserMouseClickXy(_) => "browser_mouse_click_xy",
+            ToolCall::BrowserMouseDragXy(_) => "browser_mouse_drag_xy",
+            ToolCall::BrowserFileUpload(_) => "browser_file_upload",
+            ToolCall::BrowserEvaluate(_) => "browser_evaluate",
+            ToolCall::BrowserSelectText(_) => "browser_select_text",
             ToolCall::GetChangesSince(_) => "get_changes_since",
             ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
             ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
@@ -78,6 +110,16 @@ impl ToolCall {
             ToolCall::BrowserHover(p) => p.tab,
             ToolCall::BrowserHandleDialog(p) => p.tab,
             ToolCall::BrowserFind(p) => p.tab,
+            ToolCall::BrowserFillForm(p) => p.tab,
+            ToolCall::BrowserScroll(p) => p.tab,
+            ToolCall::BrowserWaitFor(p) => p.tab,
+            ToolCall::BrowserDrag(p) => p.tab,
+            ToolCall::BrowserTakeScreenshot(p) => p.tab,
+            ToolCall::BrowserMouseClickXy(p) => p.tab,
+            ToolCall::BrowserMouseDragXy(p) => p.tab,
+            ToolCall::BrowserFileUpload(p) => p.tab,
+            ToolCall::BrowserEvaluate(p) => p.tab,
+            ToolCall::BrowserSelectText(p) => p.tab,
             ToolCall::GetChangesSince(p) => p.tab,
             ToolCall::BrowserCheckpoint(_) => None,
             ToolCall::BrowserConsoleMessages(p) => p.tab,
@@ -138,7 +180,40 @@ impl ToolCall {
             ToolCall::BrowserHandleDialog(p) => {
                 Some((ActionKind::Other, if p.accept { "accept the dialog" } else { "dismiss the dialog" }.to_owned()))
             }
+            ToolCall::BrowserFillForm(p) => Some((ActionKind::Type, format!("fill {} field(s)", p.fields.len()))),
+            ToolCall::BrowserScroll(p) => {
+                let what = match (&p.to_ref, &p.element_ref) {
+                    (Some(to), _) => format!("scroll to {to}"),
+                    (None, Some(r)) => format!("scroll {} {}", r, p.direction.unwrap_or_default().name()),
+                    (None, None) => format!("scroll {}", p.direction.unwrap_or_default().name()),
+                };
+                Some((ActionKind::Scroll, what))
+            }
+            ToolCall::BrowserDrag(p) => {
+                let to = p.end_ref.clone().unwrap_or_else(|| "an offset".to_owned());
+                Some((ActionKind::Other, format!("drag {} to {to}", p.start_ref)))
+            }
+            ToolCall::BrowserMouseClickXy(p) => Some((ActionKind::Click, format!("click at {:.0},{:.0}", p.x, p.y))),
+            ToolCall::BrowserMouseDragXy(p) => Some((
+                ActionKind::Other,
+                format!("drag from {:.0},{:.0} to {:.0},{:.0}", p.start_x, p.start_y, p.end_x, p.end_y),
+            )),
+            ToolCall::BrowserFileUpload(p) => {
+                let on = p.element_ref.as_deref().map(|r| format!(" into {r}")).unwrap_or_default();
+                Some((ActionKind::Other, format!("upload {} file(s){on}", p.paths.len())))
+            }
+            ToolCall::BrowserEvaluate(p) => {
+                let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
+                let world = if p.main_world { " in the page's world" } else { "" };
+                Some((ActionKind::Other, format!("evaluate a function{on}{world}")))
+            }
+            ToolCall::BrowserSelectText(p) => {
+                let within = p.element_ref.as_deref().map(|r| format!(" in {r}")).unwrap_or_default();
+                Some((ActionKind::Other, format!("select text{within}")))
+            }
             ToolCall::BrowserTabs(_)
+            | ToolCall::BrowserTakeScreenshot(_)
+            | ToolCall::BrowserWaitFor(_)
             | ToolCall::BrowserSnapshot(_)
             | ToolCall::BrowserFind(_)
             | ToolCall::GetChangesSince(_)
@@ -206,7 +281,7 @@ pub struct NavigateParams {
     /// `back`, `forward` or `reload`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub go: Option<HistoryMove>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -232,7 +307,7 @@ pub struct SnapshotParams {
     /// to read the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trim: Option<u32>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -251,10 +326,10 @@ pub struct ClickParams {
     /// Mouse button (default left).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub button: Option<MouseButton>,
-    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -286,10 +361,10 @@ pub struct TypeParams {
     /// Press Enter afterwards.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub submit: bool,
-    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -304,10 +379,10 @@ pub struct PressKeyParams {
     /// Focus this element first.
     #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
     pub element_ref: Option<String>,
-    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -322,10 +397,10 @@ pub struct SelectOptionParams {
     pub element_ref: String,
     /// Values or labels to select; they replace the selection.
     pub values: Vec<String>,
-    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -338,10 +413,10 @@ pub struct HoverParams {
     /// Element ref from the snapshot.
     #[serde(rename = "ref")]
     pub element_ref: String,
-    /// The version (`vN`) your refs come from; if the page changed since, you are told what.
+    /// Version (`vN`) your refs are from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since_version: Option<u64>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
@@ -356,83 +431,7 @@ pub struct HandleDialogParams {
     /// Text to answer a prompt with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_text: Option<String>,
-    /// Tab id (default: current tab).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// A console message level, most serious first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum MessageLevel {
-    /// Errors.
-    Error,
-    /// Warnings and errors.
-    Warning,
-    /// Info and above.
-    Info,
-    /// Log and above.
-    Log,
-    /// Everything.
-    Debug,
-}
-
-/// Console messages of your tabs, a page at a time; page 1 is the newest.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ConsoleMessagesParams {
-    /// Lowest level to list (default all).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<MessageLevel>,
-    /// Page (default 1, the newest).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<u32>,
-    /// Messages per page (default 50).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_size: Option<u32>,
-    /// Only this tab (default: all tabs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Requests of your tabs, a page at a time; page 1 is the newest. Each is listed once its
-/// response arrives, read or not; those still waiting come last as `pending` with their wait.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct NetworkRequestsParams {
-    /// Only failed requests (4xx, 5xx, refused, blocked…); pending ones, still waiting for a
-    /// response, are not failed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub failed: bool,
-    /// Page (default 1, the newest).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<u32>,
-    /// Requests per page (default 50).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_size: Option<u32>,
-    /// Only this tab (default: all tabs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Search the page, including regions a snapshot showed as unchanged or trimmed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct FindParams {
-    /// Words in an element's name, value or text, or in a text line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Role, e.g. `button`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
-    /// Region name, e.g. `nav`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub region: Option<String>,
-    /// Tab id (default: current tab).
+    /// Tab id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }

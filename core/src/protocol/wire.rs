@@ -84,6 +84,11 @@ pub struct ToolOutput {
     /// True when the call failed; `text` says what happened and what to do.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// Whether the user allows `browser_evaluate` now, as the extension's options say when the
+    /// call ends: the host lists that tool only while it is allowed, and tells the client when
+    /// this changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluate_allowed: Option<bool>,
 }
 
 impl ToolOutput {

@@ -227,6 +227,10 @@ pub fn masked_args(call: &ToolCall, typed_secret: bool) -> Value {
     let mut args = serde_json::to_value(call).ok().and_then(|mut v| v.get_mut("args").map(Value::take));
     let Some(Value::Object(map)) = args.as_mut() else { return Value::Object(Default::default()) };
     for (name, value) in map.iter_mut() {
+        if name == "fields" {
+            mask_fields(value, typed_secret);
+            continue;
+        }
         let Value::String(text) = value else { continue };
         *text = if is_secret_name(name) || (name == "text" && typed_secret) {
             MASK.to_owned()
@@ -239,12 +243,25 @@ pub fn masked_args(call: &ToolCall, typed_secret: bool) -> Value {
     args.unwrap_or_default()
 }
 
+/// `browser_fill_form`'s fields as a person may see them: the text of a field named like a
+/// secret is masked, and when one of them is a secret field (`typed_secret`) every text typed.
+fn mask_fields(fields: &mut Value, typed_secret: bool) {
+    let Value::Array(fields) = fields else { return };
+    for field in fields.iter_mut().filter_map(Value::as_object_mut) {
+        let typed = field.get("type").and_then(Value::as_str) == Some("textbox");
+        let secret_name = field.get("name").and_then(Value::as_str).is_some_and(is_secret_name);
+        if let Some(Value::String(text)) = field.get_mut("value") {
+            *text = if (typed && typed_secret) || secret_name { MASK.to_owned() } else { redact_text_urls(text) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::protocol::{NavigateParams, TypeParams};
+    use crate::protocol::{FieldKind, FillFormParams, FormField, NavigateParams, TypeParams};
 
     fn finished<'a>(call: &'a ToolCall, output: &'a ToolOutput, typed_secret: bool) -> Finished<'a> {
         Finished {
@@ -262,6 +279,28 @@ mod tests {
 
     fn typing(text: &str) -> ToolCall {
         ToolCall::BrowserType(TypeParams { element_ref: "e4".into(), text: text.into(), ..TypeParams::default() })
+    }
+
+    #[test]
+    fn form_fields_typed_into_secret_fields_or_named_like_secrets_are_masked() {
+        let field = |name: &str, kind: FieldKind, value: &str| FormField {
+            name: name.into(),
+            kind,
+            element_ref: "e1".into(),
+            value: value.into(),
+        };
+        let call = |fields| ToolCall::BrowserFillForm(FillFormParams { fields, ..FillFormParams::default() });
+        let form = call(vec![
+            field("Email", FieldKind::Textbox, "a@example.com"),
+            field("Password", FieldKind::Textbox, "hunter2"),
+            field("Remember me", FieldKind::Checkbox, "true"),
+        ]);
+        let args = masked_args(&form, false);
+        assert_eq!(args["fields"][0]["value"], json!("a@example.com"));
+        assert_eq!(args["fields"][1]["value"], json!(MASK), "named like a secret");
+        let args = masked_args(&form, true);
+        assert_eq!(args["fields"][0]["value"], json!(MASK), "a secret field among them masks all typed text");
+        assert_eq!(args["fields"][2]["value"], json!("true"));
     }
 
     #[test]

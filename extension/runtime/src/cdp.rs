@@ -142,9 +142,11 @@ pub async fn send_raw(
     }
 }
 
-/// Whether `method` changes what the page is or does: input, and loading a document.
+/// Whether `method` changes what the page is or does: input, files set on an input, and
+/// loading a document.
 fn changes_page(method: &str) -> bool {
-    method.starts_with("Input.") || matches!(method, "Page.navigate" | "Page.reload" | "Page.navigateToHistoryEntry")
+    method.starts_with("Input.")
+        || matches!(method, "Page.navigate" | "Page.reload" | "Page.navigateToHistoryEntry" | "DOM.setFileInputFiles")
 }
 
 /// Sends a command that changes the page, records it, and watches it until the browser answers

@@ -148,6 +148,26 @@ pub enum ToolError {
     /// Arguments that do not make a call.
     #[error("{0}")]
     Arguments(&'static str),
+    /// Arguments that do not make a call, with what was given.
+    #[error("{0}")]
+    Invalid(String),
+    /// One field of `browser_fill_form` could not be filled.
+    #[error("field {} ({name:?}, {element_ref}): {source}{}", index + 1, filled_before(*filled))]
+    Field {
+        /// Its position among the fields, from 0.
+        index: usize,
+        /// How many fields were filled before it failed.
+        filled: usize,
+        /// Its name, as the agent gave it.
+        name: String,
+        /// Its ref.
+        element_ref: String,
+        /// What went wrong.
+        source: Box<ToolError>,
+    },
+    /// A wait whose condition did not come true in time.
+    #[error("{0}")]
+    NotYet(String),
     /// The browser returned something the runtime cannot use.
     #[error("{what} came back in an unexpected shape: {message}")]
     Unexpected {
@@ -194,6 +214,15 @@ pub enum ElementProblem {
         /// What has the focus.
         holder: String,
     },
+}
+
+/// What a field's error adds about the fields before it.
+fn filled_before(filled: usize) -> String {
+    match filled {
+        0 => ". No field was filled.".to_owned(),
+        1 => ". The field before it was filled; the others were not.".to_owned(),
+        n => format!(". The {n} fields before it were filled; the others were not."),
+    }
 }
 
 impl ToolError {

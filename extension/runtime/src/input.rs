@@ -43,7 +43,7 @@ impl NodeTarget {
     }
 
     /// The offset of the frame's viewport in the page (zero for the page's own process).
-    async fn offset(&self) -> Result<(f64, f64), CdpError> {
+    pub async fn offset(&self) -> Result<(f64, f64), CdpError> {
         if self.target.session_id.is_none() {
             return Ok((0.0, 0.0));
         }
@@ -123,6 +123,25 @@ async fn visible_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> R
         .ok_or_else(|| ToolError::element(element_ref, ElementProblem::NoBox))
 }
 
+/// The centre of the element's first visible box in the page's viewport coordinates, without
+/// scrolling; refused when it is outside the viewport.
+pub async fn centre_in_view(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+    let (x, y) = visible_centre(at, node, element_ref).await?;
+    let (dx, dy) = at.offset().await?;
+    let (x, y) = (x + dx, y + dy);
+    let main =
+        NodeTarget { target: DebuggeeTarget { tab_id: at.target.tab_id, session_id: None }, frame_id: String::new() };
+    let metrics: LayoutMetrics = main.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
+    let view = metrics.css_visual_viewport;
+    if x < 0.0 || y < 0.0 || x > view.client_width || y > view.client_height {
+        return Err(ToolError::Invalid(format!(
+            "{element_ref} is out of view once the element dragged is in view; scroll (browser_scroll) so both show, or \
+             drag in steps with dx/dy"
+        )));
+    }
+    Ok((x, y))
+}
+
 /// What a click at a point would reach.
 enum Hit {
     /// The target, or something inside it.
@@ -148,6 +167,10 @@ struct LayoutMetrics {
 struct ScrollOffset {
     page_x: f64,
     page_y: f64,
+    #[serde(default)]
+    client_width: f64,
+    #[serde(default)]
+    client_height: f64,
 }
 
 /// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would (honouring
@@ -203,18 +226,30 @@ const HAS_FOCUS: &str = r#"function () {
 }"#;
 
 /// Runs `function` on the element with `args` (object ids) and returns its value.
-async fn call_on(
+pub async fn call_on(
     at: &NodeTarget,
     node: &NodeKey,
     element_ref: &str,
     function: &str,
     args: &[&str],
 ) -> Result<serde_json::Value, ToolError> {
+    let arguments: Vec<serde_json::Value> = args.iter().map(|id| serde_json::json!({"objectId": id})).collect();
+    call_on_with(at, node, element_ref, function, serde_json::Value::Array(arguments)).await
+}
+
+/// Runs `function` on the element with `arguments` (CDP call arguments: `{"value": …}` or
+/// `{"objectId": …}`) and returns its value.
+pub async fn call_on_with(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    function: &str,
+    arguments: serde_json::Value,
+) -> Result<serde_json::Value, ToolError> {
     let resolved: ResolvedNode = at
         .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
         .map_err(|e| node_error(e, element_ref))?;
-    let arguments: Vec<serde_json::Value> = args.iter().map(|id| serde_json::json!({"objectId": id})).collect();
     let outcome: Result<CallResult, CdpError> = at
         .send(
             "Runtime.callFunctionOn",
@@ -282,7 +317,7 @@ pub async fn move_mouse(tab_id: i32, x: f64, y: f64) -> Result<(), ToolError> {
     mouse(tab_id, serde_json::json!({"type": "mouseMoved", "x": x, "y": y})).await
 }
 
-async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> {
+pub async fn mouse(tab_id: i32, params: serde_json::Value) -> Result<(), ToolError> {
     cdp::send::<serde_json::Value>(tab_id, "Input.dispatchMouseEvent", params).await?;
     Ok(())
 }

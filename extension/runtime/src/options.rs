@@ -8,7 +8,7 @@ use sightline_core::urls::UrlPolicy;
 use crate::chrome;
 
 /// `chrome.storage.local` key of the options, e.g.
-/// `{"allow_file_urls": true, "secret_words": ["loyalty", "member no"]}`.
+/// `{"allow_file_urls": true, "allow_evaluate": false, "secret_words": ["loyalty", "member no"]}`.
 pub const OPTIONS_KEY: &str = "sightline.options";
 
 /// What the user allowed.
@@ -20,6 +20,8 @@ pub struct Options {
     /// The person's own words that make a field secret (its name, id, label or placeholder
     /// contains one), beside the built-in judgement.
     pub secret_words: Vec<String>,
+    /// Agents may run JavaScript in pages (`browser_evaluate`).
+    pub allow_evaluate: bool,
 }
 
 impl Options {

@@ -377,6 +377,10 @@ pub fn record_call(
         let snapshot = page.and_then(|p| p.snapshot());
         let typed_secret = match call {
             ToolCall::BrowserType(p) => snapshot.is_none_or(|snap| typed_into_secret(snap, &p.element_ref)),
+            ToolCall::BrowserFillForm(p) => p.fields.iter().any(|f| {
+                f.kind == sightline_core::protocol::FieldKind::Textbox
+                    && snapshot.is_none_or(|snap| typed_into_secret(snap, &f.element_ref))
+            }),
             _ => false,
         };
         (page.map(|p| p.version()).filter(|v| *v > 0), snapshot.map(|snap| snap.stats.estimated_tokens), typed_secret)

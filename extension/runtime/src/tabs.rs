@@ -98,6 +98,17 @@ pub struct TabSession {
     pub dialog: Option<OpenDialog>,
     /// The page hooks' `Runtime.addBinding` parameters, to add again after `Runtime.disable`.
     pub bindings: Vec<serde_json::Value>,
+    /// The file input whose chooser an agent's action opened and nobody answered yet.
+    pub chooser: Option<FileChooser>,
+}
+
+/// A file chooser an agent's action opened (intercepted, so no window showed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileChooser {
+    /// The file input's node in the main frame.
+    pub backend_node_id: i64,
+    /// Whether it takes several files.
+    pub multiple: bool,
 }
 
 /// The CDP events that open and close a page's JavaScript dialogs.
@@ -128,7 +139,10 @@ impl TabRegistry {
                 match event.method.as_str() {
                     "Page.javascriptDialogOpening" => session.dialog = OpenDialog::from_event(&event.params),
                     "Page.javascriptDialogClosed" => session.dialog = None,
-                    "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => session.dialog = None,
+                    "Page.frameNavigated" if event.params["frame"]["parentId"].is_null() => {
+                        session.dialog = None;
+                        session.chooser = None;
+                    }
                     _ => {}
                 }
             }
@@ -387,8 +401,13 @@ impl State {
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session =
-            TabSession { attached: true, frames: FrameTracker::from_tree(&tree), dialog: None, bindings: Vec::new() };
+        let session = TabSession {
+            attached: true,
+            frames: FrameTracker::from_tree(&tree),
+            dialog: None,
+            bindings: Vec::new(),
+            chooser: None,
+        };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
         let bindings = crate::page_hooks::install(tab_id, shared).await;

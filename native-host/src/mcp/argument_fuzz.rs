@@ -42,6 +42,15 @@ const TOOLS: &[&str] = &[
     "browser_network_requests",
     "browser_user_selection",
     "browser_evaluate",
+    "browser_fill_form",
+    "browser_scroll",
+    "browser_wait_for",
+    "browser_drag",
+    "browser_take_screenshot",
+    "browser_mouse_click_xy",
+    "browser_mouse_drag_xy",
+    "browser_file_upload",
+    "browser_select_text",
 ];
 
 /// Argument names of the tools, plus a few no tool has.
@@ -72,6 +81,24 @@ const KEYS: &[&str] = &[
     "values",
     "accept",
     "prompt_text",
+    "fields",
+    "direction",
+    "amount",
+    "to_ref",
+    "text_gone",
+    "ref_gone",
+    "time",
+    "start_ref",
+    "end_ref",
+    "dx",
+    "full_page",
+    "type",
+    "scale",
+    "x",
+    "end_y",
+    "paths",
+    "function",
+    "main_world",
     "color",
     "",
     "\u{1f980}",
@@ -193,6 +220,13 @@ fn arbitrary_arguments_reach_the_bridge_exactly_when_they_parse() {
             });
             let answer = answer.map_err(|_| TestCaseError::fail(format!("{tool} {args:?}: no answer in 10 s")))?;
             match (answer, as_the_extension_reads_it(tool, &args)) {
+                // Upload paths are checked by the host before anything is forwarded.
+                (Ok(result), Some(ToolCall::BrowserFileUpload(p))) if super::uploads::check(&p.paths).is_err() => {
+                    let text = text_of(&result);
+                    prop_assert_eq!(result.is_error, Some(true), "{} {:?} was forwarded: {}", tool, args, text);
+                    prop_assert!(text.starts_with("browser_file_upload: "), "{} {:?}: {}", tool, args, text);
+                    refused.set(refused.get() + 1);
+                }
                 (Ok(result), Some(expected)) => {
                     let text = text_of(&result);
                     prop_assert_ne!(result.is_error, Some(true), "{} {:?} failed: {}", tool, args, text);

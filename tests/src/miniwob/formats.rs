@@ -623,6 +623,7 @@ mod tests {
         let reply = Reply {
             text: "Click Link Task\nhttp://x/ · v4\nClick on the link \"nam\".\n<region name=\"header\" label=\"Section #1\" ref=\"e33\">\ne1 clickable: justo.\nsee [Home](e7) now\ne14 combobox = \"Aurora\" [Aurora|Bernelle|… 7 options] id=\"options\"\n</region>".into(),
             is_error: false,
+            images: Vec::new(),
             structured: Some(json!({"kind": "full", "elements": [
                 {"ref": "e33", "role": "tab", "name": "Section #1"},
                 {"ref": "e1", "role": "clickable", "name": ""},
@@ -654,6 +655,7 @@ mod tests {
         let reply = Reply {
             text: String::new(),
             is_error: false,
+            images: Vec::new(),
             structured: Some(json!({"kind": "delta", "gone": ["e3"], "lines": {
                 "removed": [],
                 "changed": [{"after": "e4 checkbox \"A\" checked", "elements": [{"ref": "e4", "role": "checkbox", "name": "A", "states": ["checked"]}]}],
@@ -671,6 +673,7 @@ mod tests {
         let full = Reply {
             text: "T\nhttp://x/ · v1\nSelect A and click Submit.\ne4 checkbox \"A\"\ne5 button \"Submit\"".into(),
             is_error: false,
+            images: Vec::new(),
             structured: Some(json!({"kind": "full", "elements": [
                 {"ref": "e4", "role": "checkbox", "name": "A"}, {"ref": "e5", "role": "button", "name": "Submit"}]})),
         };

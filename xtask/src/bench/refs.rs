@@ -118,7 +118,7 @@ mod tests {
     use super::*;
 
     fn reply(text: &str) -> Reply {
-        Reply { text: text.to_owned(), is_error: false, structured: None }
+        Reply { text: text.to_owned(), is_error: false, structured: None, images: Vec::new() }
     }
 
     fn target(role: &str, name: &str) -> Target {

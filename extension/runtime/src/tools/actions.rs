@@ -36,14 +36,17 @@ use crate::options::Options;
 use crate::state::State;
 
 /// What an action returns.
-type ActionResult = Result<ToolOutput, Failure>;
+pub(super) type ActionResult = Result<ToolOutput, Failure>;
 
 /// Least time that must be left of the call's limit to start an action: enough to act, let
 /// the page settle a moment and read it, so an action is not sent only to be cut short.
 const LEAST_TIME_TO_ACT_MS: u32 = 2_000;
 
 /// Takes a tab's lock, saying meanwhile that the call is queued behind another.
-async fn lock_tab<'a>(lock: &'a futures::lock::Mutex<()>, ctx: &CallContext) -> futures::lock::MutexGuard<'a, ()> {
+pub(super) async fn lock_tab<'a>(
+    lock: &'a futures::lock::Mutex<()>,
+    ctx: &CallContext,
+) -> futures::lock::MutexGuard<'a, ()> {
     ctx.queued(true);
     let guard = lock.lock().await;
     ctx.queued(false);
@@ -51,7 +54,7 @@ async fn lock_tab<'a>(lock: &'a futures::lock::Mutex<()>, ctx: &CallContext) -> 
 }
 
 /// Refuses to start an action with too little of the call's time left.
-fn enough_time_to_act(ctx: &CallContext, tool: &str) -> Result<(), Failure> {
+pub(super) fn enough_time_to_act(ctx: &CallContext, tool: &str) -> Result<(), Failure> {
     let left = ctx.deadline.left_ms();
     if left >= LEAST_TIME_TO_ACT_MS {
         return Ok(());
@@ -82,8 +85,10 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
             refuse_if_dialog(state, tab, "browser_navigate")?;
             enough_time_to_act(ctx, "browser_navigate")?;
             ctx.acting_on(tab);
-            let settled = navigation::history(state, tab, step).await?;
-            page_after_load(state, session, tab, &settled, None).await
+            match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
+                Ok(settled) => page_after_load(state, session, tab, &settled, None).await,
+                Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
+            }
         }
         (None, None) => unreachable!("checked above"),
     }
@@ -121,7 +126,12 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
-        navigation::goto(state, tab, &url).await?
+        // A page that asks before it is left ("leave this page?") holds the navigation until
+        // that question is answered: the answer is the question, at once.
+        match or_dialog(state, tab, ctx, navigation::goto(state, tab, &url)).await? {
+            Ok(settled) => settled,
+            Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
+        }
     } else {
         navigation::goto_without_debugger(state, tab, &url).await?
     };
@@ -168,7 +178,7 @@ fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> 
 }
 
 /// Runs an input action and answers with what it changed. The tab's lock is held.
-async fn act(
+pub(super) async fn act(
     state: &Rc<State>,
     session: &str,
     tab: i32,
@@ -176,6 +186,20 @@ async fn act(
     ctx: &CallContext,
     tool: &'static str,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
+) -> ActionResult {
+    act_noting(state, session, tab, since, ctx, tool, async { action.await.map(|()| Vec::new()) }).await
+}
+
+/// [`act`] for an action that has something to say first (how far a scroll went): its notes
+/// head the answer.
+pub(super) async fn act_noting(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    since: Option<u64>,
+    ctx: &CallContext,
+    tool: &'static str,
+    action: impl std::future::Future<Output = Result<Vec<String>, ToolError>>,
 ) -> ActionResult {
     refuse_if_unconfirmed(state, session, tab, tool)?;
     refuse_if_dialog(state, tab, tool)?;
@@ -185,10 +209,47 @@ async fn act(
     };
     enough_time_to_act(ctx, tool)?;
     ctx.acting_on(tab);
-    match settle_or_dialog(state, tab, ctx, action).await? {
-        Ok(settled) => Ok(answer(state, session, tab, Answer::AfterAction, &settled.notes, notice.as_ref()).await?),
-        Err(dialog) => Ok(ToolOutput::text(dialog.opened_by(tool))),
+    let noted = std::cell::RefCell::new(Vec::new());
+    // A file chooser the action opens is intercepted (no window shows) and kept for
+    // browser_file_upload; the user's own clicks in a shared tab still open theirs.
+    let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
+    let intercept = |on: bool| {
+        cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", serde_json::json!({"enabled": on}))
+    };
+    let intercepting = intercept(true).await.is_ok();
+    let action = async {
+        *noted.borrow_mut() = action.await?;
+        Ok(())
+    };
+    let outcome = settle_or_dialog(state, tab, ctx, action).await;
+    if intercepting {
+        let _ = intercept(false).await;
     }
+    if let Some(opened) = choosers.drain().into_iter().rfind(|e| e.session_id.is_none())
+        && let Some(backend_node_id) = opened.params["backendNodeId"].as_i64()
+    {
+        let multiple = opened.params["mode"] == "selectMultiple";
+        let chooser = crate::tabs::FileChooser { backend_node_id, multiple };
+        if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab) {
+            session.chooser = Some(chooser);
+        }
+        let files = if multiple { "files" } else { "a file" };
+        noted.borrow_mut().push(format!(
+            "a file chooser opened for {files}: choose with browser_file_upload (paths), or cancel it with no paths"
+        ));
+    }
+    match outcome? {
+        Ok(settled) => {
+            let notes: Vec<String> = noted.take().into_iter().chain(settled.notes).collect();
+            Ok(answer(state, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?)
+        }
+        Err(dialog) => Ok(dialog_opened(dialog.opened_by(tool))),
+    }
+}
+
+/// The answer of an action that opened a JavaScript dialog.
+fn dialog_opened(text: String) -> ToolOutput {
+    ToolOutput { structured: Some(serde_json::json!({"kind": "dialog_opened"})), ..ToolOutput::text(text) }
 }
 
 /// Runs an action and waits for the page to settle, unless the action opens a JavaScript
@@ -200,22 +261,33 @@ async fn settle_or_dialog(
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
+    or_dialog(state, tab, ctx, navigation::act_and_settle(state, tab, action)).await
+}
+
+/// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
+/// leave-page question): then the dialog, and `work` is dropped where it waits.
+async fn or_dialog<T>(
+    state: &Rc<State>,
+    tab: i32,
+    ctx: &CallContext,
+    work: impl std::future::Future<Output = Result<T, ToolError>>,
+) -> Result<Result<T, OpenDialog>, ToolError> {
     let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
-    let settle = std::pin::pin!(navigation::act_and_settle(state, tab, action));
+    let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline.left_ms(), |e| e.session_id.is_none()));
-    match select(settle, opened).await {
-        Either::Left((settled, _)) => Ok(Ok(settled?)),
-        Either::Right((Some(event), settle)) => match OpenDialog::from_event(&event.params) {
+    match select(work, opened).await {
+        Either::Left((done, _)) => Ok(Ok(done?)),
+        Either::Right((Some(event), work)) => match OpenDialog::from_event(&event.params) {
             Some(dialog) => Ok(Err(dialog)),
-            None => Ok(Ok(settle.await?)),
+            None => Ok(Ok(work.await?)),
         },
-        Either::Right((None, settle)) => Ok(Ok(settle.await?)),
+        Either::Right((None, work)) => Ok(Ok(work.await?)),
     }
 }
 
 /// The node behind `element_ref`, or, for a ref from before the extension restarted (when what
 /// it stood for was lost), the page as it is now: the action is not run.
-async fn node_or_page(
+pub(super) async fn node_or_page(
     state: &Rc<State>,
     session: &str,
     tab: i32,
@@ -234,7 +306,7 @@ async fn node_or_page(
 /// hands `action` the node's frame target, the node and the tab; a ref from before a restart
 /// is answered with the page instead, and the action is not run.
 #[allow(clippy::too_many_arguments)]
-async fn act_on_ref<F, Fut>(
+pub(super) async fn act_on_ref<F, Fut>(
     state: &Rc<State>,
     session: &str,
     tab: Option<u32>,
@@ -396,6 +468,6 @@ pub async fn handle_dialog(
             let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
             Ok(answer(state, session, tab, Answer::AfterAction, &notes, None).await?)
         }
-        Err(next) => Ok(ToolOutput::text(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
+        Err(next) => Ok(dialog_opened(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
     }
 }

@@ -11,9 +11,14 @@
 
 mod actions;
 mod changes;
+mod evaluate;
+mod files;
 mod find;
 mod logs;
+mod page;
+mod select;
 mod selection;
+mod shot;
 mod snapshot;
 mod tabs;
 
@@ -121,7 +126,11 @@ pub async fn run_within(
         }
     });
     let how = match select(work, stop).await {
-        Either::Left((output, _)) => return Some(output),
+        Either::Left((mut output, _)) => {
+            // The host lists browser_evaluate only while the user allows it.
+            output.evaluate_allowed = Some(crate::options::Options::read().await.allow_evaluate);
+            return Some(output);
+        }
         // Dropping the tool's future here releases its tab and every wait it was in.
         Either::Right((how, work)) => {
             drop(work);
@@ -226,6 +235,16 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserHover(p) => actions::hover(state, session, p, ctx).await,
         ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(state, session, p, ctx).await,
         ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserFillForm(p) => page::fill_form(state, session, p, ctx).await,
+        ToolCall::BrowserScroll(p) => page::scroll(state, session, p, ctx).await,
+        ToolCall::BrowserWaitFor(p) => page::wait_for(state, session, p, ctx).await,
+        ToolCall::BrowserDrag(p) => page::drag(state, session, p, ctx).await,
+        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await.map_err(Failure::from),
+        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
+        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
+        ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
+        ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
+        ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),

@@ -1,0 +1,174 @@
+//! `browser_evaluate`: runs an agent's JavaScript function in a page, only when the user turned
+//! it on in the extension's options (`allow_evaluate`). It runs in an isolated world (the
+//! page's DOM, none of its scripts' globals) unless the agent asks for the page's own world.
+//! What it returns is page-controlled text: it is written as JSON on one line, every string
+//! quoted the way names and values are in a snapshot, and capped.
+
+use std::rc::Rc;
+
+use serde::Deserialize;
+use sightline_core::protocol::{EvaluateParams, ToolOutput};
+use sightline_core::snapshot::escape;
+
+use super::actions::{ActionResult, lock_tab, node_or_page};
+use super::{CallContext, Failure, refuse_if_dialog, target_tab};
+use crate::cdp;
+use crate::error::ToolError;
+use crate::input::{self, NodeTarget};
+use crate::options::Options;
+use crate::state::State;
+
+/// Longest a function may run, in milliseconds.
+const RUN_LIMIT_MS: u32 = 10_000;
+/// Longest result written, in bytes.
+const MOST_RESULT_BYTES: usize = 50_000;
+/// The isolated world's name (one per frame, reused: creating one is cheap).
+const WORLD: &str = "sightline-evaluate";
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct World {
+    execution_context_id: i64,
+}
+
+#[derive(Deserialize)]
+struct Evaluated {
+    result: Remote,
+    #[serde(default, rename = "exceptionDetails")]
+    exception: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Remote {
+    #[serde(default)]
+    value: Option<serde_json::Value>,
+    #[serde(default, rename = "type")]
+    kind: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// `browser_evaluate`.
+pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: &CallContext) -> ActionResult {
+    if !Options::read().await.allow_evaluate {
+        return Err(Failure::Explained(
+            "browser_evaluate is off: the user has not allowed agents to run JavaScript in pages. Only they can turn \
+             it on, in Sightline's options (\"Let agents run JavaScript\"). Use the other tools meanwhile."
+                .to_owned(),
+        ));
+    }
+    if params.function.trim().is_empty() {
+        return Err(ToolError::Arguments("give `function`, such as `() => document.title`").into());
+    }
+    let tab = target_tab(state, session, params.tab, false).await?;
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    state.ensure_attached(tab).await?;
+    refuse_if_dialog(state, tab, "browser_evaluate")?;
+    let node = match &params.element_ref {
+        Some(r) => match node_or_page(state, session, tab, r).await? {
+            Ok(node) => Some((node, r.clone())),
+            Err(page) => return Ok(page),
+        },
+        None => None,
+    };
+    let frame = match &node {
+        Some((node, _)) => node.frame_id.clone(),
+        None => state.tabs.borrow().frames(tab).main_frame().to_owned(),
+    };
+    let at = match &node {
+        Some((node, _)) => NodeTarget::of(state, tab, node),
+        None => NodeTarget { target: crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None }, frame_id: frame },
+    };
+    ctx.acting_on(tab);
+    let context = if params.main_world {
+        None
+    } else {
+        let world: World = at
+            .send(
+                "Page.createIsolatedWorld",
+                serde_json::json!({"frameId": at.frame_id, "worldName": WORLD, "grantUniveralAccess": false}),
+            )
+            .await
+            .map_err(ToolError::from)?;
+        Some(world.execution_context_id)
+    };
+    let evaluated = match &node {
+        Some((node, r)) => {
+            let mut resolve = serde_json::json!({"backendNodeId": node.backend_node_id});
+            if let Some(id) = context {
+                resolve["executionContextId"] = id.into();
+            }
+            let element: input::ResolvedNode =
+                at.send("DOM.resolveNode", resolve).await.map_err(|e| input::node_error(e, r))?;
+            let object = element.object.object_id;
+            let called = at
+                .send::<Evaluated>(
+                    "Runtime.callFunctionOn",
+                    serde_json::json!({"objectId": object, "functionDeclaration": format!("function () {{ return ({})(this); }}", params.function),
+                        "returnByValue": true, "awaitPromise": true, "userGesture": true}),
+                )
+                .await;
+            input::release(&at, &object).await;
+            called.map_err(ToolError::from)?
+        }
+        None => {
+            let mut evaluate = serde_json::json!({"expression": format!("({})()", params.function), "returnByValue": true,
+                "awaitPromise": true, "userGesture": true, "timeout": RUN_LIMIT_MS});
+            if let Some(id) = context {
+                evaluate["contextId"] = id.into();
+            }
+            cdp::send_to(&at.target, "Runtime.evaluate", evaluate, RUN_LIMIT_MS + cdp::COMMAND_TIMEOUT_MS)
+                .await
+                .map_err(ToolError::from)?
+        }
+    };
+    let world = if params.main_world { "the page's world" } else { "an isolated world" };
+    if let Some(exception) = evaluated.exception {
+        let what = exception["exception"]["description"]
+            .as_str()
+            .or_else(|| exception["text"].as_str())
+            .unwrap_or("an exception");
+        return Err(Failure::Explained(format!(
+            "browser_evaluate: the function threw in {world}: {}",
+            escape::quote(&escape::cap(what, 2_000))
+        )));
+    }
+    let value = match (evaluated.result.value, evaluated.result.kind.as_str()) {
+        (Some(value), _) => written(&value),
+        (None, "undefined") => "undefined".to_owned(),
+        (None, _) => escape::quote(evaluated.result.description.as_deref().unwrap_or("a value JSON cannot hold")),
+    };
+    let value = if value.len() > MOST_RESULT_BYTES {
+        format!(
+            "{}…[cut {} bytes]",
+            &value[..floor_boundary(&value, MOST_RESULT_BYTES)],
+            value.len() - MOST_RESULT_BYTES
+        )
+    } else {
+        value
+    };
+    let structured = serde_json::json!({"world": if params.main_world { "main" } else { "isolated" }});
+    Ok(ToolOutput {
+        structured: Some(structured),
+        ..ToolOutput::text(format!("browser_evaluate returned, in {world}: {value}"))
+    })
+}
+
+/// `value` as JSON on one line, with every string (keys too) quoted as page text is.
+fn written(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => escape::quote(s),
+        serde_json::Value::Array(items) => format!("[{}]", items.iter().map(written).collect::<Vec<_>>().join(",")),
+        serde_json::Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter().map(|(k, v)| format!("{}:{}", escape::quote(k), written(v))).collect::<Vec<_>>().join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The largest character boundary of `s` at or below `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    (0..=at.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+}
