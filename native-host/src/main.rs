@@ -71,6 +71,9 @@ struct McpArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = bridge_client::DEFAULT_TIME_LIMIT.as_secs(),
           value_parser = clap::value_parser!(u64).range(5..=600))]
     time_limit: u64,
+    /// Optional tool groups to list, comma-separated: `vision` (clicks and drags at coordinates).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
+    caps: Vec<mcp::Cap>,
 }
 
 impl McpArgs {
@@ -79,6 +82,7 @@ impl McpArgs {
             socket_dir: socket::socket_dir(),
             choice: bridge_client::Choice { browser: self.browser, user_data_dir: self.user_data_dir },
             time_limit: std::time::Duration::from_secs(self.time_limit),
+            caps: self.caps,
         }
     }
 }

@@ -48,6 +48,8 @@ pub struct SightlineMcp {
     /// Whether the user allows `browser_evaluate`, as the browser said in its latest answer
     /// (off until it says otherwise): the tool is listed only then.
     evaluate: Arc<AtomicBool>,
+    /// The optional groups of tools this session lists.
+    caps: Arc<Vec<Cap>>,
 }
 
 /// How `sightline-host mcp` reaches the browser.
@@ -59,11 +61,41 @@ pub struct Options {
     pub choice: Choice,
     /// How long each call may run.
     pub time_limit: Duration,
+    /// Optional groups of tools the client asked for (`--caps`).
+    pub caps: Vec<Cap>,
+}
+
+/// An optional group of tools, listed only when `sightline-host mcp --caps` names it (the
+/// names follow Playwright MCP's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Cap {
+    /// Clicks and drags at coordinates (`browser_mouse_click_xy`, `browser_mouse_drag_xy`), a
+    /// last resort for what has no element, such as a canvas.
+    Vision,
+}
+
+impl Cap {
+    /// The tools this group adds.
+    fn tools(self) -> &'static [&'static str] {
+        match self {
+            Cap::Vision => &["browser_mouse_click_xy", "browser_mouse_drag_xy"],
+        }
+    }
+
+    /// The group a tool belongs to, if any.
+    fn of(tool: &str) -> Option<Cap> {
+        [Cap::Vision].into_iter().find(|cap| cap.tools().contains(&tool))
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { socket_dir: crate::socket::socket_dir(), choice: Choice::default(), time_limit: DEFAULT_TIME_LIMIT }
+        Options {
+            socket_dir: crate::socket::socket_dir(),
+            choice: Choice::default(),
+            time_limit: DEFAULT_TIME_LIMIT,
+            caps: Vec::new(),
+        }
     }
 }
 
@@ -90,8 +122,9 @@ impl SightlineMcp {
             }
         }
         let session = format!("{}-{nanos:x}", std::process::id());
+        let caps = Arc::new(options.caps);
         let client = BridgeClient::new(session, options.socket_dir, options.choice, options.time_limit);
-        Self { client: Arc::new(client), tool_router, evaluate: Arc::new(AtomicBool::new(false)) }
+        Self { client: Arc::new(client), tool_router, evaluate: Arc::new(AtomicBool::new(false)), caps }
     }
 
     #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
@@ -306,10 +339,8 @@ impl SightlineMcp {
         Ok(self.forward(ToolCall::BrowserSelectText(p), ctx).await)
     }
 
-    #[tool(
-        description = "What changed since your previous call (or a named checkpoint or ISO time): new console errors, \
-                       failed/new/slow requests, WebSocket closes, actions. Small JSON with severity and summary."
-    )]
+    #[tool(description = "What changed since your previous call (or a checkpoint or ISO time): new console errors, \
+                       failed/new/slow requests, WebSocket closes, actions, as small JSON.")]
     async fn get_changes_since(
         &self,
         Parameters(p): Parameters<ChangesParams>,
@@ -336,8 +367,8 @@ impl SightlineMcp {
         Ok(self.forward(ToolCall::BrowserConsoleMessages(p), ctx).await)
     }
 
-    #[tool(description = "Requests of your tabs (method, status, time, size; those still waiting for an answer as \
-                       pending, with their age), newest last, a page at a time (page 1 is the newest).")]
+    #[tool(description = "Requests of your tabs (method, status, time, size; unanswered ones as pending, with their \
+                       age), newest last, a page at a time (page 1 is the newest).")]
     async fn browser_network_requests(
         &self,
         Parameters(p): Parameters<NetworkRequestsParams>,
@@ -386,15 +417,28 @@ impl Default for SightlineMcp {
 
 impl SightlineMcp {
     /// The tools as `tools/list` lists them: every tool, `browser_evaluate` only while the user
-    /// allows it.
+    /// allows it, and the tools of an optional group ([`Cap`]) only when the session asked for it.
     pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
         let evaluate = self.evaluate.load(Ordering::Relaxed);
-        self.tool_router.list_all().into_iter().filter(|t| evaluate || t.name != "browser_evaluate").collect()
+        self.tool_router
+            .list_all()
+            .into_iter()
+            .filter(|t| evaluate || t.name != "browser_evaluate")
+            .filter(|t| Cap::of(&t.name).is_none_or(|cap| self.caps.contains(&cap)))
+            .collect()
     }
 
     /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
     /// client calls it off.
     async fn forward(&self, call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        if let Some(cap) = Cap::of(call.name()).filter(|cap| !self.caps.contains(cap)) {
+            let name = format!("{cap:?}").to_lowercase();
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "{} is not enabled in this session: it is a last resort for what has no ref. Use the element's ref \
+                 with browser_click or browser_drag, or start the server with `sightline-host mcp --caps {name}`.",
+                call.name()
+            ))]);
+        }
         if let Some(info) = ctx.peer.peer_info() {
             self.client.set_client_name(&info.client_info.name);
         }

@@ -92,11 +92,6 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     if map.get("default").is_some_and(Value::is_object) {
         map.remove("default");
     }
-    // Unknown arguments are refused by name when the call is read; saying so in every
-    // schema costs each session a hundred tokens.
-    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-        map.remove("additionalProperties");
-    }
     if map.get("type").and_then(Value::as_str) == Some("integer") || is_nullable_integer(map) {
         map.remove("minimum");
     }
@@ -155,6 +150,15 @@ fn rewrite(value: &mut Value, defs: &Map<String, Value>) {
     for v in map.values_mut() {
         rewrite(v, defs);
     }
+    // Unknown arguments are refused by name when the call is read; saying so in every
+    // schema costs each session a hundred tokens.
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
+    }
+    // What one item of a list is, the list's own description already says.
+    if let Some(Value::Object(items)) = map.get_mut("items") {
+        items.remove("description");
+    }
 }
 
 fn is_nullable_integer(map: &Map<String, Value>) -> bool {
@@ -178,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn output_schemas_keep_their_fields_descriptions_only() {
+    fn output_schemas_keep_field_types_without_descriptions_defaults_or_nested_field_lists() {
         let compacted = compact_output(
             json!({
                 "type": "object",
@@ -198,9 +202,8 @@ mod tests {
             json!({
                 "type": "object",
                 "properties": {
-                    "stats": {"type": "object", "description": "What the pipeline did."},
-                    "items": {"type": "array", "description": "Items.",
-                              "items": {"type": "object", "properties": {"ref": {"type": "string"}}}}
+                    "stats": {"type": "object"},
+                    "items": {"type": "array", "items": {"type": "object", "properties": {"ref": {"type": "string"}}}}
                 }
             })
         );
@@ -218,8 +221,8 @@ mod tests {
                     "ref": {"type": "string", "description": "Element ref from the snapshot, e.g. `e12`."},
                     "double": {"type": "boolean", "description": "Double click."},
                     "button": {"type": "string", "enum": ["left", "right", "middle"], "description": "Mouse button (default left)."},
-                    "since_version": {"type": "integer", "description": "The version (`vN`) your refs come from; if the page changed since, you are told what."},
-                    "tab": {"type": "integer", "description": "Tab id (default current)."}
+                    "since_version": {"type": "integer", "description": "Version (`vN`) your refs are from."},
+                    "tab": {"type": "integer", "description": "Tab id."}
                 },
                 "required": ["ref"]
             })

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use sightline_e2e::Rig;
-use sightline_e2e::client::Reply;
+use sightline_e2e::client::{McpClient, Reply};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -208,6 +208,17 @@ async fn screenshots_come_as_images_and_points_can_be_clicked_and_dragged() {
     assert!(!after.contains("sightline"), "{after}");
     let bad = c.call("browser_take_screenshot", json!({"scale": 3})).await.unwrap();
     assert!(bad.is_error && bad.text.contains("0.1 to 1"), "{}", bad.text);
+
+    // Coordinates are a last resort, listed only for a session started with `--caps vision`.
+    let listed = c.peer().list_all_tools().await.unwrap();
+    assert!(!listed.iter().any(|t| t.name == "browser_mouse_click_xy"), "not listed without --caps vision");
+    let refused = c.call("browser_mouse_click_xy", json!({"x": 10, "y": 10})).await.unwrap();
+    assert!(refused.is_error && refused.text.contains("--caps vision"), "{}", refused.text);
+    let vision = McpClient::connect_with(&rig.sandbox, &["--caps", "vision"]).await.unwrap();
+    let c = &vision;
+    let listed = c.peer().list_all_tools().await.unwrap();
+    assert!(listed.iter().any(|t| t.name == "browser_mouse_drag_xy"), "listed with --caps vision");
+    c.ok("browser_navigate", json!({"url": rig.server.url("actions/forms.html")})).await;
 
     // The canvas (200 × 100) sits at the bottom right of the viewport.
     let (left, top) = (width - 200.0, height - 100.0);

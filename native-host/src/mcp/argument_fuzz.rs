@@ -198,7 +198,12 @@ fn arbitrary_arguments_reach_the_bridge_exactly_when_they_parse() {
     let client = runtime.block_on(async {
         let listener = UnixListener::bind(dir.join("bridge-1.sock")).unwrap();
         tokio::spawn(echo_bridge(listener));
-        let options = Options { socket_dir: dir.clone(), choice: Choice::default(), time_limit: DEFAULT_TIME_LIMIT };
+        let options = Options {
+            socket_dir: dir.clone(),
+            choice: Choice::default(),
+            time_limit: DEFAULT_TIME_LIMIT,
+            caps: vec![crate::mcp::Cap::Vision],
+        };
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
             if let Ok(service) = SightlineMcp::new(options).serve(server_io).await {

@@ -1,5 +1,6 @@
 //! `tools/list` is paid for in every session: its size is held to a budget, counted the way the
-//! bench counts it (the `tools` array as JSON, in `o200k_base` tokens).
+//! bench counts it (the `tools` array as JSON, in `o200k_base` tokens), with each tool's share
+//! printed so a change shows where the tokens went.
 
 /// The most tokens `tools/list` may cost.
 const BUDGET: usize = 3_500;
@@ -7,9 +8,12 @@ const BUDGET: usize = 3_500;
 #[test]
 fn tools_list_stays_within_its_token_budget() {
     let tools = super::SightlineMcp::default().listed_tools();
-    let json = serde_json::to_string(&tools).expect("tools serialize");
     let tokenizer = tiktoken_rs::o200k_base().expect("o200k tables are embedded");
-    let tokens = tokenizer.encode_ordinary(&json).len();
+    let count = |json: String| tokenizer.encode_ordinary(&json).len();
+    for tool in &tools {
+        eprintln!("{:>5} {}", count(serde_json::to_string(tool).expect("tool serializes")), tool.name);
+    }
+    let tokens = count(serde_json::to_string(&tools).expect("tools serialize"));
     eprintln!("tools/list: {} tools, {tokens} tokens", tools.len());
     assert!(
         tokens <= BUDGET,

@@ -92,7 +92,10 @@ impl Running {
 async fn launch(server: Server, html: &Path) -> anyhow::Result<Running> {
     match server {
         Server::Sightline => {
-            let rig = Rig::serving(html.to_path_buf(), &[REMOTE_DEBUGGING, WINDOW, "about:blank"]).await?;
+            let mut rig = Rig::serving(html.to_path_buf(), &[REMOTE_DEBUGGING, WINDOW, "about:blank"]).await?;
+            // Coordinates are opt-in, as with Playwright MCP below: a few tasks have nothing else.
+            rig.client = McpClient::connect_with(&rig.sandbox, &["--caps", "vision"]).await?;
+            rig.client.wait_for_browser(std::time::Duration::from_secs(60)).await?;
             let endpoint = rig.browser.as_ref().context("the rig has no browser")?.devtools_endpoint()?;
             Ok(Running { server, endpoint, backend: Backend::Sightline(Box::new(rig)) })
         }
@@ -131,6 +134,7 @@ fn peer_command(server: Server, endpoint: &str, scratch: &Path) -> anyhow::Resul
     match server {
         Server::Playwright => {
             cmd.arg("--cdp-endpoint").arg(endpoint).arg("--output-dir").arg(scratch.join("output"));
+            cmd.arg("--caps=vision");
         }
         _ => {
             cmd.arg("--wsEndpoint").arg(endpoint).args([
