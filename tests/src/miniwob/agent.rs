@@ -606,7 +606,7 @@ impl<'a> Agent<'a> {
         self.require(Operation::Drag)?;
         let (a, b) = (reference(from)?, reference(to)?);
         match self.server {
-            Server::Sightline => self.act("browser_drag", json!({"startRef": a, "endRef": b})).await,
+            Server::Sightline => self.act("browser_drag", json!({"start_ref": a, "end_ref": b})).await,
             Server::Playwright => {
                 let args = json!({"startTarget": a, "startElement": describe(from), "endTarget": b, "endElement": describe(to)});
                 self.act("browser_drag", args).await
@@ -618,14 +618,15 @@ impl<'a> Agent<'a> {
     /// Drags `node` by (`dx`, `dy`) CSS pixels.
     pub async fn drag_by(&mut self, node: &Node, dx: i64, dy: i64) -> Step<Page> {
         self.require(Operation::DragBy)?;
-        let args = json!({"ref": reference(node)?, "offset": {"x": dx, "y": dy}});
+        let args = json!({"start_ref": reference(node)?, "dx": dx, "dy": dy});
         self.act("browser_drag", args).await
     }
 
     /// Scrolls `node` (or the page) by `dy` CSS pixels.
     pub async fn scroll(&mut self, node: Option<&Node>, dy: i64) -> Step<Page> {
         self.require(Operation::Scroll)?;
-        let mut args = json!({"delta_y": dy});
+        let direction = if dy < 0 { "up" } else { "down" };
+        let mut args = json!({"direction": direction, "amount": dy.unsigned_abs()});
         if let Some(node) = node {
             args["ref"] = json!(reference(node)?);
         }
@@ -696,7 +697,8 @@ impl<'a> Agent<'a> {
             Server::Sightline | Server::Playwright => {
                 let mut args = json!({"accept": accept});
                 if let Some(t) = text {
-                    args["promptText"] = json!(t);
+                    let key = if self.server == Server::Sightline { "prompt_text" } else { "promptText" };
+                    args[key] = json!(t);
                 }
                 self.act("browser_handle_dialog", args).await
             }
@@ -728,7 +730,11 @@ impl<'a> Agent<'a> {
     pub async fn drag_at(&mut self, from: (f64, f64), to: (f64, f64)) -> Step<Page> {
         self.require(Operation::DragAt)?;
         let tool = Operation::DragAt.tool(self.server).unwrap_or_default();
-        let args = json!({"startX": from.0, "startY": from.1, "endX": to.0, "endY": to.1});
+        let args = if self.server == Server::Sightline {
+            json!({"start_x": from.0, "start_y": from.1, "end_x": to.0, "end_y": to.1})
+        } else {
+            json!({"startX": from.0, "startY": from.1, "endX": to.0, "endY": to.1})
+        };
         self.act(tool, self.with_page(args)).await
     }
 
