@@ -92,6 +92,15 @@ impl Rig {
         service_worker::evaluate_in_extension_worker(&self.devtools(), expression).expect("evaluate in the worker")
     }
 
+    /// Navigates the agent's tab to the fixture page at `path` and returns the answer, which must
+    /// not be an error.
+    pub async fn open(&self, path: &str) -> client::Reply {
+        let page = self.client.call("browser_navigate", serde_json::json!({"url": self.server.url(path)})).await;
+        let page = page.expect("browser_navigate answers");
+        assert!(!page.is_error, "{}", page.text);
+        page
+    }
+
     /// The browser's id of the tab whose URL contains `url_part`.
     pub fn tab_id(&self, url_part: &str) -> i64 {
         let expression = format!(
@@ -100,6 +109,16 @@ impl Rig {
         );
         self.in_worker(&expression).as_i64().unwrap_or_else(|| panic!("no tab at {url_part}"))
     }
+}
+
+/// The ref of the element named `name` (whatever its role) in a reply's structured content.
+pub fn ref_named(reply: &client::Reply, name: &str) -> String {
+    let elements = reply.structured.as_ref().and_then(|s| s["elements"].as_array().cloned()).unwrap_or_default();
+    elements
+        .iter()
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["ref"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| panic!("no element named {name:?} in:\n{}", reply.text))
 }
 
 /// The ref of the element with `role` and `name` in a reply's structured content.

@@ -7,35 +7,16 @@
 use std::time::Duration;
 
 use serde_json::json;
-use sightline_e2e::Rig;
-use sightline_e2e::client::Reply;
+use sightline_e2e::{Rig, ref_named};
 
 const WAIT: Duration = Duration::from_secs(10);
-
-/// The ref of the element whose name is `name` (whatever its role), from a reply's
-/// structured content.
-fn named(reply: &Reply, name: &str) -> String {
-    let elements = reply.structured.as_ref().and_then(|s| s["elements"].as_array().cloned()).unwrap_or_default();
-    elements
-        .iter()
-        .find(|e| e["name"] == name)
-        .and_then(|e| e["ref"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("no element named {name:?} in:\n{}", reply.text))
-}
-
-async fn open_choices(rig: &Rig) -> Reply {
-    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("actions/choices.html")})).await;
-    let page = page.expect("browser_navigate");
-    assert!(!page.is_error, "{}", page.text);
-    page
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn options_are_chosen_by_label_or_value_and_what_is_not_offered_is_listed() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_choices(&rig).await;
-    let size = named(&page, "Size");
+    let page = rig.open("actions/choices.html").await;
+    let size = ref_named(&page, "Size");
 
     let chosen = c.call("browser_select_option", json!({"ref": size, "values": ["Medium"]})).await.unwrap();
     assert!(!chosen.is_error, "{}", chosen.text);
@@ -54,16 +35,16 @@ async fn options_are_chosen_by_label_or_value_and_what_is_not_offered_is_listed(
     let nothing = c.call("browser_select_option", json!({"ref": size, "values": []})).await.unwrap();
     assert!(nothing.is_error && nothing.text.contains("at least one value"), "{}", nothing.text);
 
-    let toppings = named(&page, "Toppings");
+    let toppings = ref_named(&page, "Toppings");
     c.ok("browser_select_option", json!({"ref": toppings, "values": ["Cheese", "Basil"]})).await;
     assert!(rig.server.wait_for_event("toppings Cheese+Basil", WAIT), "{:?}", rig.server.events());
 
-    let crust = named(&page, "Crust");
+    let crust = ref_named(&page, "Crust");
     let picked = c.call("browser_select_option", json!({"ref": crust, "values": ["Deep pan"]})).await.unwrap();
     assert!(!picked.is_error, "{}", picked.text);
     assert!(rig.server.wait_for_event("crust Deep pan", WAIT), "{:?}", rig.server.events());
 
-    let save = named(&page, "Save");
+    let save = ref_named(&page, "Save");
     let not_a_list = c.call("browser_select_option", json!({"ref": save, "values": ["x"]})).await.unwrap();
     assert!(
         not_a_list.is_error && not_a_list.text.contains("not a select, listbox or combobox"),
@@ -79,9 +60,9 @@ async fn options_are_chosen_by_label_or_value_and_what_is_not_offered_is_listed(
 async fn hovering_opens_what_opens_on_hover() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_choices(&rig).await;
+    let page = rig.open("actions/choices.html").await;
     assert!(!page.text.contains("Settings"), "the menu starts closed: {}", page.text);
-    let hovered = c.call("browser_hover", json!({"ref": named(&page, "Account")})).await.unwrap();
+    let hovered = c.call("browser_hover", json!({"ref": ref_named(&page, "Account")})).await.unwrap();
     assert!(!hovered.is_error, "{}", hovered.text);
     assert!(rig.server.wait_for_event("hovered", WAIT), "{:?}", rig.server.events());
     assert!(hovered.text.contains("Settings"), "the answer shows the menu that opened: {}", hovered.text);
@@ -91,13 +72,13 @@ async fn hovering_opens_what_opens_on_hover() {
 async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answered() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_choices(&rig).await;
+    let page = rig.open("actions/choices.html").await;
 
     let none = c.call("browser_handle_dialog", json!({"accept": true})).await.unwrap();
     assert!(none.is_error && none.text.contains("shows no dialog"), "{}", none.text);
 
     // An alert: the click is answered with it (its message quoted on one line), not a timeout.
-    let saved = c.call("browser_click", json!({"ref": named(&page, "Save")})).await.unwrap();
+    let saved = c.call("browser_click", json!({"ref": ref_named(&page, "Save")})).await.unwrap();
     assert!(!saved.is_error, "{}", saved.text);
     assert!(
         saved.text.starts_with(r#"browser_click opened a dialog: alert "Saved \"draft\"\nAll good""#),
@@ -108,7 +89,7 @@ async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answere
     // While it is open nothing else reads or acts on the page.
     let looked = c.call("browser_snapshot", json!({})).await.unwrap();
     assert!(looked.is_error && looked.text.contains("shows a dialog, alert"), "{}", looked.text);
-    let clicked = c.call("browser_click", json!({"ref": named(&page, "Delete")})).await.unwrap();
+    let clicked = c.call("browser_click", json!({"ref": ref_named(&page, "Delete")})).await.unwrap();
     assert!(clicked.is_error && clicked.text.contains("browser_handle_dialog"), "{}", clicked.text);
     let closed = c.call("browser_handle_dialog", json!({"accept": true})).await.unwrap();
     assert!(!closed.is_error, "{}", closed.text);
@@ -117,13 +98,13 @@ async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answere
     assert!(closed.text.contains("alert closed"), "the answer shows what followed: {}", closed.text);
 
     // A confirm, dismissed.
-    let asked = c.call("browser_click", json!({"ref": named(&page, "Delete")})).await.unwrap();
+    let asked = c.call("browser_click", json!({"ref": ref_named(&page, "Delete")})).await.unwrap();
     assert!(asked.text.contains(r#"confirm "Delete the draft?""#), "{}", asked.text);
     c.ok("browser_handle_dialog", json!({"accept": false})).await;
     assert!(rig.server.wait_for_event("kept", WAIT), "{:?}", rig.server.events());
 
     // A prompt, answered with text.
-    let prompted = c.call("browser_click", json!({"ref": named(&page, "Rename")})).await.unwrap();
+    let prompted = c.call("browser_click", json!({"ref": ref_named(&page, "Rename")})).await.unwrap();
     assert!(prompted.text.contains(r#"prompt "New name?" (default text "Draft")"#), "{}", prompted.text);
     let renamed = c.call("browser_handle_dialog", json!({"accept": true, "prompt_text": "Final"})).await.unwrap();
     assert!(!renamed.is_error && renamed.text.contains(r#"accepted with "Final""#), "{}", renamed.text);
@@ -138,8 +119,8 @@ async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answere
 async fn a_page_that_asks_before_it_is_left_holds_navigate_until_the_question_is_answered() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_choices(&rig).await;
-    c.ok("browser_click", json!({"ref": named(&page, "Guard")})).await;
+    let page = rig.open("actions/choices.html").await;
+    c.ok("browser_click", json!({"ref": ref_named(&page, "Guard")})).await;
     assert!(rig.server.wait_for_event("guarded", WAIT), "{:?}", rig.server.events());
     let second = rig.server.url("second.html");
 

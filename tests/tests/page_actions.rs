@@ -6,35 +6,17 @@
 use std::time::Duration;
 
 use serde_json::json;
-use sightline_e2e::Rig;
 use sightline_e2e::client::{McpClient, Reply};
+use sightline_e2e::{Rig, ref_named};
 
 const WAIT: Duration = Duration::from_secs(10);
-
-/// The ref of the element whose name is `name` (whatever its role), from a reply's
-/// structured content.
-fn named(reply: &Reply, name: &str) -> String {
-    let elements = reply.structured.as_ref().and_then(|s| s["elements"].as_array().cloned()).unwrap_or_default();
-    elements
-        .iter()
-        .find(|e| e["name"] == name)
-        .and_then(|e| e["ref"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| panic!("no element named {name:?} in:\n{}", reply.text))
-}
-
-async fn open_forms(rig: &Rig) -> Reply {
-    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("actions/forms.html")})).await;
-    let page = page.expect("browser_navigate");
-    assert!(!page.is_error, "{}", page.text);
-    page
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_form_is_filled_in_one_call_and_a_bad_field_is_named() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
-    let field = |name: &str, kind: &str, value: &str| json!({"name": name, "type": kind, "ref": named(&page, name), "value": value});
+    let page = rig.open("actions/forms.html").await;
+    let field = |name: &str, kind: &str, value: &str| json!({"name": name, "type": kind, "ref": ref_named(&page, name), "value": value});
 
     // Refused before anything is touched: a value that does not suit its field, an unknown ref.
     let bad = c
@@ -77,7 +59,7 @@ async fn a_form_is_filled_in_one_call_and_a_bad_field_is_named() {
     let facts = filled.structured.clone().expect("structuredContent");
     assert!(facts["kind"].is_string() && facts["version"].is_u64(), "{facts}");
     assert!(filled.text.contains("Ada Lovelace") && filled.text.contains("checked"), "one answer: {}", filled.text);
-    c.ok("browser_click", json!({"ref": named(&page, "Send")})).await;
+    c.ok("browser_click", json!({"ref": ref_named(&page, "Send")})).await;
     let sent = "name=Ada Lovelace email=ada@example.com news=true terms=true plan=pro country=de volume=75 bright=6";
     assert!(rig.server.wait_for_event(sent, WAIT), "{:?}", rig.server.events());
 
@@ -97,7 +79,7 @@ async fn a_form_is_filled_in_one_call_and_a_bad_field_is_named() {
 async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
+    let page = rig.open("actions/forms.html").await;
     assert!(page.text.contains("Story 10") && !page.text.contains("Story 11"), "{}", page.text);
 
     let up = c.call("browser_scroll", json!({"direction": "up"})).await.unwrap();
@@ -106,13 +88,13 @@ async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared()
     assert!(!down.is_error && down.text.contains("the page scrolled 300 px down"), "{}", down.text);
 
     // A ref inside a list that scrolls scrolls the list; what it loads is in the answer.
-    let story = named(&page, "Story 3");
+    let story = ref_named(&page, "Story 3");
     let feed = c.call("browser_scroll", json!({"ref": story, "amount": 400})).await.unwrap();
     assert!(!feed.is_error, "{}", feed.text);
     assert!(feed.text.contains(r#"<ul id="feed"> scrolled"#), "{}", feed.text);
     assert!(feed.text.contains("Story 11"), "the stories it loaded are in the answer: {}", feed.text);
 
-    let to = c.call("browser_scroll", json!({"to_ref": named(&page, "Knob")})).await.unwrap();
+    let to = c.call("browser_scroll", json!({"to_ref": ref_named(&page, "Knob")})).await.unwrap();
     assert!(!to.is_error, "{}", to.text);
     let both = c.call("browser_scroll", json!({"to_ref": story, "amount": 3})).await.unwrap();
     assert!(both.is_error && both.text.contains("not both"), "{}", both.text);
@@ -122,8 +104,8 @@ async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared()
 async fn waiting_ends_when_text_comes_or_an_element_goes_and_is_bounded() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
-    let later = named(&page, "Start timer");
+    let page = rig.open("actions/forms.html").await;
+    let later = ref_named(&page, "Start timer");
 
     let none = c.call("browser_wait_for", json!({})).await.unwrap();
     assert!(none.is_error && none.text.contains("give `text`"), "{}", none.text);
@@ -152,8 +134,8 @@ async fn waiting_ends_when_text_comes_or_an_element_goes_and_is_bounded() {
 async fn mouse_drags_and_html5_drag_and_drop_both_work() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
-    let knob = named(&page, "Knob");
+    let page = rig.open("actions/forms.html").await;
+    let knob = ref_named(&page, "Knob");
 
     let nowhere = c.call("browser_drag", json!({"start_ref": knob})).await.unwrap();
     assert!(nowhere.is_error && nowhere.text.contains("give `end_ref`"), "{}", nowhere.text);
@@ -163,8 +145,9 @@ async fn mouse_drags_and_html5_drag_and_drop_both_work() {
     assert!(rig.server.wait_for_event("knob 100", WAIT), "{:?}", rig.server.events());
     assert!(moved.text.contains("Knob at 100"), "{}", moved.text);
 
-    let dropped =
-        c.call("browser_drag", json!({"start_ref": named(&page, "Card"), "end_ref": named(&page, "Bin")})).await;
+    let dropped = c
+        .call("browser_drag", json!({"start_ref": ref_named(&page, "Card"), "end_ref": ref_named(&page, "Bin")}))
+        .await;
     let dropped = dropped.unwrap();
     assert!(!dropped.is_error, "{}", dropped.text);
     assert!(rig.server.wait_for_event("dropped card-1", WAIT), "{:?}", rig.server.events());
@@ -176,7 +159,7 @@ async fn screenshots_come_as_images_and_points_can_be_clicked_and_dragged() {
     use base64::Engine;
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
+    let page = rig.open("actions/forms.html").await;
     let decode = |reply: &Reply| {
         assert_eq!(reply.images.len(), 1, "{}", reply.text);
         base64::engine::general_purpose::STANDARD.decode(&reply.images[0].1).expect("base64")
@@ -194,7 +177,7 @@ async fn screenshots_come_as_images_and_points_can_be_clicked_and_dragged() {
         c.call("browser_take_screenshot", json!({"full_page": true, "type": "jpeg", "scale": 0.5})).await.unwrap();
     assert!(decode(&full).starts_with(&[0xff, 0xd8]), "{}", full.text);
     assert!(full.structured.clone().unwrap()["height"].as_f64().unwrap() > height / 2.0, "{}", full.text);
-    let send = c.call("browser_take_screenshot", json!({"ref": named(&page, "Send")})).await.unwrap();
+    let send = c.call("browser_take_screenshot", json!({"ref": ref_named(&page, "Send")})).await.unwrap();
     let button = send.structured.clone().unwrap();
     assert!(button["width"].as_f64().unwrap() < width / 2.0, "{}", send.text);
     let labelled = c.call("browser_take_screenshot", json!({"refs": true})).await.unwrap();
@@ -239,14 +222,14 @@ async fn screenshots_come_as_images_and_points_can_be_clicked_and_dragged() {
 async fn files_are_chosen_for_an_input_or_an_open_chooser_and_bad_paths_never_leave_the_host() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
+    let page = rig.open("actions/forms.html").await;
     let dir = rig.sandbox.root().join("uploads");
     std::fs::create_dir_all(&dir).unwrap();
     let (cv, other) = (dir.join("cv.txt"), dir.join("notes.txt"));
     std::fs::write(&cv, "my cv").unwrap();
     std::fs::write(&other, "some notes").unwrap();
     let (cv, other) = (cv.to_string_lossy().into_owned(), other.to_string_lossy().into_owned());
-    let input = named(&page, "CV");
+    let input = ref_named(&page, "CV");
 
     let relative = c.call("browser_file_upload", json!({"ref": input, "paths": ["cv.txt"]})).await.unwrap();
     assert!(relative.is_error && relative.text.contains("not an absolute path"), "{}", relative.text);
@@ -262,7 +245,7 @@ async fn files_are_chosen_for_an_input_or_an_open_chooser_and_bad_paths_never_le
     assert!(rig.server.wait_for_event("cv cv.txt:5", WAIT), "{:?}", rig.server.events());
 
     // A button that opens a chooser for a hidden input: the answer says so, and the files go there.
-    let opened = c.call("browser_click", json!({"ref": named(&page, "Attach")})).await.unwrap();
+    let opened = c.call("browser_click", json!({"ref": ref_named(&page, "Attach")})).await.unwrap();
     assert!(!opened.is_error && opened.text.contains("a file chooser opened for files"), "{}", opened.text);
     let attached = c.call("browser_file_upload", json!({"paths": [cv, other]})).await.unwrap();
     assert!(!attached.is_error, "{}", attached.text);
@@ -273,7 +256,7 @@ async fn files_are_chosen_for_an_input_or_an_open_chooser_and_bad_paths_never_le
 async fn words_are_selected_on_the_page_or_in_an_element() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;
-    let page = open_forms(&rig).await;
+    let page = rig.open("actions/forms.html").await;
 
     let words = c.call("browser_select_text", json!({"text": "brown fox jumps"})).await.unwrap();
     assert!(!words.is_error, "{}", words.text);
@@ -281,7 +264,7 @@ async fn words_are_selected_on_the_page_or_in_an_element() {
     assert!(rig.server.wait_for_event("selected brown fox jumps", WAIT), "{:?}", rig.server.events());
     assert!(words.text.contains("Selected: brown fox jumps"), "the answer shows what followed: {}", words.text);
 
-    let email = named(&page, "Email");
+    let email = ref_named(&page, "Email");
     let field = c.call("browser_select_text", json!({"ref": email})).await.unwrap();
     assert!(!field.is_error && field.text.contains(r#"selected "old@example.com""#), "{}", field.text);
     let missing = c.call("browser_select_text", json!({"text": "purple cow"})).await.unwrap();
