@@ -161,7 +161,7 @@ impl Drop for CdpBrowser {
 
 /// The `ws://` address of the DevTools endpoint of a browser using `profile`, once it has
 /// written it (at most 20 s).
-pub(crate) fn wait_for_endpoint(profile: &Path) -> anyhow::Result<String> {
+pub fn wait_for_endpoint(profile: &Path) -> anyhow::Result<String> {
     let file = profile.join("DevToolsActivePort");
     let deadline = Instant::now() + Duration::from_secs(20);
     while Instant::now() < deadline {

@@ -19,7 +19,7 @@ mod fidelity;
 mod flow;
 mod machine;
 mod markdown;
-mod peers;
+pub(crate) mod peers;
 mod refs;
 mod replies;
 mod report;

@@ -103,7 +103,7 @@ pub fn devtools_command(chromium: &Path, scratch: &Path) -> anyhow::Result<tokio
 
 /// `node <script>` from `bench/node_modules`, in a clean environment whose HOME and TMPDIR are
 /// under `scratch` (the peers put their temporary profiles in TMPDIR).
-fn node(scratch: &Path, script: &str) -> anyhow::Result<tokio::process::Command> {
+pub(crate) fn node(scratch: &Path, script: &str) -> anyhow::Result<tokio::process::Command> {
     let entry = bench_dir().join("node_modules").join(script);
     anyhow::ensure!(entry.is_file(), "{} is missing: run `cargo xtask bench` to install the peers", entry.display());
     for sub in ["home", "tmp", "output"] {

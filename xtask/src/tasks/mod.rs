@@ -68,7 +68,7 @@ pub fn run(built: &Built, args: &TasksArgs) -> anyhow::Result<()> {
     wheel::ensure()?;
     let servers = chosen_servers(&args.servers)?;
     if servers.iter().any(|s| *s != Server::Sightline) {
-        ensure_peers()?;
+        crate::bench::peers::ensure_packages()?;
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let report = runtime.block_on(play_all(args, &servers))?;
@@ -266,28 +266,6 @@ fn save_replies(root: &std::path::Path, server: Server, episode: &Episode) {
     if std::fs::create_dir_all(&dir).is_ok() {
         let _ = std::fs::write(dir.join(format!("{}-{}.txt", episode.task, episode.seed)), text);
     }
-}
-
-/// Installs the bench's npm packages (the peers) when their lock file is newer than the tree.
-fn ensure_peers() -> anyhow::Result<()> {
-    let dir = workspace_root().join("bench");
-    let stamp = dir.join("node_modules/.package-lock.json");
-    let lock = dir.join("package-lock.json");
-    let fresh = match (std::fs::metadata(&stamp), std::fs::metadata(&lock)) {
-        (Ok(s), Ok(l)) => s.modified()? >= l.modified()?,
-        _ => false,
-    };
-    if !fresh {
-        eprintln!("xtask: installing the peer MCP servers (npm ci in bench/)");
-        crate::build::run(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund"])
-                .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-                .env("PUPPETEER_SKIP_DOWNLOAD", "1")
-                .current_dir(&dir),
-        )?;
-    }
-    Ok(())
 }
 
 /// The exact version of a server.

@@ -7,16 +7,14 @@
 //!   tool switched off): the harness launches Debian's Chromium with the same flags as the
 //!   rig's and points the peer at it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use sightline_e2e::browser::{BASE_FLAGS, REMOTE_DEBUGGING};
 use sightline_e2e::miniwob::agent::Server;
 use sightline_e2e::{FixtureServer, McpClient, Rig};
-
-use crate::build::workspace_root;
 
 /// The window every browser gets, so layouts match across servers.
 const WINDOW: &str = "--window-size=1280,720";
@@ -119,18 +117,11 @@ async fn launch(server: Server, html: &Path) -> anyhow::Result<Running> {
 /// `node` running a peer against the browser at `endpoint`, in a clean environment whose HOME
 /// and TMPDIR are under `scratch`.
 fn peer_command(server: Server, endpoint: &str, scratch: &Path) -> anyhow::Result<tokio::process::Command> {
-    let modules = workspace_root().join("bench/node_modules");
     let script = match server {
         Server::Playwright => "@playwright/mcp/cli.js",
         _ => "chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js",
     };
-    let entry = modules.join(script);
-    anyhow::ensure!(entry.is_file(), "{} is missing: the bench's npm packages are not installed", entry.display());
-    for sub in ["home", "tmp", "output"] {
-        std::fs::create_dir_all(scratch.join(sub))?;
-    }
-    let mut cmd = tokio::process::Command::new("node");
-    cmd.arg(entry);
+    let mut cmd = crate::bench::peers::node(scratch, script)?;
     match server {
         Server::Playwright => {
             cmd.arg("--cdp-endpoint").arg(endpoint).arg("--output-dir").arg(scratch.join("output"));
@@ -145,16 +136,7 @@ fn peer_command(server: Server, endpoint: &str, scratch: &Path) -> anyhow::Resul
             ]);
         }
     }
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.join("home"))
-        .env("TMPDIR", scratch.join("tmp"))
-        .env("XDG_CONFIG_HOME", scratch.join("home/.config"))
-        .env("XDG_CACHE_HOME", scratch.join("home/.cache"))
-        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-        .env("PUPPETEER_SKIP_DOWNLOAD", "1")
-        .env("CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS", "1")
-        .current_dir(scratch);
+    cmd.env("CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS", "1");
     Ok(cmd)
 }
 
@@ -183,7 +165,7 @@ impl PeerBrowser {
             .spawn()
             .context("starting chromium")?;
         let mut browser = PeerBrowser { child, endpoint: String::new() };
-        browser.endpoint = wait_for_endpoint(&profile)?;
+        browser.endpoint = sightline_e2e::cdp::wait_for_endpoint(&profile)?;
         Ok(browser)
     }
 }
@@ -193,20 +175,4 @@ impl Drop for PeerBrowser {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The `ws://` DevTools address Chromium writes into its profile (at most 20 s).
-fn wait_for_endpoint(profile: &Path) -> anyhow::Result<String> {
-    let file: PathBuf = profile.join("DevToolsActivePort");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if let Ok(text) = std::fs::read_to_string(&file) {
-            let mut lines = text.lines();
-            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                return Ok(format!("ws://127.0.0.1:{port}{path}"));
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    bail!("Chromium did not open its debugging port within 20 s")
 }
