@@ -241,7 +241,7 @@ pub fn unanswered_input(tab: i32) -> Option<Unanswered> {
 
 /// Sends a command to a tab's main session and decodes the result.
 pub async fn send<T: DeserializeOwned>(tab_id: i32, method: &str, params: serde_json::Value) -> Result<T, CdpError> {
-    send_to(&DebuggeeTarget { tab_id, session_id: None }, method, params, COMMAND_TIMEOUT_MS).await
+    send_to(&DebuggeeTarget::main(tab_id), method, params, COMMAND_TIMEOUT_MS).await
 }
 
 /// Sends a command to any target with a given time limit and decodes the result.

@@ -130,14 +130,21 @@ pub struct DebuggeeTarget {
     pub session_id: Option<String>,
 }
 
+impl DebuggeeTarget {
+    /// The tab's own page (its top-level session).
+    pub fn main(tab_id: i32) -> Self {
+        DebuggeeTarget { tab_id, session_id: None }
+    }
+}
+
 /// `chrome.debugger.attach`.
 pub async fn attach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_attach(&to_js(&DebuggeeTarget { tab_id, session_id: None })?, "1.3")).await.map(|_| ())
+    settle(debugger_attach(&to_js(&DebuggeeTarget::main(tab_id))?, "1.3")).await.map(|_| ())
 }
 
 /// `chrome.debugger.detach`.
 pub async fn detach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_detach(&to_js(&DebuggeeTarget { tab_id, session_id: None })?)).await.map(|_| ())
+    settle(debugger_detach(&to_js(&DebuggeeTarget::main(tab_id))?)).await.map(|_| ())
 }
 
 /// `chrome.debugger.sendCommand`, resolving to the raw JS result.

@@ -60,7 +60,7 @@ impl NodeTarget {
         struct Model {
             content: Vec<f64>,
         }
-        let main = DebuggeeTarget { tab_id: self.target.tab_id, session_id: None };
+        let main = DebuggeeTarget::main(self.target.tab_id);
         let owner: Owner = cdp::send_to(
             &main,
             "DOM.getFrameOwner",
@@ -129,8 +129,7 @@ pub async fn centre_in_view(at: &NodeTarget, node: &NodeKey, element_ref: &str) 
     let (x, y) = visible_centre(at, node, element_ref).await?;
     let (dx, dy) = at.offset().await?;
     let (x, y) = (x + dx, y + dy);
-    let main =
-        NodeTarget { target: DebuggeeTarget { tab_id: at.target.tab_id, session_id: None }, frame_id: String::new() };
+    let main = NodeTarget { target: DebuggeeTarget::main(at.target.tab_id), frame_id: String::new() };
     let metrics: LayoutMetrics = main.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = metrics.css_visual_viewport;
     if x < 0.0 || y < 0.0 || x > view.client_width || y > view.client_height {

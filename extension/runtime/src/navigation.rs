@@ -69,10 +69,6 @@ impl Settled {
     }
 }
 
-fn main_target(tab_id: i32) -> DebuggeeTarget {
-    DebuggeeTarget { tab_id, session_id: None }
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct NavigateResult {
@@ -88,7 +84,8 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let load = Deadline::after(LOAD_TIMEOUT_MS);
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
     let result: NavigateResult =
-        cdp::send_to(&main_target(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout).await?;
+        cdp::send_to(&DebuggeeTarget::main(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout)
+            .await?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
         return Err(ToolError::LoadFailed { url: sightline_core::urls::redact_url(url), error });
     }
@@ -155,20 +152,30 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
     match step {
         HistoryMove::Reload => {
             let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
-            cdp::send_to::<serde_json::Value>(&main_target(tab_id), "Page.reload", serde_json::json!({}), timeout)
-                .await?;
+            cdp::send_to::<serde_json::Value>(
+                &DebuggeeTarget::main(tab_id),
+                "Page.reload",
+                serde_json::json!({}),
+                timeout,
+            )
+            .await?;
         }
         HistoryMove::Back | HistoryMove::Forward => {
             let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
-            let h: NavigationHistory =
-                cdp::send_to(&main_target(tab_id), "Page.getNavigationHistory", serde_json::json!({}), timeout).await?;
+            let h: NavigationHistory = cdp::send_to(
+                &DebuggeeTarget::main(tab_id),
+                "Page.getNavigationHistory",
+                serde_json::json!({}),
+                timeout,
+            )
+            .await?;
             let target = h.current_index + if step == HistoryMove::Back { -1 } else { 1 };
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
                 let direction = if step == HistoryMove::Back { "back" } else { "forward" };
                 return Err(ToolError::NoHistory { direction });
             };
             cdp::send_to::<serde_json::Value>(
-                &main_target(tab_id),
+                &DebuggeeTarget::main(tab_id),
                 "Page.navigateToHistoryEntry",
                 serde_json::json!({"entryId": entry.id}),
                 load.cap(cdp::COMMAND_TIMEOUT_MS),
@@ -397,7 +404,7 @@ enum Probe {
 
 async fn ready_state(tab_id: i32, timeout_ms: u32) -> Probe {
     let params = serde_json::json!({"expression": "document.readyState", "returnByValue": true});
-    match cdp::send_to::<EvaluateResult>(&main_target(tab_id), "Runtime.evaluate", params, timeout_ms).await {
+    match cdp::send_to::<EvaluateResult>(&DebuggeeTarget::main(tab_id), "Runtime.evaluate", params, timeout_ms).await {
         Ok(result) => {
             Probe::Answered(result.result.value.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
         }
@@ -443,7 +450,8 @@ pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
     let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
     let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
-    let result: EvaluateResult = cdp::send_to(&main_target(tab_id), "Runtime.evaluate", params, timeout).await?;
+    let result: EvaluateResult =
+        cdp::send_to(&DebuggeeTarget::main(tab_id), "Runtime.evaluate", params, timeout).await?;
     if let Some(exception) = result.exception {
         return Err(ToolError::Unexpected { what: "the settling script", message: exception.to_string() });
     }

@@ -186,7 +186,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
         PageMessage::Unhighlight { tab } => {
-            let target = chrome::DebuggeeTarget { tab_id: tab, session_id: None };
+            let target = chrome::DebuggeeTarget::main(tab);
             for method in ["Overlay.hideHighlight", "Overlay.disable", "DOM.disable"] {
                 let _ = chrome::send_command(&target, method, &json!({})).await;
             }

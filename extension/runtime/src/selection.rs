@@ -235,7 +235,8 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     };
     state.picking.borrow_mut().insert(tab);
     let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
-    let picked: Result<Evaluated, _> = cdp::send_to(&main(tab), "Runtime.evaluate", params, PICK_WAIT_MS).await;
+    let picked: Result<Evaluated, _> =
+        cdp::send_to(&crate::chrome::DebuggeeTarget::main(tab), "Runtime.evaluate", params, PICK_WAIT_MS).await;
     state.picking.borrow_mut().remove(&tab);
     match picked.map(|p| p.result.object_id) {
         Ok(Some(object)) => keep(state, tab, &object, PointedBy::Pick).await,
@@ -261,10 +262,6 @@ async fn pick_world(tab: i32) -> Result<i64, String> {
         .await
         .map_err(|e| e.to_string())?;
     world["executionContextId"].as_i64().ok_or_else(|| "no isolated world".to_owned())
-}
-
-fn main(tab: i32) -> crate::chrome::DebuggeeTarget {
-    crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None }
 }
 
 #[cfg(test)]

@@ -72,15 +72,27 @@ pub fn target(state: &State, session: &str, tab: i32, call: &ToolCall) -> Option
 /// The viewport of `tab` now, scaled to at most [`MAX_WIDTH`], with `target` outlined when it is
 /// in the page; `None` when the screenshot cannot be taken (it is then simply missing).
 pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Option<Shot> {
-    let metrics: LayoutMetrics =
-        crate::cdp::send_to(&main(tab), "Page.getLayoutMetrics", json!({}), SHOT_TIMEOUT_MS).await.ok()?;
+    let metrics: LayoutMetrics = crate::cdp::send_to(
+        &crate::chrome::DebuggeeTarget::main(tab),
+        "Page.getLayoutMetrics",
+        json!({}),
+        SHOT_TIMEOUT_MS,
+    )
+    .await
+    .ok()?;
     let viewport = metrics.css_visual_viewport?;
     let (width, height) = (viewport.client_width.max(1.0), viewport.client_height.max(1.0));
     let scale = (MAX_WIDTH / width).min(1.0);
     let clip = json!({"x": viewport.page_x, "y": viewport.page_y, "width": width, "height": height, "scale": scale});
     let params = json!({"format": "jpeg", "quality": QUALITY, "clip": clip});
-    let captured: Captured =
-        crate::cdp::send_to(&main(tab), "Page.captureScreenshot", params, SHOT_TIMEOUT_MS).await.ok()?;
+    let captured: Captured = crate::cdp::send_to(
+        &crate::chrome::DebuggeeTarget::main(tab),
+        "Page.captureScreenshot",
+        params,
+        SHOT_TIMEOUT_MS,
+    )
+    .await
+    .ok()?;
     let outline = match target {
         Some(node) => box_of(state, tab, &node).await.map(|[x, y, w, h]| [x * scale, y * scale, w * scale, h * scale]),
         None => None,
@@ -91,10 +103,6 @@ pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Optio
         height: (height * scale).round() as u32,
         outline,
     })
-}
-
-fn main(tab: i32) -> crate::chrome::DebuggeeTarget {
-    crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None }
 }
 
 /// `node`'s border box in viewport coordinates (main frame only).

@@ -78,7 +78,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
     };
     let at = match &node {
         Some((node, _)) => NodeTarget::of(state, tab, node),
-        None => NodeTarget { target: crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None }, frame_id: frame },
+        None => NodeTarget { target: crate::chrome::DebuggeeTarget::main(tab), frame_id: frame },
     };
     ctx.acting_on(tab);
     let context = if params.main_world {

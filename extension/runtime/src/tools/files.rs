@@ -70,7 +70,7 @@ pub async fn upload(state: &Rc<State>, session: &str, params: FileUploadParams, 
             if count > 1 && !chooser.multiple {
                 return Err(ToolError::Invalid(format!("the file chooser takes one file, not {count}")).into());
             }
-            let target = crate::chrome::DebuggeeTarget { tab_id: tab, session_id: None };
+            let target = crate::chrome::DebuggeeTarget::main(tab);
             let at = NodeTarget { target, frame_id: String::new() };
             act(state, session, tab, None, ctx, tool, async move {
                 // No paths cancels the chooser: the input keeps what it had.
