@@ -126,7 +126,8 @@ fn assemble_extension(src: &Path, out: &Path) -> anyhow::Result<()> {
     })
 }
 
-fn copy_tree(src: &Path, dst: &Path, keep: &dyn Fn(&Path) -> bool) -> anyhow::Result<()> {
+/// Copies the files under `src` that `keep` accepts to `dst`, creating folders as needed.
+pub fn copy_tree(src: &Path, dst: &Path, keep: &dyn Fn(&Path) -> bool) -> anyhow::Result<()> {
     std::fs::create_dir_all(dst)?;
     for entry in std::fs::read_dir(src)? {
         let path = entry?.path();

@@ -16,7 +16,7 @@ use std::process::Command;
 use anyhow::{Context, bail};
 use sha2::Digest;
 
-use crate::build::{Built, cargo, workspace_root};
+use crate::build::{Built, cargo, copy_tree, workspace_root};
 
 /// The version every package carries (the workspace's).
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -42,7 +42,7 @@ pub fn run_dist(built: &Built, targets: &[String]) -> anyhow::Result<Packages> {
     let mut archives = Vec::new();
 
     let unpacked = format!("sightline-extension-{VERSION}");
-    copy_dir(&built.extension_dir, &dir.join(&unpacked))?;
+    copy_tree(&built.extension_dir, &dir.join(&unpacked), &|_| true)?;
     written.push(format!("{unpacked}/"));
     let store_zip = format!("sightline-extension-{VERSION}.zip");
     write_store_zip(&built.extension_dir, &dir.join(&store_zip))?;
@@ -175,20 +175,6 @@ fn list_files(base: &Path, dir: &Path, out: &mut Vec<String>) -> anyhow::Result<
             list_files(base, &path, out)?;
         } else if let Ok(relative) = path.strip_prefix(base) {
             out.push(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
-        }
-    }
-    Ok(())
-}
-
-fn copy_dir(src: &Path, dst: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dst)?;
-    for entry in std::fs::read_dir(src)? {
-        let path = entry?.path();
-        let target = dst.join(path.file_name().unwrap_or_default());
-        if path.is_dir() {
-            copy_dir(&path, &target)?;
-        } else {
-            std::fs::copy(&path, &target).with_context(|| format!("copying {}", path.display()))?;
         }
     }
     Ok(())

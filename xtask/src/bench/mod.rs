@@ -24,7 +24,7 @@ mod refs;
 mod replies;
 mod report;
 mod servers;
-mod stats;
+pub(crate) mod stats;
 mod tokens;
 
 use std::process::Command;

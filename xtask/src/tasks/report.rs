@@ -242,14 +242,9 @@ pub fn ratio(rows: &[TaskRow]) -> Option<Ratio> {
     Some(Ratio { tasks: both.len(), median: median(ratios)?, total: sum(&ours) / sum(&theirs) })
 }
 
-/// The median of `values` (mean of the middle two for an even count).
-pub fn median(mut values: Vec<f64>) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    Some(if values.len().is_multiple_of(2) { (values[mid - 1] + values[mid]) / 2.0 } else { values[mid] })
+/// The median of `values` (mean of the middle two for an even count), as the bench computes it.
+pub fn median(values: Vec<f64>) -> Option<f64> {
+    crate::bench::stats::summarize(&values).map(|s| s.median)
 }
 
 #[cfg(test)]
