@@ -87,8 +87,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_listed_tool_says_what_it_does() {
-        let tools = crate::mcp::SightlineMcp::default().listed_tools();
+    fn every_routed_tool_says_what_it_does() {
+        let tools = crate::mcp::SightlineMcp::default().routed_tools();
         assert!(tools.len() >= 14, "{} tools", tools.len());
         for tool in &tools {
             let hints = tool.annotations.as_ref().unwrap_or_else(|| panic!("{} has no annotations", tool.name));

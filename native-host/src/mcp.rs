@@ -416,6 +416,13 @@ impl Default for SightlineMcp {
 }
 
 impl SightlineMcp {
+    /// Every tool the server routes, listed or not (`browser_evaluate` while off, the tools of a
+    /// group the session did not ask for).
+    #[cfg(test)]
+    pub fn routed_tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+
     /// The tools as `tools/list` lists them: every tool, `browser_evaluate` only while the user
     /// allows it, and the tools of an optional group ([`Cap`]) only when the session asked for it.
     pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
