@@ -48,7 +48,7 @@ function duration(ms) {
 /** @param {any} args */
 function argsText(args) {
   return Object.entries(args ?? {})
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join(' ');
 }
 
