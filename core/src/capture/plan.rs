@@ -4,10 +4,15 @@
 //!
 //! For the page and for every out-of-process iframe (each through its own flat session):
 //!
-//! 1. `Page.getFrameTree` and `DOMSnapshot.captureSnapshot` (with the computed styles the
-//!    pipeline reads, paint order and boxes); for the page also `Page.getLayoutMetrics`;
-//! 2. once a target's frame tree is known: `Accessibility.getFullAXTree` for each of its frames,
-//!    and for an iframe `DOM.getFrameOwner` on the page's session (where its `<iframe>` is).
+//! 1. `Page.getFrameTree`, `DOMSnapshot.captureSnapshot` (with the computed styles the
+//!    pipeline reads, paint order and boxes) and `Accessibility.getFullAXTree` of the target's
+//!    own root frame; for the page also `Page.getLayoutMetrics`;
+//! 2. once a target's frame tree is known: `Accessibility.getFullAXTree` for each of its child
+//!    frames, and for an iframe `DOM.getFrameOwner` on the page's session (where its `<iframe>`
+//!    is).
+//!
+//! The root frame's tree is asked for without a frame id (CDP then answers for the target's
+//! root), so the largest request of a capture does not wait for the frame tree's round trip.
 //!
 //! Only the page's frame tree and DOM snapshot are required: when one of them fails the capture
 //! fails. An iframe whose requests fail (it went away mid-capture) is left out, a frame whose
@@ -82,7 +87,9 @@ pub enum CaptureError {
 enum Slot {
     FrameTree(usize),
     Snapshot(usize),
-    AxTree(usize, String),
+    /// A frame's accessibility tree; `None` for the target's root frame, whose id is read from
+    /// the frame tree once it is in.
+    AxTree(usize, Option<String>),
     Owner(usize),
     Layout,
 }
@@ -96,8 +103,8 @@ pub struct TargetParts<P> {
     pub frame_tree: Option<(P, FrameTreeResult)>,
     /// `DOMSnapshot.captureSnapshot`.
     pub snapshot: Option<P>,
-    /// `Accessibility.getFullAXTree` per frame id.
-    pub ax_trees: Vec<(String, P)>,
+    /// `Accessibility.getFullAXTree` per frame id (`None`: the root frame).
+    ax_trees: Vec<(Option<String>, P)>,
     /// For an iframe: the backend node id of its `<iframe>` element in the page.
     pub owner_backend_node_id: Option<i64>,
     failed: bool,
@@ -155,7 +162,15 @@ impl<P: Payload> CapturePlan<P> {
             let session = plan.targets[t].session.clone();
             plan.queue(Slot::FrameTree(t), session.clone(), "Page.getFrameTree", json!({}), REQUEST_TIMEOUT_MS);
             let snapshot = capture_snapshot_params();
-            plan.queue(Slot::Snapshot(t), session, "DOMSnapshot.captureSnapshot", snapshot, SNAPSHOT_TIMEOUT_MS);
+            plan.queue(
+                Slot::Snapshot(t),
+                session.clone(),
+                "DOMSnapshot.captureSnapshot",
+                snapshot,
+                SNAPSHOT_TIMEOUT_MS,
+            );
+            let root = json!({});
+            plan.queue(Slot::AxTree(t, None), session, "Accessibility.getFullAXTree", root, REQUEST_TIMEOUT_MS);
         }
         plan
     }
@@ -187,10 +202,10 @@ impl<P: Payload> CapturePlan<P> {
             (Slot::FrameTree(t), Some(raw)) => match raw.decode::<FrameTreeResult>() {
                 Ok(tree) => {
                     let session = self.targets[t].session.clone();
-                    for frame in tree.frame_tree.frames() {
+                    for frame in tree.frame_tree.frames().into_iter().skip(1) {
                         let params = ax_tree_params(&frame.id);
                         self.queue(
-                            Slot::AxTree(t, frame.id.clone()),
+                            Slot::AxTree(t, Some(frame.id.clone())),
                             session.clone(),
                             "Accessibility.getFullAXTree",
                             params,
@@ -242,6 +257,15 @@ impl<P: Payload> CapturePlan<P> {
     }
 }
 
+impl<P> TargetParts<P> {
+    /// Each frame's accessibility tree by frame id, the root frame's id read from the frame
+    /// tree.
+    pub fn ax_trees(&self) -> impl Iterator<Item = (&str, &P)> {
+        let root = self.frame_tree.as_ref().map(|(_, tree)| tree.frame_tree.frame.id.as_str());
+        self.ax_trees.iter().filter_map(move |(frame, tree)| Some((frame.as_deref().or(root)?, tree)))
+    }
+}
+
 impl<P: Payload> TargetParts<P> {
     /// The target's payloads read as the engine's types; fails when its DOM snapshot is
     /// unreadable. Accessibility trees that cannot be read are left out.
@@ -254,10 +278,9 @@ impl<P: Payload> TargetParts<P> {
                 .decode()
                 .map_err(|message| CaptureError::Unreadable { what: "DOM snapshot", message })?,
             ax_trees: self
-                .ax_trees
-                .iter()
+                .ax_trees()
                 .filter_map(|(frame_id, tree)| {
-                    Some(FrameAxTree { frame_id: frame_id.clone(), tree: tree.decode().ok()? })
+                    Some(FrameAxTree { frame_id: frame_id.to_owned(), tree: tree.decode().ok()? })
                 })
                 .collect(),
             owner_backend_node_id: self.owner_backend_node_id,
@@ -286,7 +309,7 @@ impl CaptureParts<Value> {
             let mut out = json!({
                 "frameTree": t.frame_tree.as_ref().map(|(raw, _)| raw.clone()),
                 "snapshot": t.snapshot,
-                "axTrees": t.ax_trees.iter().map(|(frame, tree)| json!({"frameId": frame, "tree": tree})).collect::<Vec<_>>(),
+                "axTrees": t.ax_trees().map(|(frame, tree)| json!({"frameId": frame, "tree": tree})).collect::<Vec<_>>(),
             });
             if let Some(owner) = t.owner_backend_node_id {
                 out["ownerBackendNodeId"] = owner.into();
@@ -352,7 +375,7 @@ mod tests {
     }
 
     #[test]
-    fn the_page_and_each_iframe_are_captured_frame_tree_first() {
+    fn root_frames_are_asked_at_once_and_child_frames_once_the_frame_tree_is_in() {
         let mut plan = CapturePlan::new(["S1".to_owned()]);
         let rounds = drive(&mut plan, browser);
         assert_eq!(
@@ -362,20 +385,17 @@ mod tests {
                     "Page.getLayoutMetrics",
                     "Page.getFrameTree",
                     "DOMSnapshot.captureSnapshot",
+                    "Accessibility.getFullAXTree",
                     "S1:Page.getFrameTree",
-                    "S1:DOMSnapshot.captureSnapshot"
+                    "S1:DOMSnapshot.captureSnapshot",
+                    "S1:Accessibility.getFullAXTree"
                 ],
-                vec![
-                    "Accessibility.getFullAXTree",
-                    "Accessibility.getFullAXTree",
-                    "S1:Accessibility.getFullAXTree",
-                    "DOM.getFrameOwner"
-                ],
+                vec!["Accessibility.getFullAXTree", "DOM.getFrameOwner"],
             ]
         );
         assert!(plan.is_done());
         let parts = plan.finish().unwrap();
-        let frames: Vec<&str> = parts.main.ax_trees.iter().map(|(f, _)| f.as_str()).collect();
+        let frames: Vec<&str> = parts.main.ax_trees().map(|(f, _)| f).collect();
         assert_eq!(frames, ["MAIN", "SAME"]);
         assert_eq!(parts.children.len(), 1);
         assert_eq!(parts.children[0].owner_backend_node_id, Some(42));
@@ -404,7 +424,7 @@ mod tests {
         });
         let parts = plan.finish().unwrap();
         assert!(parts.children.is_empty());
-        assert_eq!(parts.main.ax_trees.len(), 1);
+        assert_eq!(parts.main.ax_trees().count(), 1);
     }
 
     #[test]
