@@ -16,6 +16,14 @@ async fn navigate_snapshot_click_type_and_keys_act_on_the_real_page() {
 
     let page = c.call("browser_navigate", json!({"url": shop})).await.unwrap();
     assert!(!page.is_error, "{}", page.text);
+    // The capture's profile: each CDP method's own wait, for the bench's per-stage table (a new
+    // document is always captured afresh).
+    let stats = page.structured.as_ref().map(|s| s["stats"].clone()).unwrap_or_default();
+    let waits = stats["capture_by_method"].as_object().cloned().unwrap_or_default();
+    for method in ["DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree", "Page.getFrameTree"] {
+        assert!(waits.get(method).and_then(|ms| ms.as_f64()).is_some(), "no wait for {method}: {stats}");
+    }
+    assert!(stats["probe_ms"].as_f64().is_some() && stats["capture_reused"].is_null(), "{stats}");
     assert!(page.text.contains("# Tiny shop"), "{}", page.text);
     assert!(page.text.contains("Basket: 0 items"), "{}", page.text);
 
@@ -23,11 +31,6 @@ async fn navigate_snapshot_click_type_and_keys_act_on_the_real_page() {
     let snap = c.call("browser_snapshot", json!({})).await.unwrap();
     let facts = snap.structured.clone().expect("structuredContent");
     assert_eq!(facts["title"], "Tiny shop");
-    // The capture's profile: each CDP method's own wait, for the bench's per-stage table.
-    let waits = facts["stats"]["capture_by_method"].as_object().cloned().unwrap_or_default();
-    for method in ["DOMSnapshot.captureSnapshot", "Accessibility.getFullAXTree", "Page.getFrameTree"] {
-        assert!(waits.get(method).and_then(|ms| ms.as_f64()).is_some(), "no wait for {method}: {}", facts["stats"]);
-    }
     let buy = ref_of(&snap, "button", "Add to basket");
 
     let after_click = c.call("browser_click", json!({"ref": buy})).await.unwrap();

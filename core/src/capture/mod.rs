@@ -5,6 +5,7 @@
 //! and benchmarks are the same payloads the engine sees in the browser.
 
 pub mod plan;
+pub mod probe;
 
 use serde::Deserialize;
 

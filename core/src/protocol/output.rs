@@ -121,4 +121,11 @@ pub struct SnapshotStats {
     /// these overlap: the slowest one bounds `capture_ms`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub capture_by_method: std::collections::BTreeMap<String, f64>,
+    /// Milliseconds the probe took that asked whether the page changed since the last capture
+    /// (`capture::probe`), measured by the caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_ms: Option<f64>,
+    /// Whether the last capture was used again because the probe vouched nothing changed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capture_reused: bool,
 }

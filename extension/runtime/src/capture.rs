@@ -2,11 +2,15 @@
 //! over `chrome.debugger`, sending each request as soon as the plan allows it and all of them
 //! concurrently, for the page and each out-of-process iframe through its own flat session.
 //!
+//! Each capture starts with a probe (`crate::probe`): when it vouches that nothing changed since
+//! the tab's last capture, that capture is used again and nothing more is asked of the browser.
+//!
 //! Replies are kept as they arrive (JS values) and converted into the engine's types only once
 //! all are in, so the time spent waiting on the browser and the time spent converting are
 //! measured apart; each request's own wait is measured too, per CDP method.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
@@ -18,13 +22,18 @@ use wasm_bindgen::JsValue;
 use crate::cdp;
 use crate::chrome::{self, DebuggeeTarget};
 use crate::error::ToolError;
+use crate::probe::{self, KeptCapture};
 use crate::state::State;
 use crate::timer;
 
 /// A capture and what it cost.
 pub struct Captured {
     /// The payloads.
-    pub capture: Capture,
+    pub capture: Rc<Capture>,
+    /// Whether they are the tab's last capture, used again.
+    pub reused: bool,
+    /// Milliseconds the probe took.
+    pub probe_ms: f64,
     /// Milliseconds spent waiting on CDP.
     pub capture_ms: f64,
     /// Milliseconds spent converting the payloads into the engine's types.
@@ -50,6 +59,23 @@ impl Payload for JsPayload {
 
 /// Captures the tab's page and its out-of-process iframes.
 pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> {
+    let probing = timer::now_ms();
+    let probe = probe::probe(state, tab_id).await;
+    let probe_ms = timer::now_ms() - probing;
+    let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
+    if let (Ok(now), Some(kept)) = (&probe, kept)
+        && kept.probe == *now
+    {
+        let capture = kept.capture.clone();
+        return Ok(Captured {
+            capture,
+            reused: true,
+            probe_ms,
+            capture_ms: 0.0,
+            convert_ms: 0.0,
+            by_method: BTreeMap::new(),
+        });
+    }
     let started = timer::now_ms();
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children);
@@ -77,6 +103,13 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
     let parts = plan.finish()?;
     let capture_ms = timer::now_ms() - started;
     let converting = timer::now_ms();
-    let capture = parts.decode()?;
-    Ok(Captured { capture, capture_ms, convert_ms: timer::now_ms() - converting, by_method })
+    let capture = Rc::new(parts.decode()?);
+    let convert_ms = timer::now_ms() - converting;
+    // Kept only when the probe, read before the capture, vouches for the page: any change
+    // during the capture shows in the next probe.
+    let kept = probe.ok().map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
+    if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+        session.kept = kept;
+    }
+    Ok(Captured { capture, reused: false, probe_ms, capture_ms, convert_ms, by_method })
 }

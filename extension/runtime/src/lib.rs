@@ -27,6 +27,7 @@ mod navigation;
 mod options;
 mod page_hooks;
 mod panel;
+mod probe;
 mod selection;
 mod shots;
 mod state;

@@ -1,5 +1,5 @@
-//! Two small scripts the runtime adds to controlled tabs, reporting through `Runtime.addBinding`
-//! what CDP alone does not say.
+//! Small scripts the runtime adds to controlled tabs: the page's watch (`crate::probe`), and two
+//! that report through `Runtime.addBinding` what CDP alone does not say.
 //!
 //! * Every controlled tab: CDP's `Network.webSocketClosed` carries no close code, so a hook in
 //!   the page's own world wraps the `WebSocket` constructor (a `Proxy`: same prototype, same
@@ -14,7 +14,7 @@
 //!   only what was acted on (role and a short label), never a typed value, and nothing at all
 //!   about password, payment or one-time-code fields, or forms holding one.
 //!
-//! Both are added with `runImmediately` so the current document gets them too, and both are
+//! All are added with `runImmediately` so the current document gets them too, and all are
 //! idempotent: after a service-worker restart they are added again and the second copy does
 //! nothing. The runtime decides what to keep from their reports (`crate::timeline`).
 
@@ -43,6 +43,10 @@ pub async fn install(tab_id: i32, user_shared: bool) -> Vec<serde_json::Value> {
     // The hook first, then its binding: in the live document the hook is already waiting for the
     // binding when it arrives, so the page never sees it on its global (see `hooks/socket_close.js`).
     let mut steps = vec![
+        (
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": crate::probe::WATCH_HOOK, "worldName": crate::probe::WATCH_WORLD, "runImmediately": true}),
+        ),
         (
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": SOCKET_HOOK.replace("__BINDING__", &socket_binding), "runImmediately": true}),

@@ -10,6 +10,7 @@
 //! again until the user shares a tab: the cancel is a stop.
 
 use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 use sightline_core::cdp::page::FrameTreeResult;
@@ -100,6 +101,8 @@ pub struct TabSession {
     pub bindings: Vec<serde_json::Value>,
     /// The file input whose chooser an agent's action opened and nobody answered yet.
     pub chooser: Option<FileChooser>,
+    /// The last capture, kept while a probe vouches the page did not change (`crate::probe`).
+    pub kept: Option<Rc<crate::probe::KeptCapture>>,
 }
 
 /// A file chooser an agent's action opened (intercepted, so no window showed).
@@ -398,6 +401,12 @@ impl State {
                 .await
                 .map_err(|e| prepare_error(tab_id, e.into()))?;
         }
+        // Best effort, for speed only: the renderer's layout counters for the probe before each
+        // capture, and an accessibility tree the renderer keeps up to date instead of building
+        // it anew for every capture.
+        for domain in ["Performance.enable", "Accessibility.enable"] {
+            let _ = cdp::send::<serde_json::Value>(tab_id, domain, serde_json::json!({})).await;
+        }
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
@@ -407,6 +416,7 @@ impl State {
             dialog: None,
             bindings: Vec::new(),
             chooser: None,
+            kept: None,
         };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
@@ -424,7 +434,7 @@ impl State {
         let timeout = cdp::COMMAND_TIMEOUT_MS;
         let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
         // The iframe's console and requests belong to the tab's timeline too.
-        for domain in ["Runtime.enable", "Network.enable", "Log.enable"] {
+        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Accessibility.enable"] {
             let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
         }
         if let Ok(tree) =

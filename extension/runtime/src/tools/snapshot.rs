@@ -45,6 +45,8 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
     snapshot.stats.capture_ms = Some(captured.capture_ms);
     snapshot.stats.convert_ms = Some(captured.convert_ms);
     snapshot.stats.capture_by_method = captured.by_method;
+    snapshot.stats.probe_ms = Some(captured.probe_ms);
+    snapshot.stats.capture_reused = captured.reused;
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
     Ok(snapshot)
 }

@@ -1,0 +1,35 @@
+// The page's watch: counts what changes a document — every DOM mutation, and every event that
+// edits, scrolls or focuses something — and keeps the time of the last. Added at
+// document start to every frame, in its own isolated world, so no page script can see it, stop
+// it or fake a count. Idempotent: a second copy does nothing.
+//
+// Read by `PROBE` below (is the page as the last capture saw it?) and by the settling script (a
+// document quiet since before the call is settled at once).
+(() => {
+  if (globalThis.__sightlineWatch) return;
+  const watch = { changes: 0, last: performance.now() };
+  const bump = (n) => {
+    watch.changes += n;
+    watch.last = performance.now();
+  };
+  new MutationObserver((records) => bump(records.length)).observe(document, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    characterData: true,
+  });
+  // Events of elements reach the document in their capture phase; `load` and `error` of images
+  // and scripts never reach the window. Events the browser queues after a change that already
+  // shows elsewhere (the page's own scrolling and resizing in the viewport metrics, toggles as
+  // attribute mutations or restyles, URL changes in the URL) are not counted: arriving a moment
+  // later, they would only make the next probe differ from a capture that already had them.
+  const onDocument = ['input', 'change', 'focusin', 'focusout', 'load', 'error', 'transitionend', 'animationend',
+    'reset', 'submit'];
+  for (const type of onDocument) document.addEventListener(type, () => bump(1), { capture: true, passive: true });
+  // A scrolled element (the page's own scrolling is in the viewport metrics).
+  document.addEventListener('scroll', (event) => {
+    if (event.target !== document) bump(1);
+  }, { capture: true, passive: true });
+  addEventListener('pageshow', () => bump(1), { capture: true, passive: true });
+  globalThis.__sightlineWatch = watch;
+})();

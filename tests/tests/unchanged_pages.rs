@@ -1,0 +1,74 @@
+//! Looking again at a page nothing changed on is answered from the last capture, because a
+//! probe of the page (frame tree, the renderer's layout counters, viewport, and the page's watch
+//! in its isolated world) vouches that nothing changed. And every way a page changes itself
+//! without the agent — a script checking a box or setting a value without any event, an
+//! attribute, a popover, scrolling, a navigation inside the document — is seen at the next look.
+
+use serde_json::{Value, json};
+use sightline_e2e::browser::REMOTE_DEBUGGING;
+use sightline_e2e::{McpClient, Rig, service_worker};
+
+/// One `browser_snapshot`: its text and its stats.
+async fn look(c: &McpClient) -> (String, Value) {
+    let reply = c.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    assert!(!reply.is_error, "{}", reply.text);
+    let stats = reply.structured.as_ref().map(|s| s["stats"].clone()).unwrap_or_default();
+    (reply.text, stats)
+}
+
+fn reused(stats: &Value) -> bool {
+    stats["capture_reused"] == true
+}
+
+/// What the page does to itself, and what the next look must show (`None`: nothing shows in
+/// the text, only the probe can tell).
+const CHANGES: &[(&str, Option<&str>)] = &[
+    // No event, no mutation: only the restyle and the form digest tell.
+    ("document.getElementById('terms').checked = true", Some(r#"checkbox "Accept terms" checked"#)),
+    ("document.getElementById('nick').value = 'Ada'", Some(r#"textbox "Nickname" = "Ada""#)),
+    // An attribute no style depends on: only the watch's mutation count tells.
+    ("document.getElementById('menu').setAttribute('aria-label', 'Main menu')", Some("Main menu")),
+    ("document.getElementById('tip').showPopover()", Some("Tip shown as a popover")),
+    ("scrollTo(0, document.body.scrollHeight)", None),
+    ("history.pushState({}, '', '#later')", None),
+    // The page cannot reach the watch: a fake of it in the page's own world changes nothing.
+    (
+        "globalThis.__sightlineWatch = {changes: 0, last: 0}; document.querySelector('h1').textContent = 'Renamed'",
+        Some("# Renamed"),
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_seen() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("unchanged.html")})).await;
+    // The page is quiet: within a few looks one is answered from the capture before it.
+    let mut looks = Vec::new();
+    for _ in 0..3 {
+        looks.push(look(c).await);
+        if reused(&looks.last().unwrap().1) {
+            break;
+        }
+    }
+    let (text, stats) = looks.last().unwrap();
+    assert!(reused(stats), "no look at the quiet page was reused: {looks:#?}");
+    assert!(stats["probe_ms"].as_f64().is_some() && text.contains("# Quiet page"), "{stats} {text}");
+
+    let (mut cdp, session) = service_worker::attach_to_page(&rig.devtools(), "unchanged.html").expect("attach");
+    for (script, shows) in CHANGES {
+        let evaluated = cdp.call(Some(&session), "Runtime.evaluate", json!({"expression": script})).expect("evaluate");
+        assert!(evaluated.get("exceptionDetails").is_none(), "{script}: {evaluated}");
+        let (text, stats) = look(c).await;
+        assert!(!reused(&stats), "after `{script}` the last capture was used again: {stats}\n{text}");
+        if let Some(shows) = shows {
+            assert!(text.contains(shows), "after `{script}` the look does not show {shows:?}:\n{text}");
+        }
+        // Nothing changed since that look.
+        let (again, stats) = look(c).await;
+        assert!(reused(&stats), "a look right after `{script}` was captured afresh: {stats}");
+        if let Some(shows) = shows {
+            assert!(again.contains(shows), "the reused look lost {shows:?}:\n{again}");
+        }
+    }
+}
