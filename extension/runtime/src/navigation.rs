@@ -94,7 +94,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
         settled.navigated = true;
         wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
     }
-    stabilize_into(tab_id, &mut settled).await;
+    stabilize_into(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -129,7 +129,7 @@ pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) ->
         }
         timer::sleep(load.cap(100)).await;
     }
-    stabilize_into(tab_id, &mut settled).await;
+    stabilize_into(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -202,7 +202,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
         Some(_) => {}
         None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
     }
-    stabilize_into(tab_id, &mut settled).await;
+    stabilize_into(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -226,7 +226,7 @@ where
             "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
         ) && is_main_frame_event(e, &main)
     });
-    let (started, quiet) = futures::join!(watch, stabilize(tab_id));
+    let (started, quiet) = futures::join!(watch, stabilize(state, tab_id));
     events.still_there()?;
     // One load cap for everything the action set loading, from the moment a navigation shows.
     let mut load: Option<Deadline> = None;
@@ -244,7 +244,7 @@ where
                     .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
             };
             wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
-            stabilize_into(tab_id, &mut settled).await
+            stabilize_into(state, tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
     };
@@ -257,7 +257,7 @@ where
             .await
             .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
         wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
-        stabilize_into(tab_id, &mut settled).await;
+        stabilize_into(state, tab_id, &mut settled).await;
     }
     if !settled.navigated {
         wait_for_child_frames(&mut frames, &main, &mut settled).await;
@@ -445,13 +445,22 @@ struct RemoteValue {
 
 /// Waits until the DOM has been quiet for 100 ms and the page no longer hides its own root, at
 /// most 2 s (and 5 s in all for a page too busy to run the settling script).
-pub async fn stabilize(tab_id: i32) -> Result<Stabilization, ToolError> {
+///
+/// The script runs beside the page's watch (`crate::probe`), which has seen every change since
+/// the document started: a page already quiet for the window is settled at once instead of
+/// being watched for another 100 ms. Where the watch is not running, the script runs in the
+/// page's world and watches the window out.
+async fn stabilize(state: &State, tab_id: i32) -> Result<Stabilization, ToolError> {
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
-    let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
+    let main = DebuggeeTarget::main(tab_id);
+    let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
+    let mut params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
+    if let Some(context) = crate::probe::watch_context(&main, &frame).await {
+        params["contextId"] = context.into();
+    }
     let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
-    let result: EvaluateResult =
-        cdp::send_to(&DebuggeeTarget::main(tab_id), "Runtime.evaluate", params, timeout).await?;
+    let result: EvaluateResult = cdp::send_to(&main, "Runtime.evaluate", params, timeout).await?;
     if let Some(exception) = result.exception {
         return Err(ToolError::Unexpected { what: "the settling script", message: exception.to_string() });
     }
@@ -469,12 +478,12 @@ enum Wait {
     Navigated,
 }
 
-async fn stabilize_into(tab_id: i32, settled: &mut Settled) -> Wait {
+async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
     if settled.silent_ms.is_some() {
         // It answered no probe while loading; the settling script would only time out too.
         return Wait::Done;
     }
-    note_stabilization(stabilize(tab_id).await, settled)
+    note_stabilization(stabilize(state, tab_id).await, settled)
 }
 
 /// Turns a stabilisation's outcome into the agent's notes.

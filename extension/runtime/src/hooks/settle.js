@@ -11,7 +11,10 @@
 // Used before every capture, by the extension and by the test recorder alike.
 new Promise((resolve) => {
   const quiet = QUIET, cap = CAP, start = performance.now();
-  let mutations = 0, quietTimer = 0, lastMutation = start;
+  // Beside the page's watch (the extension's isolated world), the quiet window counts from the
+  // last change it saw, so a page already quiet is settled at once.
+  const watch = globalThis.__sightlineWatch;
+  let mutations = 0, quietTimer = 0, lastMutation = watch ? Math.min(watch.last, start) : start;
   // Styles first: reading the body's text is the costly part, and only a hidden page needs it.
   const hiddenRoot = () => {
     const body = document.body;
@@ -39,5 +42,5 @@ new Promise((resolve) => {
   });
   observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
   const hardTimer = setTimeout(() => finish(performance.now() - lastMutation >= quiet), cap);
-  quietTimer = setTimeout(quietEnough, quiet);
+  quietTimer = setTimeout(quietEnough, Math.max(0, quiet - (start - lastMutation)));
 })
