@@ -173,7 +173,17 @@ pub async fn measure(
         if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped) {
             let source: PathBuf = dir.join(corpus.page(case));
             let wall_ms = (timed.calls == 1).then(|| millis(timed));
-            let probe = PageProbe { server, corpus, case, url: &url, source: &source, snapshot: &timed.reply, wall_ms };
+            let navigate = navigated.as_ref().ok().filter(|n| n.calls == 1).map(|n| (&n.reply, millis(n)));
+            let probe = PageProbe {
+                server,
+                corpus,
+                case,
+                url: &url,
+                source: &source,
+                snapshot: &timed.reply,
+                wall_ms,
+                navigate,
+            };
             extras = extensions::sightline_page_extras(&probe).await;
         }
         let progress = format!("bench: {} {}/{} {case}", kind.label(), i + 1, cases.len());

@@ -66,6 +66,9 @@ pub struct PageProbe<'a> {
     pub snapshot: &'a Reply,
     /// Its wall time as the MCP client saw it, when it took one call.
     pub wall_ms: Option<f64>,
+    /// The navigation to the page that came before, and its wall time: a new document, so
+    /// always a fresh capture.
+    pub navigate: Option<(&'a Reply, f64)>,
 }
 
 /// Sightline's extra columns for one corpus page: fidelity beside its tokens (interactive
@@ -76,31 +79,52 @@ pub struct PageProbe<'a> {
 /// list adds no column to the report.
 pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
     let mut columns = fidelity(probe.corpus, probe.case);
-    // The extension measures both times itself and reports them with every snapshot.
+    // The extension measures its times itself and reports them with every answer that shows a
+    // page.
+    columns.extend(profile("", probe.snapshot, probe.wall_ms));
     let stats = probe.snapshot.structured.as_ref().map(|s| &s["stats"]);
+    if let Some(stats) = stats.filter(|s| s["probe_ms"].is_number()) {
+        let reused = if stats["capture_reused"] == true { 1.0 } else { 0.0 };
+        columns.push(ExtraColumn { name: "snapshot reused the last capture".into(), value: ExtraValue::Ratio(reused) });
+    }
+    if let Some((navigate, wall)) = probe.navigate {
+        columns.extend(profile("navigate: ", navigate, Some(wall)));
+    }
+    columns
+}
+
+/// The profile of one call that captured the page, each column's name after `prefix`: the
+/// pipeline in wasm, the probe, the CDP capture with each method's own wait, payload conversion,
+/// and the rest of the wall time (loading and settling for a navigation; page-state work and
+/// rendering in the extension, the bridge, the host and MCP for every call).
+fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn> {
+    let mut columns = Vec::new();
+    let mut push = |name: &str, value: ExtraValue| columns.push(ExtraColumn { name: format!("{prefix}{name}"), value });
+    let stats = reply.structured.as_ref().map(|s| &s["stats"]);
     let millis = |key: &str| stats.and_then(|s| s[key].as_f64());
     if let (Some(pipeline), Some(capture)) = (millis("pipeline_ms"), millis("capture_ms")) {
-        columns.push(ExtraColumn { name: "wasm pipeline".into(), value: ExtraValue::Millis(pipeline) });
-        columns.push(ExtraColumn { name: "CDP capture".into(), value: ExtraValue::Millis(capture) });
+        push("wasm pipeline", ExtraValue::Millis(pipeline));
+        let probe = millis("probe_ms").unwrap_or_default();
+        if millis("probe_ms").is_some() {
+            push("probe", ExtraValue::Millis(probe));
+        }
+        push("CDP capture", ExtraValue::Millis(capture));
         if let Some(convert) = millis("convert_ms") {
-            columns.push(ExtraColumn { name: "payload conversion".into(), value: ExtraValue::Millis(convert) });
+            push("payload conversion", ExtraValue::Millis(convert));
         }
         if capture > 0.0 {
-            columns
-                .push(ExtraColumn { name: "pipeline ÷ capture".into(), value: ExtraValue::Ratio(pipeline / capture) });
+            push("pipeline ÷ capture", ExtraValue::Ratio(pipeline / capture));
         }
-        // The rest of the wall time: settling, page-state work and rendering in the extension,
-        // the bridge, the host and MCP.
-        if let (Some(wall), Some(convert)) = (probe.wall_ms, millis("convert_ms")) {
-            let rest = (wall - capture - convert - pipeline).max(0.0);
-            columns.push(ExtraColumn { name: "rest of the call".into(), value: ExtraValue::Millis(rest) });
+        if let (Some(wall), Some(convert)) = (wall_ms, millis("convert_ms")) {
+            let rest = (wall - probe - capture - convert - pipeline).max(0.0);
+            push("rest of the call", ExtraValue::Millis(rest));
         }
     }
     // Each CDP method's own wait (they overlap; the slowest bounds the capture).
     if let Some(methods) = stats.and_then(|s| s["capture_by_method"].as_object()) {
         for method in CAPTURE_METHODS {
             if let Some(ms) = methods.get(method).and_then(serde_json::Value::as_f64) {
-                columns.push(ExtraColumn { name: format!("CDP {method}"), value: ExtraValue::Millis(ms) });
+                push(&format!("CDP {method}"), ExtraValue::Millis(ms));
             }
         }
     }

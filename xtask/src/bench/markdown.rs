@@ -187,10 +187,14 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
     let _ = writeln!(
         out,
         "Fidelity is measured on a capture of the same page with its ground truth (`cargo xtask test` records them), by \
-         the pipeline the extension runs, compiled natively. Timings profile the snapshot call: what the extension \
-         measured in the browser (its pipeline in wasm, the CDP capture, each CDP method's own wait from request to \
-         reply — they run concurrently, so they overlap — and converting the payloads), and the rest of the wall time \
-         the MCP client saw (settling, page-state work and rendering, bridge, host and MCP).\n"
+         the pipeline the extension runs, compiled natively. Timings profile the snapshot call and, as `navigate: …`, \
+         the navigation before it (a new document, so always a fresh capture): what the extension measured in the \
+         browser (its pipeline in wasm, the probe that asks whether the page changed since the last capture, the CDP \
+         capture, each CDP method's own wait from request to reply — they run concurrently, so they overlap — and \
+         converting the payloads), and the rest of the wall time the MCP client saw (loading and settling for a \
+         navigation; page-state work and rendering, bridge, host and MCP). A snapshot of a page nothing changed on \
+         since the navigation is answered from its capture (`snapshot reused the last capture`, 100% or 0% per \
+         page).\n"
     );
     let _ = writeln!(out, "| measure | pages | median | p90 | minimum |\n|---|--:|--:|--:|--:|");
     for (name, values, ratio) in by_name {
