@@ -162,10 +162,4 @@ pub struct LayoutTreeSnapshot {
     /// Paint order (higher paints later, on top).
     #[serde(default)]
     pub paint_orders: Vec<i64>,
-    /// Client rectangles.
-    #[serde(default)]
-    pub client_rects: Vec<Vec<f64>>,
-    /// Scroll rectangles.
-    #[serde(default)]
-    pub scroll_rects: Vec<Vec<f64>>,
 }
