@@ -26,6 +26,7 @@ pub fn render(r: &Report) -> String {
     tools(&mut out, r);
     timings(&mut out, r);
     changes(&mut out, r);
+    memory(&mut out, r);
     method(&mut out, r);
     out
 }
@@ -452,6 +453,27 @@ fn timings(out: &mut String, r: &Report) {
             stat(*a, |x| x.median),
             stat(*a, |x| x.p90),
         );
+    }
+}
+
+fn memory(out: &mut String, r: &Report) {
+    let Some(run) = &r.memory else { return };
+    let _ = writeln!(out, "\n## Sightline's memory over many snapshots\n");
+    let _ = writeln!(
+        out,
+        "The extension's service worker, read before and during {} snapshots of the `{}` page of the readability \
+         corpus; before each, the bench changes one attribute of the page, so each is a fresh capture ({} were). \
+         JavaScript heap in use (`Runtime.getHeapUsage`) and the wasm runtime's linear memory (which never shrinks: \
+         its peak).\n",
+        run.snapshots, run.page, run.fresh
+    );
+    if let Some(error) = &run.error {
+        let _ = writeln!(out, "The run stopped early: {error}\n");
+    }
+    let _ = writeln!(out, "| after snapshots | JS heap in use | wasm memory |\n|--:|--:|--:|");
+    let mib = |bytes: u64| format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0));
+    for reading in &run.readings {
+        let _ = writeln!(out, "| {} | {} | {} |", reading.after, mib(reading.js_heap_used), mib(reading.wasm_memory));
     }
 }
 

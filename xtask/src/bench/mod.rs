@@ -19,6 +19,7 @@ mod fidelity;
 mod flow;
 mod machine;
 mod markdown;
+mod memory;
 pub(crate) mod peers;
 mod refs;
 mod replies;
@@ -95,6 +96,7 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     let mut tools = Vec::new();
     let mut runs = Vec::new();
     let mut full_pages: Option<flow::FullPageRun> = None;
+    let mut memory = None;
     let mut changes = changes::ChangesRun { page: changes::TRACKING_PAGE.to_owned(), readings: Vec::new() };
     for kind in ServerKind::ALL {
         let mut restarts = 0;
@@ -123,6 +125,9 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
                     }
                 }
                 if let Some(server) = server {
+                    if kind == ServerKind::Sightline {
+                        memory = memory_run(&server, &corpora, &sites, quick).await;
+                    }
                     server.close().await;
                 }
             }
@@ -180,9 +185,31 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         flow,
         tools,
         changes: Some(changes),
+        memory,
         summaries,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The large page the memory run snapshots again and again, and how many times.
+const MEMORY_PAGE: &str = "wikipedia";
+const MEMORY_SNAPSHOTS: usize = 1_000;
+const MEMORY_SNAPSHOTS_QUICK: usize = 100;
+
+/// Sightline's worker memory over many fresh snapshots of [`MEMORY_PAGE`] of the readability
+/// corpus; `None` when that corpus is absent.
+async fn memory_run(
+    server: &Server,
+    corpora: &[CorpusSection],
+    sites: &[Option<(FixtureServer, PathBuf)>],
+    quick: bool,
+) -> Option<memory::MemoryRun> {
+    let (section, (site, _)) =
+        corpora.iter().zip(sites).find_map(|(c, s)| (c.corpus == Corpus::Readability).then_some((c, s.as_ref()?)))?;
+    let url = site.url(&section.corpus.page(MEMORY_PAGE));
+    let snapshots = if quick { MEMORY_SNAPSHOTS_QUICK } else { MEMORY_SNAPSHOTS };
+    eprintln!("bench: Sightline's memory over {snapshots} snapshots of {MEMORY_PAGE}");
+    Some(memory::measure(server, MEMORY_PAGE, &url, snapshots).await)
 }
 
 /// The size of `server`'s `tools/list`.

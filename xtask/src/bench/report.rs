@@ -32,6 +32,8 @@ pub struct Report {
     pub tools: Vec<ToolsFootprint>,
     /// Reading errors after the tracking page's scripted failures.
     pub changes: Option<ChangesRun>,
+    /// Sightline's worker memory over many fresh snapshots of a large page.
+    pub memory: Option<super::memory::MemoryRun>,
     /// Summaries per server over the pages of every corpus and the flow (wall time, flow
     /// tokens), derived from the raw results above.
     pub summaries: Vec<ServerSummary>,

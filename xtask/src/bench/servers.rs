@@ -132,6 +132,15 @@ impl Server {
         self.kind
     }
 
+    /// Sightline's browser's DevTools endpoint (the bench's own connection, for measures the
+    /// MCP tools do not give); `None` for the peers.
+    pub fn devtools(&self) -> Option<String> {
+        match &self.backend {
+            Backend::Sightline(rig) => rig.browser.as_ref()?.devtools_endpoint().ok(),
+            Backend::Peer { .. } => None,
+        }
+    }
+
     /// Closes the server and its browser (at most [`CLOSE_LIMIT`]).
     pub async fn close(self) {
         match self.backend {
@@ -321,7 +330,9 @@ async fn launch(kind: ServerKind, chromium: &Path) -> anyhow::Result<Backend> {
         ServerKind::Sightline => {
             // The rig's own fixture server is unused: every page comes from the bench's servers.
             let window = format!("--window-size={},{}", peers::VIEWPORT.0, peers::VIEWPORT.1);
-            let rig = Rig::serving(workspace_root().join("bench/sites"), &[&window, "about:blank"]).await?;
+            // A DevTools port for the bench's memory readings; nothing connects to it otherwise.
+            let debugging = sightline_e2e::browser::REMOTE_DEBUGGING;
+            let rig = Rig::serving(workspace_root().join("bench/sites"), &[&window, debugging, "about:blank"]).await?;
             Ok(Backend::Sightline(Box::new(rig)))
         }
         ServerKind::Playwright | ServerKind::Devtools => {
