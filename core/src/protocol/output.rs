@@ -128,4 +128,10 @@ pub struct SnapshotStats {
     /// Whether the last capture was used again because the probe vouched nothing changed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capture_reused: bool,
+    /// For a navigation: milliseconds from sending it to the new document's `load`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_ms: Option<f64>,
+    /// Milliseconds spent waiting for the page to settle before the capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle_ms: Option<f64>,
 }

@@ -59,6 +59,17 @@ pub struct Settled {
     /// script keeps its main thread busy), if it had stopped answering: reading it now would
     /// only time out.
     pub silent_ms: Option<f64>,
+    /// How long the waits took.
+    pub waited: Waited,
+}
+
+/// How long a navigation's waits took, in milliseconds.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Waited {
+    /// From sending the navigation to the new document's load (or the wait's end).
+    pub load_ms: Option<f64>,
+    /// Waiting for the DOM to settle.
+    pub settle_ms: Option<f64>,
 }
 
 impl Settled {
@@ -80,6 +91,7 @@ struct NavigateResult {
 
 /// Loads `url` in the tab and waits for it to settle.
 pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+    let started = timer::now_ms();
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
@@ -94,6 +106,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
         settled.navigated = true;
         wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
     }
+    settled.waited.load_ms = Some(timer::now_ms() - started);
     stabilize_into(state, tab_id, &mut settled).await;
     Ok(settled)
 }
@@ -483,7 +496,10 @@ async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wa
         // It answered no probe while loading; the settling script would only time out too.
         return Wait::Done;
     }
-    note_stabilization(stabilize(state, tab_id).await, settled)
+    let started = timer::now_ms();
+    let outcome = stabilize(state, tab_id).await;
+    settled.waited.settle_ms = Some(timer::now_ms() - started);
+    note_stabilization(outcome, settled)
 }
 
 /// Turns a stabilisation's outcome into the agent's notes.

@@ -95,8 +95,8 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
 
 /// The profile of one call that captured the page, each column's name after `prefix`: the
 /// pipeline in wasm, the probe, the CDP capture with each method's own wait, payload conversion,
-/// and the rest of the wall time (loading and settling for a navigation; page-state work and
-/// rendering in the extension, the bridge, the host and MCP for every call).
+/// loading and settling (a navigation), and the rest of the wall time (page-state work and
+/// rendering in the extension, the bridge, the host and MCP).
 fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn> {
     let mut columns = Vec::new();
     let mut push = |name: &str, value: ExtraValue| columns.push(ExtraColumn { name: format!("{prefix}{name}"), value });
@@ -115,8 +115,16 @@ fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn
         if capture > 0.0 {
             push("pipeline ÷ capture", ExtraValue::Ratio(pipeline / capture));
         }
+        // A navigation's waits: loading, then settling.
+        let mut waits = 0.0;
+        for (key, name) in [("load_ms", "load"), ("settle_ms", "settle")] {
+            if let Some(ms) = millis(key) {
+                waits += ms;
+                push(name, ExtraValue::Millis(ms));
+            }
+        }
         if let (Some(wall), Some(convert)) = (wall_ms, millis("convert_ms")) {
-            let rest = (wall - probe - capture - convert - pipeline).max(0.0);
+            let rest = (wall - waits - probe - capture - convert - pipeline).max(0.0);
             push("rest of the call", ExtraValue::Millis(rest));
         }
     }

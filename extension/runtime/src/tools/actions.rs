@@ -23,7 +23,7 @@ use sightline_core::protocol::{
 use sightline_core::refs::{NodeKey, RefError};
 use sightline_core::urls::redact_url;
 
-use super::snapshot::answer;
+use super::snapshot::{answer, answer_waited};
 use super::{
     CallContext, Failure, ToolResult, capitalised, refuse_if_dialog, refuse_if_unconfirmed, resolve_ref, target_tab,
 };
@@ -107,7 +107,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
         Err(ToolError::Refused { .. }) => navigation::goto_without_debugger(state, tab, &url).await?,
         Err(e) => return Err(e),
     };
-    answer(state, session, tab, Answer::Baseline, &settled.notes, None).await
+    answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
 }
 
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
@@ -157,7 +157,7 @@ async fn page_after_load(
             silent_ms / 1000.0
         )));
     }
-    Ok(answer(state, session, tab, Answer::Baseline, &settled.notes, None).await?)
+    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
 }
 
 /// Where an action stands before it runs.

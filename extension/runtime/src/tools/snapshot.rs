@@ -10,6 +10,7 @@ use sightline_core::snapshot::Snapshot;
 
 use super::{ToolResult, target_tab};
 use crate::error::ToolError;
+use crate::navigation::Waited;
 use crate::state::State;
 use crate::{capture, timer};
 
@@ -61,6 +62,21 @@ pub async fn answer(
     notes: &[String],
     notice: Option<&Delta>,
 ) -> Result<ToolOutput, ToolError> {
-    let snapshot = capture_and_compile(state, session, tab).await?;
+    answer_waited(state, session, tab, how, notes, notice, Waited::default()).await
+}
+
+/// [`answer`] after a navigation, whose waits are reported in the snapshot's stats.
+pub async fn answer_waited(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    how: Answer,
+    notes: &[String],
+    notice: Option<&Delta>,
+    waited: Waited,
+) -> Result<ToolOutput, ToolError> {
+    let mut snapshot = capture_and_compile(state, session, tab).await?;
+    snapshot.stats.load_ms = waited.load_ms;
+    snapshot.stats.settle_ms = waited.settle_ms;
     Ok(state.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
 }
