@@ -207,12 +207,15 @@ impl State {
             }
         };
         let noise = read_noise_config().await;
+        let sizes = crate::options::Options::read().await.sizes;
         let held = {
             let mut store = self.timeline.borrow_mut();
             if store.loaded {
                 return;
             }
             store.timeline = timeline;
+            let limits = sizes.limits(store.timeline.limits());
+            store.timeline.set_limits(limits);
             store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
             store.loaded = true;
             let early = std::mem::take(&mut store.early);
