@@ -9,8 +9,8 @@
 //! at an element for the agent (as the Elements panel hands it over, and with Pick), which
 //! `browser_user_selection` answers with its ref and line; a ref is handed to the Elements panel;
 //! the agent's current view folds by region, the regions the agent read as unchanged folded.
-//! History and log sizes set in the options page are what the runtime keeps. Each page is
-//! saved as a screenshot under `target/ui/`.
+//! Pick reaches into iframes of the page's process. History and log sizes set in the options
+//! page are what the runtime keeps. Each page is saved as a screenshot under `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -371,6 +371,40 @@ async fn the_agents_current_view_shows_the_regions_it_saw_as_unchanged_folded() 
             WAIT,
         )
         .expect("nothing folded after a full snapshot");
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pick_takes_an_element_inside_an_iframe_of_the_same_process() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("framed.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let label = ref_of(&page, "button", "Print a returns label");
+    let tab = rig.tab_id("framed.html");
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1120, 700).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    panel.eval("document.querySelector('#pick').click(); true").expect("pick");
+    panel.wait_for("document.body.dataset.picking === 'true'", WAIT).expect("waiting for the person's click");
+    // The person clicks the button inside the iframe.
+    let inside = "(() => { const f = document.querySelector('#returns'); const e = f.contentDocument.querySelector('#label'); \
+                  const a = f.getBoundingClientRect(), b = e.getBoundingClientRect(); \
+                  return JSON.stringify({x: a.x + f.clientLeft + b.x, y: a.y + f.clientTop + b.y}); })()";
+    person_clicks_where(&rig, tab, "framed.html", inside);
+    panel.wait_for("document.querySelector('#selection').dataset.by === 'pick'", WAIT).expect("picked");
+    let picked = call(c, "browser_user_selection", json!({})).await;
+    let header = format!(" · the user selected {label} with Pick in the Sightline panel\n");
+    assert!(picked.text.contains(&header) && picked.text.contains("Print a returns label"), "{}", picked.text);
+    // The click picked; it never reached the framed page.
+    let text = in_page(
+        &rig.devtools(),
+        "framed.html",
+        "document.querySelector('#returns').contentDocument.querySelector('#label').textContent",
+    );
+    assert_eq!(text, json!("Print a returns label"));
+    // The listeners of the other frames were called off: nothing is still picking.
+    panel.wait_for("document.body.dataset.picking === 'false'", WAIT).expect("no longer picking");
     panel.close().expect("close");
 }
 

@@ -223,27 +223,33 @@ pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &st
 }
 
 /// Lets the person pick a node on the page (at most [`PICK_WAIT_MS`]; Escape gives up), and
-/// keeps it. A one-shot listener in an isolated world the page cannot see takes the first click
-/// (it never reaches the page) and answers with its target.
+/// keeps it. A one-shot listener in an isolated world the page cannot see, in the top frame and
+/// in every iframe of the same process, takes the first click (it never reaches the page) and
+/// answers with its target; the listeners of the other frames are then called off. Iframes in
+/// another process (out-of-process iframes, typically cross-site) get no listener: a click there
+/// picks nothing.
 pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     if let Err(e) = reachable(state, tab).await {
         return json!({"error": e});
     }
-    let context = match pick_world(tab).await {
-        Ok(context) => context,
+    let contexts = match pick_worlds(tab).await {
+        Ok(contexts) => contexts,
         Err(e) => return json!({"error": format!("the page cannot be picked from: {e}")}),
     };
     state.picking.borrow_mut().insert(tab);
-    let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
-    let picked: Result<Evaluated, _> =
-        cdp::send_to(&crate::chrome::DebuggeeTarget::main(tab), "Runtime.evaluate", params, PICK_WAIT_MS).await;
+    let picked = first_pick(tab, &contexts).await;
     state.picking.borrow_mut().remove(&tab);
+    for &context in &contexts {
+        let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
+        let _ = cdp::send::<Value>(tab, "Runtime.evaluate", cancel).await;
+    }
     match picked.map(|p| p.result.object_id) {
         Ok(Some(object)) => keep(state, tab, &object, PointedBy::Pick).await,
-        Ok(None) => json!({"error": "the pick was cancelled (Escape)"}),
+        Ok(None) => {
+            release(tab).await;
+            json!({"error": "the pick was cancelled (Escape)"})
+        }
         Err(e) => {
-            let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
-            let _ = cdp::send::<Value>(tab, "Runtime.evaluate", cancel).await;
             release(tab).await;
             if matches!(e, cdp::CdpError::Timeout { .. }) {
                 json!({"error": format!("nothing was picked within {} s", PICK_WAIT_MS / 1000)})
@@ -254,14 +260,56 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     }
 }
 
-/// The isolated world the pick listener runs in, in the tab's main frame.
-async fn pick_world(tab: i32) -> Result<i64, String> {
+/// Runs the pick listener in every one of `contexts` and answers with the first that ends: a
+/// click or Escape. A frame whose listener fails (it navigated or was removed meanwhile) leaves
+/// the others listening; the last failure is the answer when all fail.
+async fn first_pick(tab: i32, contexts: &[i64]) -> Result<Evaluated, cdp::CdpError> {
+    let target = crate::chrome::DebuggeeTarget::main(tab);
+    let mut running: Vec<_> = contexts
+        .iter()
+        .map(|&context| {
+            let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
+            let target = target.clone();
+            Box::pin(async move { cdp::send_to::<Evaluated>(&target, "Runtime.evaluate", params, PICK_WAIT_MS).await })
+        })
+        .collect();
+    loop {
+        let (result, _, rest) = futures::future::select_all(running).await;
+        match result {
+            Err(e) if !rest.is_empty() && !matches!(e, cdp::CdpError::Timeout { .. }) => running = rest,
+            result => return result,
+        }
+    }
+}
+
+/// The isolated worlds the pick listener runs in: one in each frame of the tab's own process
+/// (the top frame first, then its same-process iframes), as execution context ids.
+async fn pick_worlds(tab: i32) -> Result<Vec<i64>, String> {
     let tree: Value = cdp::send(tab, "Page.getFrameTree", json!({})).await.map_err(|e| e.to_string())?;
-    let frame = tree["frameTree"]["frame"]["id"].as_str().ok_or("the page has no main frame")?.to_owned();
-    let world: Value = cdp::send(tab, "Page.createIsolatedWorld", json!({"frameId": frame, "worldName": PICK_WORLD}))
-        .await
-        .map_err(|e| e.to_string())?;
-    world["executionContextId"].as_i64().ok_or_else(|| "no isolated world".to_owned())
+    let mut frames = Vec::new();
+    let mut pending = vec![&tree["frameTree"]];
+    while let Some(node) = pending.pop() {
+        if let Some(id) = node["frame"]["id"].as_str() {
+            frames.push(id.to_owned());
+        }
+        pending.extend(node["childFrames"].as_array().into_iter().flatten().rev());
+    }
+    let top = frames.first().cloned().ok_or("the page has no main frame")?;
+    let mut contexts = Vec::with_capacity(frames.len());
+    for frame in frames {
+        let world =
+            cdp::send::<Value>(tab, "Page.createIsolatedWorld", json!({"frameId": frame, "worldName": PICK_WORLD}))
+                .await
+                .map_err(|e| e.to_string());
+        match world.map(|w| w["executionContextId"].as_i64()) {
+            Ok(Some(context)) => contexts.push(context),
+            // The top frame must listen; a child frame that cannot (another process, gone) is skipped.
+            _ if frame != top => {}
+            Ok(None) => return Err("no isolated world".to_owned()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(contexts)
 }
 
 #[cfg(test)]
