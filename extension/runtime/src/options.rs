@@ -59,5 +59,5 @@ pub fn apply_sizes(state: &State, sizes: Sizes) {
             page.set_held_versions(sizes.history);
         }
     }
-    state.with_timeline(|timeline| timeline.set_limits(sizes.limits(timeline.limits())));
+    state.set_log_sizes(sizes);
 }

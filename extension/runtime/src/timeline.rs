@@ -237,6 +237,14 @@ impl State {
         self.timeline.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
     }
 
+    /// Keeps at most `sizes` (bounded) in the timeline's logs from now on. Closes still waiting
+    /// for their code keep waiting: this is no read.
+    pub fn set_log_sizes(&self, sizes: sightline_core::sizes::Sizes) {
+        let mut store = self.timeline.borrow_mut();
+        let limits = sizes.limits(store.timeline.limits());
+        store.timeline.set_limits(limits);
+    }
+
     /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded
     /// first (a report must not miss a close that already happened).
     pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
