@@ -1,16 +1,16 @@
-//! The human side of the extension, in a real browser: the Sightline panel lists an agent's
-//! calls on a tab (arguments masked), shows a delta as a human diff with the changed words
-//! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
-//! rule added in the options page keeps a console error out of change reports, and removing it
-//! brings the error back; without a registered host the popup names the command that fixes it.
-//! A change report is drawn as cards, the page's console, network and WebSocket events sit on
-//! the calls' time axis (a call shows those during it), the session exports as JSON and
-//! Markdown with its secrets masked, and forgetting empties calls and lanes. The person points
-//! at an element for the agent (as the Elements panel hands it over, and with Pick), which
-//! `browser_user_selection` answers with its ref and line; a ref is handed to the Elements panel;
-//! the agent's current view folds by region, the regions the agent read as unchanged folded.
-//! Pick reaches into iframes of the page's process. History and log sizes set in the options
-//! page are what the runtime keeps. Each page is saved as a screenshot under `target/ui/`.
+//! The human side of the extension, in a real browser: the Sightline panel lists an agent's calls
+//! on a tab (arguments masked), shows a delta as a human diff with the changed words marked, and
+//! stops the agent on the tab; the popup shares a tab and stops it again; a noise rule added in the
+//! options page keeps a console error out of change reports, and removing it brings the error back;
+//! without a registered host the popup names the command that fixes it. A change report is drawn as
+//! cards, the page's console, network and WebSocket events sit on the calls' time axis (a call
+//! shows those during it), the session exports as JSON and Markdown with its secrets masked, and
+//! forgetting empties calls and lanes. The person points at an element for the agent (as the
+//! Elements panel hands it over, and with Pick), which `browser_user_selection` answers with its
+//! ref and line; a ref is handed to the Elements panel; the agent's current view folds by region,
+//! the regions the agent read as unchanged folded. Pick reaches into iframes, out-of-process ones
+//! included. History and log sizes set in the options page are what the runtime keeps. Each page is
+//! saved as a screenshot under `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -405,6 +405,63 @@ async fn pick_takes_an_element_inside_an_iframe_of_the_same_process() {
     assert_eq!(text, json!("Print a returns label"));
     // The listeners of the other frames were called off: nothing is still picking.
     panel.wait_for("document.body.dataset.picking === 'false'", WAIT).expect("no longer picking");
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pick_takes_an_element_inside_an_out_of_process_iframe() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("framed-elsewhere.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let label = ref_of(&page, "button", "Print a returns label");
+    let tab = rig.tab_id("framed-elsewhere.html");
+    // The framed page is another site, so the browser runs it in a process of its own.
+    let devtools = rig.devtools();
+    let mut cdp = CdpConnection::connect(&devtools).expect("devtools");
+    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+    let frame = targets["targetInfos"]
+        .as_array()
+        .and_then(|all| {
+            all.iter().find(|t| t["type"] == "iframe" && t["url"].as_str().is_some_and(|u| u.contains("localhost")))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the framed page is not out of process: {targets:#}"));
+    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": frame["targetId"], "flatten": true}));
+    let session = attached.expect("attach")["sessionId"].as_str().expect("session").to_owned();
+    let inner = cdp
+        .call(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "JSON.stringify(document.querySelector('#label').getBoundingClientRect())", "returnByValue": true}),
+        )
+        .expect("measure inside the frame");
+    let inner: Value = serde_json::from_str(inner["result"]["value"].as_str().unwrap_or("{}")).expect("rect");
+
+    let mut panel = ExtensionPage::open(&devtools, &format!("panel/panel.html?tab={tab}"), 1120, 700).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    panel.eval("document.querySelector('#pick').click(); true").expect("pick");
+    panel.wait_for("document.body.dataset.picking === 'true'", WAIT).expect("waiting for the person's click");
+    let at = format!(
+        "(() => {{ const f = document.querySelector('#returns'); const a = f.getBoundingClientRect(); \
+         return JSON.stringify({{x: a.x + f.clientLeft + {x}, y: a.y + f.clientTop + {y}}}); }})()",
+        x = inner["x"].as_f64().unwrap_or(0.0),
+        y = inner["y"].as_f64().unwrap_or(0.0)
+    );
+    person_clicks_where(&rig, tab, "framed-elsewhere.html", &at);
+    panel.wait_for("document.querySelector('#selection').dataset.by === 'pick'", WAIT).expect("picked");
+    let picked = call(c, "browser_user_selection", json!({})).await;
+    let header = format!(" · the user selected {label} with Pick in the Sightline panel\n");
+    assert!(picked.text.contains(&header) && picked.text.contains("Print a returns label"), "{}", picked.text);
+    // The click picked; it never reached the framed page.
+    let text = cdp
+        .call(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "document.querySelector('#label').textContent", "returnByValue": true}),
+        )
+        .expect("read the frame");
+    assert_eq!(text["result"]["value"], json!("Print a returns label"));
     panel.close().expect("close");
 }
 
