@@ -285,6 +285,7 @@ async fn history_and_log_sizes_set_in_the_options_page_are_what_the_runtime_keep
         )
         .expect("sizes saved within their bounds");
     assert_eq!(options.eval("document.querySelector('#size-console').value").expect("value"), json!("10"));
+    options.eval("document.querySelector('#sizes').closest('section').scrollIntoView(); true").expect("scroll");
     options.screenshot("options-sizes.png").expect("screenshot");
     options.close().expect("close");
 
