@@ -1,6 +1,7 @@
 // @ts-check
 // The options page: reads and writes the settings the runtime reads at each call, in
-// chrome.storage.local: `sightline.options` (`allow_file_urls`, `allow_evaluate`, `secret_words`)
+// chrome.storage.local: `sightline.options` (`allow_file_urls`, `allow_evaluate`, `secret_words`,
+// `sizes` within the bounds the runtime gives)
 // and `sightline.noise` (`{add: [rules], remove: [built-in names]}`); asks the runtime for its built-in noise rules
 // and to forget the recorded calls and events.
 
@@ -107,6 +108,39 @@ allowEvaluate.addEventListener('change', async () => {
   saved();
 });
 
+/** The history and log sizes: each input takes its bounds and default from the runtime, and
+ * what is saved is brought within them (the runtime bounds it again). */
+async function drawSizes() {
+  const { bounds } = await ask('size_bounds');
+  const stored = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY]?.sizes ?? {};
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#sizes input'))) {
+    const bound = bounds[/** @type {string} */ (input.dataset.size)];
+    input.min = String(bound.min);
+    input.max = String(bound.max);
+    input.value = String(stored[/** @type {string} */ (input.dataset.size)] ?? bound.default);
+    input.title = `${bound.min}–${bound.max}, ${bound.default} by default`;
+  }
+  $('sizes').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    /** @type {Record<string, number>} */
+    const sizes = {};
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#sizes input'))) {
+      const bound = bounds[/** @type {string} */ (input.dataset.size)];
+      const value = Math.min(bound.max, Math.max(bound.min, Math.round(Number(input.value) || bound.default)));
+      input.value = String(value);
+      sizes[/** @type {string} */ (input.dataset.size)] = value;
+    }
+    const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+    await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, sizes } });
+    saved();
+  });
+  $('sizes-default').addEventListener('click', () => {
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#sizes input'))) {
+      input.value = String(bounds[/** @type {string} */ (input.dataset.size)].default);
+    }
+  });
+}
+
 $('forget').addEventListener('click', async () => {
   const done = await ask('forget');
   $('forget-done').textContent = `Forgotten (and ${done.events} recorded events).`;
@@ -114,3 +148,4 @@ $('forget').addEventListener('click', async () => {
 });
 
 drawNoise().catch((e) => { $('saved').textContent = `Could not read the noise rules: ${e.message}`; });
+drawSizes().catch((e) => { $('saved').textContent = `Could not read the sizes: ${e.message}`; });

@@ -15,5 +15,6 @@ pub mod page_state;
 pub mod protocol;
 pub mod refs;
 pub mod review;
+pub mod sizes;
 pub mod snapshot;
 pub mod urls;

@@ -298,6 +298,29 @@ fn a_checkpoint_whose_entries_were_evicted_reports_what_is_still_held() {
     assert_eq!(report.summary, "5 new console error(s)");
 }
 
+#[test]
+fn log_sizes_set_in_the_options_shrink_the_rings_at_once_and_count_what_went_as_lost() {
+    let mut timeline = Timeline::new();
+    timeline.create_checkpoint("start", T0).unwrap();
+    for n in 0..30 {
+        timeline.record_console(error(&format!("failure number {n}"), T0 + n));
+    }
+    let sizes = sightline_core::sizes::Sizes { console: 12, ..Default::default() };
+    timeline.set_limits(sizes.limits(timeline.limits()));
+    assert_eq!(timeline.limits().console, 12);
+    let console = report(&mut timeline, &since("start"), T0 + 40).console.unwrap();
+    assert_eq!((console.total, console.lost), (12, 18));
+    assert_eq!(console.errors.first().map(|g| g.message.as_str()), Some("failure number 18"));
+    // A size below its bound keeps the bound's smallest, never an empty log.
+    let sizes = sightline_core::sizes::Sizes { console: 0, ..Default::default() };
+    timeline.set_limits(sizes.limits(timeline.limits()));
+    for n in 30..50 {
+        timeline.record_console(error(&format!("failure number {n}"), T0 + n));
+    }
+    let console = report(&mut timeline, &since("start"), T0 + 60).console.unwrap();
+    assert_eq!((console.total, console.lost), (10, 40));
+}
+
 // 12
 #[test]
 fn an_iso_time_reference_reports_entries_after_that_time() {

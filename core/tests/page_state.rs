@@ -504,6 +504,22 @@ fn a_person_can_compare_any_two_versions_still_held_word_by_word() {
     assert!(ps.review(1, 2, 0).is_none(), "the oldest versions are let go");
 }
 
+#[test]
+fn a_person_chooses_how_many_versions_are_held() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    for n in 1..6 {
+        act(&mut ps, &shop("L1", &format!("Basket: {n} items"), vec![]));
+    }
+    assert_eq!(ps.held_versions(), vec![1, 2, 3, 4, 5, 6]);
+    ps.set_held_versions(3);
+    assert_eq!(ps.held_versions(), vec![4, 5, 6], "the oldest go at once");
+    act(&mut ps, &shop("L1", "Basket: 9 items", vec![]));
+    assert_eq!(ps.held_versions(), vec![5, 6, 7], "and from then on");
+    ps.set_held_versions(0);
+    assert_eq!(ps.held_versions(), vec![7], "the current view is always held");
+}
+
 // Refs come from the page's structure, never from its text ---------------------------------------
 
 #[test]

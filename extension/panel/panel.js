@@ -392,22 +392,31 @@ $('pick').addEventListener('click', async () => {
   refresh();
 });
 
-/** The page as the agent last saw it: one foldable section per region, refs live.
+/** The page as the agent currently sees it: one foldable section per region, refs live. The
+ * regions the agent's last full page wrote as unchanged start folded, with the one line the
+ * agent read for them; opening one shows what it holds.
  * @param {any} answer */
 function currentView(answer) {
   const v = answer.view;
   const sections = v.sections.map((/** @type {any} */ s) => {
     const name = s.region || '(outside every region)';
     const facts = `${s.lines.length} line${s.lines.length === 1 ? '' : 's'}${s.refs ? `, ${s.refs} ref${s.refs === 1 ? '' : 's'}` : ''}`;
-    return el('details', { class: 'region', open: true, 'data-region': s.region },
-      el('summary', null, el('span', { class: 'mono' }, name), s.overlay ? el('span', { class: 'pill warn' }, 'overlay') : null, el('span', { class: 'muted' }, facts)),
+    return el('details', { class: s.folded ? 'region folded' : 'region', open: !s.folded, 'data-region': s.region },
+      el('summary', null, el('span', { class: 'mono' }, name),
+        s.overlay ? el('span', { class: 'pill warn' }, 'overlay') : null,
+        s.folded ? el('span', { class: 'pill off', title: 'The agent was shown this region as one line: unchanged since its previous page' }, 'folded for the agent') : null,
+        el('span', { class: 'muted' }, facts),
+        s.folded_as ? el('code', { class: 'folded-as', title: 'The line the agent read for this region' }, s.folded_as) : null),
       el('pre', { class: 'answer' }, withRefs(s.lines.join('\n'), answer.session)));
   });
   const fold = (/** @type {boolean} */ open) => () => { for (const d of document.querySelectorAll('#detail details.region')) /** @type {HTMLDetailsElement} */ (d).open = open; };
+  const asSeen = () => { for (const d of document.querySelectorAll('#detail details.region')) /** @type {HTMLDetailsElement} */ (d).open = !d.classList.contains('folded'); };
+  const folded = v.folded_lines ? `, ${v.folded_lines} folded for the agent` : '';
   return el('div', { id: 'current-view' },
     el('div', { class: 'detail-head' },
       el('h1', null, `The agent's view: v${v.version}`),
-      el('span', { class: 'muted' }, `${v.lines} lines in ${v.sections.length} sections`),
+      el('span', { class: 'muted' }, `${v.lines} lines in ${v.sections.length} sections${folded}`),
+      el('button', { onclick: asSeen }, 'As the agent sees it'),
       el('button', { onclick: fold(false) }, 'Fold all'),
       el('button', { onclick: fold(true) }, 'Open all')),
     ...sections);

@@ -1,4 +1,5 @@
-//! Debian's Chromium, headless, with the unpacked extension loaded into a sandbox profile.
+//! Debian's Chromium, headless (or with windows on a virtual display), with the unpacked
+//! extension loaded into a sandbox profile.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -57,12 +58,36 @@ impl Chromium {
         ext: &std::path::Path,
         extra: &[&str],
     ) -> anyhow::Result<Self> {
+        Self::spawn(sandbox, profile, ext, BASE_FLAGS, None, extra)
+    }
+
+    /// Starts Chromium with a window (not headless) on the X display `display` (see
+    /// [`crate::display::VirtualDisplay`]), with the extension, on the sandbox's profile, as the
+    /// sandbox's user: for what headless Chromium has not, such as DevTools windows.
+    pub fn launch_headful(sandbox: &Sandbox, display: &str, extra: &[&str]) -> anyhow::Result<Self> {
+        paths::require_artefacts();
+        let mut flags: Vec<&str> = BASE_FLAGS.iter().copied().filter(|f| *f != "--headless").collect();
+        flags.extend(["--ozone-platform=x11", "--window-size=1280,900", "--window-position=0,0"]);
+        Self::spawn(sandbox, &sandbox.profile(), &paths::extension_dir(), &flags, Some(display), extra)
+    }
+
+    fn spawn(
+        sandbox: &Sandbox,
+        profile: &std::path::Path,
+        ext: &std::path::Path,
+        flags: &[&str],
+        display: Option<&str>,
+        extra: &[&str],
+    ) -> anyhow::Result<Self> {
         let mut cmd = Command::new(paths::chromium());
         cmd.env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
         for (k, v) in sandbox.env() {
             cmd.env(k, v);
         }
-        cmd.args(BASE_FLAGS)
+        if let Some(display) = display {
+            cmd.env("DISPLAY", display);
+        }
+        cmd.args(flags)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(format!("--load-extension={}", ext.display()))
             .arg(format!("--disable-extensions-except={}", ext.display()))

@@ -9,6 +9,7 @@ pub mod browser;
 pub mod capture;
 pub mod cdp;
 pub mod client;
+pub mod display;
 pub mod fidelity;
 pub mod grammar;
 pub mod miniwob;
@@ -68,13 +69,30 @@ impl Rig {
 
     /// Like [`Rig::start_with`], serving the pages under `site`.
     pub async fn serving(site: std::path::PathBuf, browser_args: &[&str]) -> anyhow::Result<Rig> {
+        Self::serving_in(site, browser_args, None).await
+    }
+
+    /// Like [`Rig::serving`], with a headful Chromium whose windows show on the X display
+    /// `display` (see [`display::VirtualDisplay`]).
+    pub async fn serving_headful(
+        site: std::path::PathBuf,
+        display: &str,
+        browser_args: &[&str],
+    ) -> anyhow::Result<Rig> {
+        Self::serving_in(site, browser_args, Some(display)).await
+    }
+
+    async fn serving_in(site: std::path::PathBuf, browser_args: &[&str], display: Option<&str>) -> anyhow::Result<Rig> {
         let slot = RIG_SLOTS.acquire().await?;
         let sandbox = Sandbox::new()?;
         sandbox.install_host()?;
         let server = FixtureServer::start(site)?;
         let args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &server.url(""))).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let browser = Chromium::launch_with(&sandbox, &args)?;
+        let browser = match display {
+            Some(display) => Chromium::launch_headful(&sandbox, display, &args)?,
+            None => Chromium::launch_with(&sandbox, &args)?,
+        };
         let client = McpClient::connect(&sandbox).await?;
         if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(60)).await {
             anyhow::bail!("{e:#}\nbridge log:\n{}", sandbox.bridge_log_text());

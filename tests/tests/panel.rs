@@ -1,15 +1,16 @@
-//! The human side of the extension, in a real browser: the Sightline panel lists an agent's
-//! calls on a tab (arguments masked), shows a delta as a human diff with the changed words
-//! marked, and stops the agent on the tab; the popup shares a tab and stops it again; a noise
-//! rule added in the options page keeps a console error out of change reports, and removing it
-//! brings the error back; without a registered host the popup names the command that fixes it.
-//! A change report is drawn as cards, the page's console, network and WebSocket events sit on
-//! the calls' time axis (a call shows those during it), the session exports as JSON and
-//! Markdown with its secrets masked, and forgetting empties calls and lanes. The person points
-//! at an element for the agent (as the Elements panel hands it over, and with Pick), which
-//! `browser_user_selection` answers with its ref and line; a ref is handed to the Elements panel;
-//! the agent's current view folds by region. Each page is saved as a screenshot under
-//! `target/ui/`.
+//! The human side of the extension, in a real browser: the Sightline panel lists an agent's calls
+//! on a tab (arguments masked), shows a delta as a human diff with the changed words marked, and
+//! stops the agent on the tab; the popup shares a tab and stops it again; a noise rule added in the
+//! options page keeps a console error out of change reports, and removing it brings the error back;
+//! without a registered host the popup names the command that fixes it. A change report is drawn as
+//! cards, the page's console, network and WebSocket events sit on the calls' time axis (a call
+//! shows those during it), the session exports as JSON and Markdown with its secrets masked, and
+//! forgetting empties calls and lanes. The person points at an element for the agent (as the
+//! Elements panel hands it over, and with Pick), which `browser_user_selection` answers with its
+//! ref and line; a ref is handed to the Elements panel; the agent's current view folds by region,
+//! the regions the agent read as unchanged folded. Pick reaches into iframes, out-of-process ones
+//! included. History and log sizes set in the options page are what the runtime keeps. Each page is
+//! saved as a screenshot under `target/ui/`.
 
 use std::time::{Duration, Instant};
 
@@ -248,6 +249,224 @@ async fn a_noise_rule_added_in_the_options_page_keeps_an_error_out_of_reports_un
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn history_and_log_sizes_set_in_the_options_page_are_what_the_runtime_keeps() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    let tab = rig.tab_id("shop.html");
+
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 1300).expect("options");
+    // The inputs show the runtime's defaults and bounds.
+    options.wait_for("document.querySelector('#size-console').value === '1000'", WAIT).expect("defaults");
+    let bounds = options
+        .eval("['history', 'console'].map((s) => [document.querySelector(`#size-${s}`).min, document.querySelector(`#size-${s}`).max])")
+        .expect("bounds");
+    assert_eq!(bounds, json!([["2", "200"], ["10", "10000"]]));
+    // The page logs with browser_evaluate, allowed here first.
+    click(&mut options, "#allow-evaluate");
+    options
+        .wait_for(
+            "chrome.storage.local.get('sightline.options').then((s) => s['sightline.options']?.allow_evaluate)",
+            WAIT,
+        )
+        .expect("evaluate allowed");
+    // Three versions, and a console log of 4 entries, which is below its bound: 10 is kept.
+    options
+        .eval(
+            "document.querySelector('#size-history').value = '3'; document.querySelector('#size-console').value = '4'; \
+             document.querySelector('#sizes').requestSubmit()",
+        )
+        .expect("set sizes");
+    options
+        .wait_for(
+            "chrome.storage.local.get('sightline.options').then((s) => s['sightline.options']?.sizes?.history === 3 \
+             && s['sightline.options'].sizes.console === 10 && s['sightline.options'].allow_evaluate === true)",
+            WAIT,
+        )
+        .expect("sizes saved within their bounds");
+    assert_eq!(options.eval("document.querySelector('#size-console').value").expect("value"), json!("10"));
+    options.eval("document.querySelector('#sizes').closest('section').scrollIntoView(); true").expect("scroll");
+    options.screenshot("options-sizes.png").expect("screenshot");
+    options.close().expect("close");
+
+    // The page logs 25 messages: the console log keeps the newest 10.
+    let logged = "() => { for (let i = 0; i < 25; i++) console.log(`message ${i} of 25`); return 25; }";
+    call(c, "browser_evaluate", json!({"function": logged})).await;
+    let deadline = Instant::now() + WAIT;
+    let listed = loop {
+        let listed = call(c, "browser_console_messages", json!({})).await.text;
+        if listed.contains("message 24 of 25") || Instant::now() > deadline {
+            break listed;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let kept: Vec<&str> = listed.lines().filter(|l| l.contains(" of 25")).collect();
+    assert_eq!(kept.len(), 10, "{listed}");
+    assert!(kept[0].contains("message 15 of 25") && kept[9].contains("message 24 of 25"), "{listed}");
+
+    // Five changes to the page: the panel can compare the newest three versions only.
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let button = ref_of(&page, "button", "Add to basket");
+    for _ in 0..5 {
+        call(c, "browser_click", json!({"ref": button})).await;
+    }
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let version = page.structured.as_ref().and_then(|s| s["version"].as_u64()).expect("a version");
+    let model = ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 900, 600)
+        .expect("panel")
+        .eval(&format!(
+            "chrome.runtime.sendMessage({{panel: 'model', tab: {tab}}}).then((m) => Object.values(m.versions))"
+        ))
+        .expect("model");
+    assert_eq!(model, json!([[version - 2, version - 1, version]]), "the versions held");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_agents_current_view_shows_the_regions_it_saw_as_unchanged_folded() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+    // The next page has the same header and footer: the agent reads them as one line each.
+    let returns = call(c, "browser_navigate", json!({"url": rig.server.url("returns.html")})).await;
+    let agent_read: Vec<&str> = returns.text.lines().filter(|l| l.contains("unchanged=\"true\"")).collect();
+    assert_eq!(agent_read.len(), 2, "{}", returns.text);
+    let tab = rig.tab_id("returns.html");
+
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1120, 760).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    click(&mut panel, "#agent-view");
+    panel.wait_for("document.querySelectorAll('#current-view details.region').length >= 3", WAIT).expect("the view");
+    let sections = eval_json(
+        &mut panel,
+        "[...document.querySelectorAll('#current-view details.region')].map((d) => ({region: d.dataset.region, \
+         open: d.open, folded: d.classList.contains('folded'), as: d.querySelector('.folded-as')?.textContent ?? null, \
+         text: d.querySelector('pre.answer').textContent}))",
+    );
+    let sections = sections.as_array().cloned().unwrap_or_default();
+    let section = |name: &str| {
+        sections.iter().find(|s| s["region"] == name).cloned().unwrap_or_else(|| panic!("no {name}: {sections:#?}"))
+    };
+    // Folded as the agent saw them, each with the very line it read; the new content is open.
+    let folded_as: Vec<&str> = sections.iter().filter_map(|s| s["as"].as_str()).collect();
+    assert_eq!(folded_as, agent_read, "{sections:#?}");
+    // The header holds only its navigation, whose section carries the header's line.
+    for name in ["nav \"Primary\"", "footer"] {
+        let s = section(name);
+        assert_eq!((&s["folded"], &s["open"]), (&json!(true), &json!(false)), "{name}: {sections:#?}");
+    }
+    let main = section("main");
+    assert_eq!((&main["folded"], &main["open"]), (&json!(false), &json!(true)), "{sections:#?}");
+    assert!(main["text"].as_str().is_some_and(|t| t.contains("Print a returns label")), "{main}");
+    // What a folded region holds is there when opened.
+    assert!(section("footer")["text"].as_str().is_some_and(|t| t.contains("12 Quay Street")), "{sections:#?}");
+    panel.screenshot("panel-view-folded.png").expect("screenshot");
+
+    // After a snapshot that writes every region out, nothing is folded any more.
+    call(c, "browser_snapshot", json!({})).await;
+    click(&mut panel, "#agent-view");
+    panel
+        .wait_for(
+            "document.querySelectorAll('#current-view details.region').length >= 3 \
+             && document.querySelectorAll('#current-view details.folded').length === 0",
+            WAIT,
+        )
+        .expect("nothing folded after a full snapshot");
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pick_takes_an_element_inside_an_iframe_of_the_same_process() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("framed.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let label = ref_of(&page, "button", "Print a returns label");
+    let tab = rig.tab_id("framed.html");
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1120, 700).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    panel.eval("document.querySelector('#pick').click(); true").expect("pick");
+    panel.wait_for("document.body.dataset.picking === 'true'", WAIT).expect("waiting for the person's click");
+    // The person clicks the button inside the iframe.
+    let inside = "(() => { const f = document.querySelector('#returns'); const e = f.contentDocument.querySelector('#label'); \
+                  const a = f.getBoundingClientRect(), b = e.getBoundingClientRect(); \
+                  return JSON.stringify({x: a.x + f.clientLeft + b.x, y: a.y + f.clientTop + b.y}); })()";
+    person_clicks_where(&rig, tab, "framed.html", inside);
+    panel.wait_for("document.querySelector('#selection').dataset.by === 'pick'", WAIT).expect("picked");
+    let picked = call(c, "browser_user_selection", json!({})).await;
+    let header = format!(" · the user selected {label} with Pick in the Sightline panel\n");
+    assert!(picked.text.contains(&header) && picked.text.contains("Print a returns label"), "{}", picked.text);
+    // The click picked; it never reached the framed page.
+    let text = in_page(
+        &rig.devtools(),
+        "framed.html",
+        "document.querySelector('#returns').contentDocument.querySelector('#label').textContent",
+    );
+    assert_eq!(text, json!("Print a returns label"));
+    // The listeners of the other frames were called off: nothing is still picking.
+    panel.wait_for("document.body.dataset.picking === 'false'", WAIT).expect("no longer picking");
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pick_takes_an_element_inside_an_out_of_process_iframe() {
+    let rig = rig().await;
+    let c = &rig.client;
+    call(c, "browser_navigate", json!({"url": rig.server.url("framed-elsewhere.html")})).await;
+    let page = call(c, "browser_snapshot", json!({})).await;
+    let label = ref_of(&page, "button", "Print a returns label");
+    let tab = rig.tab_id("framed-elsewhere.html");
+    // The framed page is another site, so the browser runs it in a process of its own.
+    let devtools = rig.devtools();
+    let mut cdp = CdpConnection::connect(&devtools).expect("devtools");
+    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+    let frame = targets["targetInfos"]
+        .as_array()
+        .and_then(|all| {
+            all.iter().find(|t| t["type"] == "iframe" && t["url"].as_str().is_some_and(|u| u.contains("localhost")))
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the framed page is not out of process: {targets:#}"));
+    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": frame["targetId"], "flatten": true}));
+    let session = attached.expect("attach")["sessionId"].as_str().expect("session").to_owned();
+    let inner = cdp
+        .call(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "JSON.stringify(document.querySelector('#label').getBoundingClientRect())", "returnByValue": true}),
+        )
+        .expect("measure inside the frame");
+    let inner: Value = serde_json::from_str(inner["result"]["value"].as_str().unwrap_or("{}")).expect("rect");
+
+    let mut panel = ExtensionPage::open(&devtools, &format!("panel/panel.html?tab={tab}"), 1120, 700).expect("panel");
+    panel.wait_for("document.querySelectorAll('.call').length >= 2", WAIT).expect("the calls are listed");
+    panel.eval("document.querySelector('#pick').click(); true").expect("pick");
+    panel.wait_for("document.body.dataset.picking === 'true'", WAIT).expect("waiting for the person's click");
+    let at = format!(
+        "(() => {{ const f = document.querySelector('#returns'); const a = f.getBoundingClientRect(); \
+         return JSON.stringify({{x: a.x + f.clientLeft + {x}, y: a.y + f.clientTop + {y}}}); }})()",
+        x = inner["x"].as_f64().unwrap_or(0.0),
+        y = inner["y"].as_f64().unwrap_or(0.0)
+    );
+    person_clicks_where(&rig, tab, "framed-elsewhere.html", &at);
+    panel.wait_for("document.querySelector('#selection').dataset.by === 'pick'", WAIT).expect("picked");
+    let picked = call(c, "browser_user_selection", json!({})).await;
+    let header = format!(" · the user selected {label} with Pick in the Sightline panel\n");
+    assert!(picked.text.contains(&header) && picked.text.contains("Print a returns label"), "{}", picked.text);
+    // The click picked; it never reached the framed page.
+    let text = cdp
+        .call(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "document.querySelector('#label').textContent", "returnByValue": true}),
+        )
+        .expect("read the frame");
+    assert_eq!(text["result"]["value"], json!("Print a returns label"));
+    panel.close().expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_a_registered_host_the_popup_says_what_fixes_it() {
     let _slot = sightline_e2e::browser_slots(1).await.expect("a browser slot");
     let sandbox = Sandbox::new().expect("sandbox");
@@ -409,7 +628,13 @@ fn person_clicks(rig: &Rig, tab: i64, selector: &str) {
          return JSON.stringify(e.getBoundingClientRect()); }})()",
         js(selector)
     );
-    let at = in_page(&rig.devtools(), "shop.html", &measure);
+    person_clicks_where(rig, tab, "shop.html", &measure);
+}
+
+/// Like [`person_clicks`], for the element `measure` (evaluated in the page at `url_part`)
+/// gives the viewport rectangle of, as JSON.
+fn person_clicks_where(rig: &Rig, tab: i64, url_part: &str, measure: &str) {
+    let at = in_page(&rig.devtools(), url_part, measure);
     let rect: Value = serde_json::from_str(at.as_str().unwrap_or("{}")).expect("rect");
     let (x, y) = (rect["x"].as_f64().unwrap_or(0.0) + 10.0, rect["y"].as_f64().unwrap_or(0.0) + 5.0);
     let send = |kind: &str, buttons: u32| {
@@ -496,7 +721,7 @@ async fn the_user_points_at_an_element_for_the_agent_and_a_ref_is_handed_to_the_
     let regions = eval_json(
         &mut panel,
         "[...document.querySelectorAll('#current-view details.region')].map((d) => ({region: d.dataset.region, \
-         text: d.querySelector('pre').textContent, refs: [...d.querySelectorAll('.ref')].map((r) => r.dataset.ref)}))",
+         text: d.querySelector('pre.answer').textContent, refs: [...d.querySelectorAll('.ref')].map((r) => r.dataset.ref)}))",
     );
     let main = regions
         .as_array()

@@ -1,4 +1,5 @@
-//! Installing what the build and tests need, idempotently: Debian's Chromium, the npm packages
+//! Installing what the build and tests need, idempotently: Debian's Chromium, Xvfb (the X server
+//! the DevTools test runs a headful Chromium in), the npm packages
 //! of the external MCP client tests (TypeScript SDK, MCP Inspector), a Python virtual
 //! environment with the MCP Python SDK, and MiniWoB++'s task pages.
 
@@ -11,24 +12,38 @@ use crate::build::{run, workspace_root};
 
 /// Makes sure `/usr/bin/chromium` exists, installing Debian's package when running as root.
 pub fn ensure_chromium() -> anyhow::Result<()> {
-    if Path::new("/usr/bin/chromium").exists() {
+    ensure_debian_packages("/usr/bin/chromium", "Chromium", &["chromium", "chromium-driver"])
+}
+
+/// Makes sure `/usr/bin/Xvfb` exists, installing Debian's `xvfb` package when running as root:
+/// the DevTools test opens real DevTools in a headful Chromium on a virtual display.
+pub fn ensure_xvfb() -> anyhow::Result<()> {
+    ensure_debian_packages("/usr/bin/Xvfb", "Xvfb", &["xvfb"])
+}
+
+/// Installs the Debian `packages` unless `binary` exists; `what` names them in messages. Needs
+/// root; `apt-get update` runs only when the first install fails (stale package lists).
+fn ensure_debian_packages(binary: &str, what: &str, packages: &[&str]) -> anyhow::Result<()> {
+    if Path::new(binary).exists() {
         return Ok(());
     }
     let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
+    let list = packages.join(" ");
     if !is_root {
-        bail!("Chromium is missing: install Debian's package with `sudo apt-get install chromium chromium-driver`");
+        bail!("{what} is missing: install Debian's package with `sudo apt-get install {list}`");
     }
-    eprintln!("xtask: installing Debian's chromium package");
+    eprintln!("xtask: installing Debian's {list}");
     let install = || {
         Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "chromium", "chromium-driver"])
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(packages)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
     };
     if !install().map(|s| s.success()).unwrap_or(false) {
         run(Command::new("apt-get").args(["update"]).env("DEBIAN_FRONTEND", "noninteractive"))?;
         let status = install().context("running apt-get")?;
-        anyhow::ensure!(status.success(), "apt-get install chromium failed");
+        anyhow::ensure!(status.success(), "apt-get install {list} failed");
     }
     Ok(())
 }

@@ -212,6 +212,23 @@ impl Buffers {
         dropped
     }
 
+    /// Keeps at most `limits` from now on: rings past their new capacity lose their oldest
+    /// entries (noted as evicted, as when new entries push them out).
+    pub(crate) fn resize(&mut self, limits: Limits) {
+        fn shrink<T: Stamped>(ring: &mut Ring<T>, capacity: usize, newest: &mut Option<u64>) {
+            for entry in ring.resize(capacity) {
+                note_eviction(newest, Some(entry.time_ms()));
+            }
+        }
+        shrink(&mut self.console, limits.console, &mut self.evicted.console);
+        shrink(&mut self.network, limits.network, &mut self.evicted.network);
+        shrink(&mut self.websocket, limits.websocket, &mut self.evicted.websocket);
+        shrink(&mut self.actions, limits.actions, &mut self.evicted.actions);
+        self.endpoints.repair(limits.endpoints);
+        self.answered.repair(self.network.oldest_position(), self.network.next_position());
+        self.limits = limits;
+    }
+
     /// Brings buffers read from storage back within `limits`.
     pub(crate) fn repair(&mut self, limits: Limits) {
         self.limits = limits;

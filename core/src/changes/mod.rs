@@ -105,6 +105,14 @@ impl Timeline {
         self.buffers.limits
     }
 
+    /// Keeps at most `limits` from now on (the options' log sizes): a ring made smaller loses
+    /// its oldest entries at once, and a report over them counts them as lost.
+    pub fn set_limits(&mut self, limits: Limits) {
+        if limits != self.buffers.limits {
+            self.buffers.resize(limits);
+        }
+    }
+
     /// Records a console message or uncaught exception.
     pub fn record_console(&mut self, entry: ConsoleEntry) {
         self.buffers.record_console(entry);

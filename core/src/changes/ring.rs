@@ -113,6 +113,15 @@ impl<T> Ring<T> {
         dropped
     }
 
+    /// Holds at most `capacity` entries (at least one) from now on; the oldest entries past it
+    /// are evicted, positions kept, and returned oldest first.
+    pub fn resize(&mut self, capacity: usize) -> Vec<T> {
+        self.capacity = capacity.max(1);
+        let excess = self.entries.len().saturating_sub(self.capacity);
+        self.first = self.first.saturating_add(excess as u64);
+        self.entries.drain(..excess).collect()
+    }
+
     /// Brings a ring read from storage back within its invariants: a capacity of at least one
     /// (or `capacity` when given), no more entries than that, positions that do not overflow.
     pub(crate) fn repair(&mut self, capacity: Option<usize>) {
@@ -193,6 +202,19 @@ mod tests {
         let mut ring = ring_of(2, 0..2);
         assert_eq!(ring.push(9), Some(0));
         assert_eq!(ring.iter().copied().collect::<Vec<_>>(), vec![1, 9]);
+    }
+
+    #[test]
+    fn resizing_evicts_the_oldest_past_the_new_capacity_and_keeps_positions() {
+        let mut ring = ring_of(5, 0..5);
+        assert_eq!(ring.resize(2), vec![0, 1, 2]);
+        assert_eq!((ring.oldest_position(), ring.next_position()), (3, 5));
+        assert_eq!(ring.since(0).lost, 3);
+        assert!(ring.resize(4).is_empty(), "growing evicts nothing");
+        for i in 5..9 {
+            ring.push(i);
+        }
+        assert_eq!(ring.iter().copied().collect::<Vec<_>>(), vec![5, 6, 7, 8]);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 pub mod delta;
 pub mod error;
 pub mod find;
+mod held;
 pub mod overlay;
 pub mod pointed;
 pub mod regions;
@@ -29,7 +30,7 @@ pub mod response;
 mod resume;
 pub mod view;
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use crate::capture::Capture;
 use crate::protocol::{SnapshotParams, ToolOutput};
@@ -194,8 +195,11 @@ pub struct PageState {
     last: Option<Snapshot>,
     /// The last full response: later pages of it render from here.
     last_full: Option<Response>,
-    /// Views the agent was shown, by version, for a person to compare (newest last).
+    /// Views shown, by version, for a person to compare (newest last), at most `held_limit`.
     held: VecDeque<(u64, View)>,
+    held_limit: Option<usize>,
+    /// Regions (and those inside them) the last full page wrote as unchanged: the line it was.
+    folded: BTreeMap<String, String>,
     /// Set when this page state goes on after a restart that lost the one before, until the
     /// agent is shown the page again: the version it had then.
     restarted_after: Option<u64>,
@@ -349,6 +353,7 @@ impl PageState {
             _ => BTreeSet::new(),
         };
         self.baseline_regions = Some(regions::signatures(&snapshot));
+        self.folded = regions::folded(&snapshot, &collapsed);
         self.overlays = overlays_in(&snapshot);
         self.frozen_base = (!self.overlays.is_empty()).then(|| view.base());
         self.main_loader = snapshot.main_loader.clone();
@@ -462,27 +467,9 @@ impl PageState {
         } else if let Some(last) = self.held.back_mut() {
             last.1 = view.clone();
         }
-        let size = |v: &View| v.lines.iter().map(|l| l.text.len() + 16).sum::<usize>();
-        while self.held.len() > HELD_VERSIONS || self.held.iter().map(|(_, v)| size(v)).sum::<usize>() > HELD_BYTES {
-            if self.held.len() <= 1 {
-                break;
-            }
-            self.held.pop_front();
-        }
+        self.trim_held();
         self.shown = Some(view);
         self.shown_version = self.version;
         self.last = Some(snapshot);
-    }
-
-    /// The versions still held for a person to compare, oldest first.
-    pub fn held_versions(&self) -> Vec<u64> {
-        self.held.iter().map(|(v, _)| *v).collect()
-    }
-
-    /// How the agent's view changed from version `from` to version `to`, as a person reads it,
-    /// with `context` unchanged lines around each change; `None` when either is no longer held.
-    pub fn review(&self, from: u64, to: u64, context: usize) -> Option<Vec<crate::review::Row>> {
-        let find = |v: u64| self.held.iter().find(|(held, _)| *held == v).map(|(_, view)| view);
-        Some(crate::review::rows(find(from)?, find(to)?, context))
     }
 }

@@ -64,14 +64,27 @@ pub struct UserSelectionFacts {
     pub by: PointedBy,
 }
 
-/// The first of `chain` (a node, then its ancestors) that `snapshot` shows.
-pub fn locate(snapshot: &Snapshot, chain: &[i64]) -> Option<Pointed> {
-    let elements: HashMap<i64, u32> = snapshot.elements.iter().map(|e| (e.key.backend_node_id, e.number)).collect();
-    locate_in(&View::of(snapshot), &elements, chain)
+/// The first of `chain` (a node, then its ancestors) that `snapshot` shows. Backend node ids
+/// are only unique within one browser process: `in_process` says which frames are in the
+/// process the chain comes from (the tab's own, or one out-of-process iframe's), and only
+/// their nodes are matched.
+pub fn locate(snapshot: &Snapshot, chain: &[i64], in_process: &dyn Fn(&str) -> bool) -> Option<Pointed> {
+    let elements: HashMap<i64, u32> = snapshot
+        .elements
+        .iter()
+        .filter(|e| in_process(&e.key.frame_id))
+        .map(|e| (e.key.backend_node_id, e.number))
+        .collect();
+    locate_in(&View::of(snapshot), &elements, chain, in_process)
 }
 
-/// [`locate`] on a view, with the ref number of each element's backend node.
-pub fn locate_in(view: &View, elements: &HashMap<i64, u32>, chain: &[i64]) -> Option<Pointed> {
+/// [`locate`] on a view, with the ref number of each element's backend node (of the process).
+pub fn locate_in(
+    view: &View,
+    elements: &HashMap<i64, u32>,
+    chain: &[i64],
+    in_process: &dyn Fn(&str) -> bool,
+) -> Option<Pointed> {
     chain.iter().enumerate().find_map(|(depth, node)| {
         let exact = depth == 0;
         if let Some(&number) = elements.get(node) {
@@ -79,7 +92,10 @@ pub fn locate_in(view: &View, elements: &HashMap<i64, u32>, chain: &[i64]) -> Op
             let line = own.or_else(|| view.lines.iter().find(|l| l.refs.contains(&number)))?;
             return Some(Pointed { element: Some(number), line: line.text.clone(), exact });
         }
-        let line = view.lines.iter().find(|l| matches!(&l.id, LineKey::Node { node: n, .. } if n == node))?;
+        let line = view
+            .lines
+            .iter()
+            .find(|l| matches!(&l.id, LineKey::Node { node: n, frame, .. } if n == node && in_process(frame)))?;
         Some(Pointed { element: None, line: line.text.clone(), exact })
     })
 }
@@ -127,6 +143,17 @@ mod tests {
         LineKey::Node { frame: "F".into(), loader: "L".into(), node: n, ordinal: 0 }
     }
 
+    fn any(_: &str) -> bool {
+        true
+    }
+
+    #[test]
+    fn text_of_a_frame_in_another_process_never_answers_for_a_node_of_this_one() {
+        let (view, elements) = page();
+        let elsewhere = |frame: &str| frame != "F";
+        assert_eq!(locate_in(&view, &elements, &[10, 1], &elsewhere), None);
+    }
+
     fn page() -> (View, HashMap<i64, u32>) {
         let view = View {
             lines: vec![
@@ -142,22 +169,22 @@ mod tests {
     #[test]
     fn an_element_answers_with_its_ref_and_line_and_a_node_inside_it_says_so() {
         let (view, elements) = page();
-        let exact = locate_in(&view, &elements, &[300, 1, 0]);
+        let exact = locate_in(&view, &elements, &[300, 1, 0], &any);
         assert_eq!(exact, Some(Pointed { element: Some(3), line: "e3 button \"Add to basket\"".into(), exact: true }));
         // A span inside the button: the button answers, not exactly.
-        let inside = locate_in(&view, &elements, &[301, 300, 1]).map(|p| (p.element, p.exact));
+        let inside = locate_in(&view, &elements, &[301, 300, 1], &any).map(|p| (p.element, p.exact));
         assert_eq!(inside, Some((Some(3), false)));
         // An inline link answers with the line it sits in.
-        let link = locate_in(&view, &elements, &[400, 30]).map(|p| p.line);
+        let link = locate_in(&view, &elements, &[400, 30], &any).map(|p| p.line);
         assert_eq!(link.as_deref(), Some("Read the [terms](e4) first"));
     }
 
     #[test]
     fn text_answers_with_its_line_and_a_node_the_page_never_shows_answers_nothing() {
         let (view, elements) = page();
-        let text = locate_in(&view, &elements, &[10, 1]);
+        let text = locate_in(&view, &elements, &[10, 1], &any);
         assert_eq!(text, Some(Pointed { element: None, line: "Basket: 0 items".into(), exact: true }));
-        assert_eq!(locate_in(&view, &elements, &[77, 78]), None);
+        assert_eq!(locate_in(&view, &elements, &[77, 78], &any), None);
     }
 
     #[test]

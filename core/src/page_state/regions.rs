@@ -7,9 +7,9 @@
 //! such as a basket count in the header. Refs survive navigations by identity (see
 //! [`crate::refs`]), which is what makes the navigation bar of the next page unchanged.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::snapshot::render::body_lines;
+use crate::snapshot::render::{body_lines, unchanged_region_line};
 use crate::snapshot::{RegionId, Snapshot};
 
 /// What identifies a region's content between baselines.
@@ -51,6 +51,18 @@ pub fn unchanged(snapshot: &Snapshot, previous: &HashMap<String, RegionSignature
                 (Some(a), Some(b)) => a == b && !a.refs.is_empty(),
                 _ => false,
             }
+        })
+        .collect()
+}
+
+/// For every region in `collapsed` and every region inside one, by name, the line its
+/// outermost collapsed region was written as.
+pub fn folded(snapshot: &Snapshot, collapsed: &BTreeSet<RegionId>) -> BTreeMap<String, String> {
+    snapshot
+        .region_ids()
+        .filter_map(|r| {
+            let outer = snapshot.region_path(Some(r)).into_iter().find(|c| collapsed.contains(c))?;
+            Some((snapshot.region(r).name.clone(), unchanged_region_line(snapshot, outer)))
         })
         .collect()
 }

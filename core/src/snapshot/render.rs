@@ -384,6 +384,15 @@ pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Ren
     Rendered { text: out.join("\n"), page, pages: count }
 }
 
+/// The one line a region unchanged since the previous baseline is written as.
+pub fn unchanged_region_line(snapshot: &Snapshot, r: RegionId) -> String {
+    format!(
+        "<region {} unchanged=\"true\" count=\"{}\" />",
+        region_attributes(snapshot, r),
+        snapshot.refs_in_region(r).len()
+    )
+}
+
 /// Applies the region options: one region only, collapsed regions, trimmed regions.
 fn shape(snapshot: &Snapshot, lines: Vec<BodyLine>, options: &RenderOptions) -> Vec<BodyLine> {
     let mut out: Vec<BodyLine> = Vec::with_capacity(lines.len());
@@ -399,11 +408,7 @@ fn shape(snapshot: &Snapshot, lines: Vec<BodyLine>, options: &RenderOptions) -> 
         match collapsed {
             Some(r) => {
                 if written.insert(r) {
-                    let text = format!(
-                        "<region {} unchanged=\"true\" count=\"{}\" />",
-                        region_attributes(snapshot, r),
-                        snapshot.refs_in_region(r).len()
-                    );
+                    let text = unchanged_region_line(snapshot, r);
                     let refs = snapshot.region(r).element.map(|e| snapshot.element(e).number).into_iter().collect();
                     out.push(BodyLine { region: snapshot.region(r).parent, text, refs });
                 }

@@ -1,14 +1,19 @@
 //! The user's choices from the extension's options, kept in `chrome.storage.local` under
 //! [`OPTIONS_KEY`] and read when a call needs them (so a change applies to the next call).
-//! Everything is off by default; an unreadable value counts as the default.
+//! Everything is off by default; an unreadable value counts as the default. The history and
+//! log sizes are applied by [`apply_sizes`] before and after every call and when the timeline
+//! is loaded, always brought within the engine's bounds.
 
 use serde::Deserialize;
+use sightline_core::sizes::Sizes;
 use sightline_core::urls::UrlPolicy;
 
 use crate::chrome;
+use crate::state::State;
 
 /// `chrome.storage.local` key of the options, e.g.
-/// `{"allow_file_urls": true, "allow_evaluate": false, "secret_words": ["loyalty", "member no"]}`.
+/// `{"allow_file_urls": true, "allow_evaluate": false, "secret_words": ["loyalty", "member no"],
+/// "sizes": {"history": 30, "console": 1000, "network": 500, "websocket": 1000, "actions": 200}}`.
 pub const OPTIONS_KEY: &str = "sightline.options";
 
 /// What the user allowed.
@@ -22,6 +27,8 @@ pub struct Options {
     pub secret_words: Vec<String>,
     /// Agents may run JavaScript in pages (`browser_evaluate`).
     pub allow_evaluate: bool,
+    /// Versions held for the panel and the capacities of the timeline's logs.
+    pub sizes: Sizes,
 }
 
 impl Options {
@@ -40,4 +47,17 @@ impl Options {
     pub fn url_policy(&self) -> UrlPolicy {
         UrlPolicy { allow_file: self.allow_file_urls }
     }
+}
+
+/// Applies `sizes` (bounded): every page state holds at most that many versions for the panel,
+/// and the timeline's console, network, WebSocket and action logs keep at most that many entries
+/// (a log made smaller loses its oldest at once).
+pub fn apply_sizes(state: &State, sizes: Sizes) {
+    let sizes = sizes.bounded();
+    for session in state.sessions.borrow_mut().values_mut() {
+        for page in session.pages.values_mut() {
+            page.set_held_versions(sizes.history);
+        }
+    }
+    state.set_log_sizes(sizes);
 }

@@ -1,7 +1,8 @@
 //! What the extension's own pages (the Sightline panel, the popup, the options page) ask of the
 //! runtime through `chrome.runtime` messaging: a tab's calls and status, the human diff of two
 //! versions, stopping the agent on a tab, sharing a tab, highlighting a ref in the page,
-//! exporting a tab's session, and forgetting the recorded calls. The service worker hands each message to
+//! exporting a tab's session, the bounds of the history and log sizes, and forgetting the
+//! recorded calls. The service worker hands each message to
 //! [`crate::Runtime::handle_page_message`]; the answers are plain JSON for the pages to draw.
 //!
 //! Every call an agent makes is recorded here too ([`record_call`]), into the core's
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::changes::NoiseRules;
 use sightline_core::protocol::{ToolCall, ToolOutput};
-use sightline_core::review::{Finished, SessionExport, current_view, lane_events, session_markdown};
+use sightline_core::review::{Finished, SessionExport, lane_events, session_markdown};
 use sightline_core::snapshot::element::MASK;
 
 use crate::input::NodeTarget;
@@ -79,6 +80,8 @@ pub enum PageMessage {
     },
     /// The built-in noise rules, for the options page.
     NoiseDefaults,
+    /// The bounds and defaults of the history and log sizes, for the options page.
+    SizeBounds,
     /// Forgets every recorded call (tools, arguments, answers) and every recorded console
     /// message, request, WebSocket event and action.
     Forget,
@@ -194,6 +197,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Status { tab } => status(state, tab, host).await,
         PageMessage::NoiseDefaults => json!({"rules": NoiseRules::default().rules()}),
+        PageMessage::SizeBounds => json!({"bounds": sightline_core::sizes::BOUNDS}),
         PageMessage::Forget => {
             state.session_log.borrow_mut().clear();
             state.shots.borrow_mut().clear();
@@ -215,7 +219,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
                 return json!({"error": "no agent has looked at this tab yet"});
             };
             let view = state.with_session(&session, |s| {
-                s.pages.get(&tab).and_then(|p| p.view().map(|v| current_view(v, p.version())))
+                s.pages.get(&tab).and_then(sightline_core::page_state::PageState::current_view)
             });
             match view {
                 Some(view) => json!({"session": session, "view": view}),

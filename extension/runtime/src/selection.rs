@@ -1,8 +1,9 @@
 //! What the person pointed at for the agent, per tab: the node selected in DevTools' Elements
 //! panel (the Sightline panel's DevTools page hands it over under a one-time global name, read
 //! and deleted at once), or the node clicked on the page after the panel's Pick button (a
-//! one-shot listener in an isolated world). Kept as the node's backend id and those of its
-//! ancestors, which `browser_user_selection` finds in the page as the agent reads it.
+//! one-shot listener in an isolated world of every frame, out-of-process iframes included).
+//! Kept as the node's backend id and those of its ancestors, with the session of the process
+//! they belong to, which `browser_user_selection` finds in the page as the agent reads it.
 //!
 //! Only tabs the agent may use are attached to, so nothing is pointed at in any other tab.
 //!
@@ -17,6 +18,7 @@ use serde_json::{Value, json};
 use sightline_core::page_state::pointed::PointedBy;
 
 use crate::cdp;
+use crate::chrome::DebuggeeTarget;
 use crate::state::State;
 use crate::timer;
 
@@ -39,6 +41,9 @@ const CHAIN: &str = "function(max) { const out = []; for (let n = this; n && out
 pub struct Selection {
     /// Backend node ids of the node and its ancestors, innermost first.
     pub chain: Vec<i64>,
+    /// The flat session of the out-of-process iframe the node is in (its ids are that
+    /// process's); `None` for the tab's own process.
+    pub session: Option<String>,
     /// How it was pointed at.
     pub by: PointedBy,
     /// Its tag, id and classes, for the panel (never sent to the agent).
@@ -106,14 +111,23 @@ fn node_label(node: &DescribedNode) -> String {
     label.chars().take(120).collect()
 }
 
-/// The backend ids of `object` and its ancestors, and a label of `object`.
-async fn chain_of(tab: i32, object: &str) -> Result<(Vec<i64>, String), String> {
+/// Sends a command to `target` (the tab's own session or an out-of-process iframe's).
+async fn send_in<T: serde::de::DeserializeOwned>(
+    target: &DebuggeeTarget,
+    method: &str,
+    params: Value,
+) -> Result<T, cdp::CdpError> {
+    cdp::send_to(target, method, params, cdp::COMMAND_TIMEOUT_MS).await
+}
+
+/// The backend ids of `object` (in `target`) and its ancestors, and a label of `object`.
+async fn chain_of(target: &DebuggeeTarget, object: &str) -> Result<(Vec<i64>, String), String> {
     let params = json!({"objectId": object, "functionDeclaration": CHAIN, "arguments": [{"value": MAX_DEPTH}],
         "objectGroup": GROUP});
-    let list: Evaluated = cdp::send(tab, "Runtime.callFunctionOn", params).await.map_err(|e| e.to_string())?;
+    let list: Evaluated = send_in(target, "Runtime.callFunctionOn", params).await.map_err(|e| e.to_string())?;
     let list = list.result.object_id.ok_or("the node's ancestors could not be read")?;
     let properties: Properties =
-        cdp::send(tab, "Runtime.getProperties", json!({"objectId": list, "ownProperties": true}))
+        send_in(target, "Runtime.getProperties", json!({"objectId": list, "ownProperties": true}))
             .await
             .map_err(|e| e.to_string())?;
     let mut nodes: Vec<(usize, String)> = properties
@@ -126,7 +140,7 @@ async fn chain_of(tab: i32, object: &str) -> Result<(Vec<i64>, String), String> 
     let mut label = String::new();
     for (index, node) in nodes {
         let described: Described =
-            cdp::send(tab, "DOM.describeNode", json!({"objectId": node})).await.map_err(|e| e.to_string())?;
+            send_in(target, "DOM.describeNode", json!({"objectId": node})).await.map_err(|e| e.to_string())?;
         if index == 0 {
             label = node_label(&described.node);
         }
@@ -138,8 +152,8 @@ async fn chain_of(tab: i32, object: &str) -> Result<(Vec<i64>, String), String> 
     Ok((chain, label))
 }
 
-async fn release(tab: i32) {
-    let _ = cdp::send::<Value>(tab, "Runtime.releaseObjectGroup", json!({"objectGroup": GROUP})).await;
+async fn release(target: &DebuggeeTarget) {
+    let _ = send_in::<Value>(target, "Runtime.releaseObjectGroup", json!({"objectGroup": GROUP})).await;
 }
 
 /// Checks that the agent may use `tab`, and attaches to it.
@@ -150,14 +164,15 @@ async fn reachable(state: &Rc<State>, tab: i32) -> Result<(), String> {
     state.ensure_attached(tab).await.map_err(|e| e.to_string())
 }
 
-/// Keeps `object`'s node as what the person pointed at on `tab`.
-async fn keep(state: &Rc<State>, tab: i32, object: &str, by: PointedBy) -> Value {
-    let found = chain_of(tab, object).await;
-    release(tab).await;
+/// Keeps `object`'s node (in `target`) as what the person pointed at on its tab.
+async fn keep(state: &Rc<State>, target: &DebuggeeTarget, object: &str, by: PointedBy) -> Value {
+    let found = chain_of(target, object).await;
+    release(target).await;
     match found {
         Ok((chain, node)) => {
-            let selection = Selection { chain, by, node: node.clone(), at_ms: timer::epoch_ms() };
-            state.selections.borrow_mut().insert(tab, selection);
+            let session = target.session_id.clone();
+            let selection = Selection { chain, session, by, node: node.clone(), at_ms: timer::epoch_ms() };
+            state.selections.borrow_mut().insert(target.tab_id, selection);
             json!({"selected": node})
         }
         Err(e) => json!({"error": e}),
@@ -185,9 +200,9 @@ pub async fn from_elements_panel(state: &Rc<State>, tab: i32, key: &str) -> Valu
     let evaluated: Result<Evaluated, _> =
         cdp::send(tab, "Runtime.evaluate", json!({"expression": expression, "objectGroup": GROUP})).await;
     match evaluated.map(|e| e.result.object_id) {
-        Ok(Some(object)) => keep(state, tab, &object, PointedBy::ElementsPanel).await,
+        Ok(Some(object)) => keep(state, &DebuggeeTarget::main(tab), &object, PointedBy::ElementsPanel).await,
         Ok(None) => {
-            release(tab).await;
+            release(&DebuggeeTarget::main(tab)).await;
             json!({"error": "the node selected in the Elements panel is not in this tab's page (select it again)"})
         }
         Err(e) => json!({"error": e.to_string()}),
@@ -223,28 +238,48 @@ pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &st
 }
 
 /// Lets the person pick a node on the page (at most [`PICK_WAIT_MS`]; Escape gives up), and
-/// keeps it. A one-shot listener in an isolated world the page cannot see takes the first click
-/// (it never reaches the page) and answers with its target.
+/// keeps it. A one-shot listener in an isolated world the page cannot see, in every frame (the
+/// top frame, its iframes, and out-of-process iframes through their own sessions), takes the
+/// first click (it never reaches the page) and answers with its target; the listeners of the
+/// other frames are then called off.
 pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     if let Err(e) = reachable(state, tab).await {
         return json!({"error": e});
     }
-    let context = match pick_world(tab).await {
-        Ok(context) => context,
-        Err(e) => return json!({"error": format!("the page cannot be picked from: {e}")}),
-    };
+    let mut targets = vec![DebuggeeTarget::main(tab)];
+    let children: Vec<String> = state.tabs.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
+    targets.extend(children.into_iter().map(|session| DebuggeeTarget { tab_id: tab, session_id: Some(session) }));
+    let mut worlds = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        match pick_worlds(target).await {
+            Ok(found) => worlds.extend(found.into_iter().map(|context| (target.clone(), context))),
+            // The top frame must listen; an iframe that cannot (it went away) is left out.
+            Err(e) if i == 0 => return json!({"error": format!("the page cannot be picked from: {e}")}),
+            Err(_) => {}
+        }
+    }
     state.picking.borrow_mut().insert(tab);
-    let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
-    let picked: Result<Evaluated, _> =
-        cdp::send_to(&crate::chrome::DebuggeeTarget::main(tab), "Runtime.evaluate", params, PICK_WAIT_MS).await;
+    let picked = first_pick(&worlds).await;
     state.picking.borrow_mut().remove(&tab);
-    match picked.map(|p| p.result.object_id) {
-        Ok(Some(object)) => keep(state, tab, &object, PointedBy::Pick).await,
-        Ok(None) => json!({"error": "the pick was cancelled (Escape)"}),
+    for (target, context) in &worlds {
+        let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
+        let _ = send_in::<Value>(target, "Runtime.evaluate", cancel).await;
+    }
+    let release_all = || async {
+        for target in &targets {
+            release(target).await;
+        }
+    };
+    match picked {
+        Ok((target, Evaluated { result: RemoteObject { object_id: Some(object) } })) => {
+            keep(state, &target, &object, PointedBy::Pick).await
+        }
+        Ok(_) => {
+            release_all().await;
+            json!({"error": "the pick was cancelled (Escape)"})
+        }
         Err(e) => {
-            let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
-            let _ = cdp::send::<Value>(tab, "Runtime.evaluate", cancel).await;
-            release(tab).await;
+            release_all().await;
             if matches!(e, cdp::CdpError::Timeout { .. }) {
                 json!({"error": format!("nothing was picked within {} s", PICK_WAIT_MS / 1000)})
             } else {
@@ -254,14 +289,58 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     }
 }
 
-/// The isolated world the pick listener runs in, in the tab's main frame.
-async fn pick_world(tab: i32) -> Result<i64, String> {
-    let tree: Value = cdp::send(tab, "Page.getFrameTree", json!({})).await.map_err(|e| e.to_string())?;
-    let frame = tree["frameTree"]["frame"]["id"].as_str().ok_or("the page has no main frame")?.to_owned();
-    let world: Value = cdp::send(tab, "Page.createIsolatedWorld", json!({"frameId": frame, "worldName": PICK_WORLD}))
-        .await
-        .map_err(|e| e.to_string())?;
-    world["executionContextId"].as_i64().ok_or_else(|| "no isolated world".to_owned())
+/// Runs the pick listener in every one of `worlds` and answers with the first that ends (a
+/// click or Escape) and where. A frame whose listener fails (it navigated or was removed
+/// meanwhile) leaves the others listening; the last failure is the answer when all fail.
+async fn first_pick(worlds: &[(DebuggeeTarget, i64)]) -> Result<(DebuggeeTarget, Evaluated), cdp::CdpError> {
+    let mut running: Vec<_> = worlds
+        .iter()
+        .map(|(target, context)| {
+            let params = json!({"expression": PICK, "contextId": context, "awaitPromise": true, "objectGroup": GROUP});
+            let target = target.clone();
+            Box::pin(async move {
+                let picked = cdp::send_to::<Evaluated>(&target, "Runtime.evaluate", params, PICK_WAIT_MS).await;
+                picked.map(|p| (target, p))
+            })
+        })
+        .collect();
+    loop {
+        let (result, _, rest) = futures::future::select_all(running).await;
+        match result {
+            Err(e) if !rest.is_empty() && !matches!(e, cdp::CdpError::Timeout { .. }) => running = rest,
+            result => return result,
+        }
+    }
+}
+
+/// The isolated worlds the pick listener runs in: one in each frame `target` serves (its top
+/// frame first, then the iframes of the same process), as execution context ids.
+async fn pick_worlds(target: &DebuggeeTarget) -> Result<Vec<i64>, String> {
+    let tree: Value = send_in(target, "Page.getFrameTree", json!({})).await.map_err(|e| e.to_string())?;
+    let mut frames = Vec::new();
+    let mut pending = vec![&tree["frameTree"]];
+    while let Some(node) = pending.pop() {
+        if let Some(id) = node["frame"]["id"].as_str() {
+            frames.push(id.to_owned());
+        }
+        pending.extend(node["childFrames"].as_array().into_iter().flatten().rev());
+    }
+    let top = frames.first().cloned().ok_or("the page has no main frame")?;
+    let mut contexts = Vec::with_capacity(frames.len());
+    for frame in frames {
+        let world =
+            send_in::<Value>(target, "Page.createIsolatedWorld", json!({"frameId": frame, "worldName": PICK_WORLD}))
+                .await
+                .map_err(|e| e.to_string());
+        match world.map(|w| w["executionContextId"].as_i64()) {
+            Ok(Some(context)) => contexts.push(context),
+            // The top frame must listen; an iframe that cannot (another process, gone) is skipped.
+            _ if frame != top => {}
+            Ok(None) => return Err("no isolated world".to_owned()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(contexts)
 }
 
 #[cfg(test)]

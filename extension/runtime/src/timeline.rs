@@ -207,12 +207,15 @@ impl State {
             }
         };
         let noise = read_noise_config().await;
+        let sizes = crate::options::Options::read().await.sizes;
         let held = {
             let mut store = self.timeline.borrow_mut();
             if store.loaded {
                 return;
             }
             store.timeline = timeline;
+            let limits = sizes.limits(store.timeline.limits());
+            store.timeline.set_limits(limits);
             store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
             store.loaded = true;
             let early = std::mem::take(&mut store.early);
@@ -232,6 +235,14 @@ impl State {
     pub async fn refresh_noise_rules(&self) {
         let noise = read_noise_config().await;
         self.timeline.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
+    }
+
+    /// Keeps at most `sizes` (bounded) in the timeline's logs from now on. Closes still waiting
+    /// for their code keep waiting: this is no read.
+    pub fn set_log_sizes(&self, sizes: sightline_core::sizes::Sizes) {
+        let mut store = self.timeline.borrow_mut();
+        let limits = sizes.limits(store.timeline.limits());
+        store.timeline.set_limits(limits);
     }
 
     /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded

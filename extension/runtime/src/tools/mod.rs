@@ -118,6 +118,9 @@ pub async fn run_within(
 ) -> Option<ToolOutput> {
     let ctx = CallContext::new(call.name(), limit_ms);
     let action = call.action();
+    // The person's history and log sizes, as they are now: before the call for what it reads,
+    // after it for the page state it may have created.
+    crate::options::apply_sizes(state, crate::options::Options::read().await.sizes);
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
         match select(called_off, Box::pin(ctx.deadline.reached())).await {
@@ -128,7 +131,9 @@ pub async fn run_within(
     let how = match select(work, stop).await {
         Either::Left((mut output, _)) => {
             // The host lists browser_evaluate only while the user allows it.
-            output.evaluate_allowed = Some(crate::options::Options::read().await.allow_evaluate);
+            let options = crate::options::Options::read().await;
+            output.evaluate_allowed = Some(options.allow_evaluate);
+            crate::options::apply_sizes(state, options.sizes);
             return Some(output);
         }
         // Dropping the tool's future here releases its tab and every wait it was in.
