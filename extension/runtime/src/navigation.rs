@@ -459,7 +459,7 @@ struct RemoteValue {
 /// Waits until the DOM has been quiet for 100 ms and the page no longer hides its own root, at
 /// most 2 s (and 5 s in all for a page too busy to run the settling script).
 ///
-/// The script runs beside the page's watch (`crate::probe`), which has seen every change since
+/// The script runs beside the page's watch (`crate::probe`), which has seen every DOM mutation since
 /// the document started: a page already quiet for the window is settled at once instead of
 /// being watched for another 100 ms. Where the watch is not running, the script runs in the
 /// page's world and watches the window out.

@@ -12,9 +12,9 @@
 new Promise((resolve) => {
   const quiet = QUIET, cap = CAP, start = performance.now();
   // Beside the page's watch (the extension's isolated world), the quiet window counts from the
-  // last change it saw, so a page already quiet is settled at once.
+  // last mutation it saw, so a page already quiet is settled at once.
   const watch = globalThis.__sightlineWatch;
-  let mutations = 0, quietTimer = 0, lastMutation = watch ? Math.min(watch.last, start) : start;
+  let mutations = 0, quietTimer = 0, lastMutation = watch ? Math.min(watch.mutated, start) : start;
   // Styles first: reading the body's text is the costly part, and only a hidden page needs it.
   const hiddenRoot = () => {
     const body = document.body;

@@ -1,5 +1,5 @@
 // The page's watch: counts what changes a document — every DOM mutation, and every event that
-// edits, scrolls or focuses something — and keeps the time of the last. Added at
+// edits, scrolls or focuses something — and keeps the time of the last mutation. Added at
 // document start to every frame, in its own isolated world, so no page script can see it, stop
 // it or fake a count. Idempotent: a second copy does nothing.
 //
@@ -7,12 +7,17 @@
 // document quiet since before the call is settled at once).
 (() => {
   if (globalThis.__sightlineWatch) return;
-  const watch = { changes: 0, last: performance.now() };
+  // `mutated`: the time of the last DOM mutation (what settling waits out); events count as
+  // changes for the probe but do not hold settling back (an image that finished loading is
+  // no reason to wait).
+  const watch = { changes: 0, mutated: performance.now() };
   const bump = (n) => {
     watch.changes += n;
-    watch.last = performance.now();
   };
-  new MutationObserver((records) => bump(records.length)).observe(document, {
+  new MutationObserver((records) => {
+    bump(records.length);
+    watch.mutated = performance.now();
+  }).observe(document, {
     childList: true,
     subtree: true,
     attributes: true,
