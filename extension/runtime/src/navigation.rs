@@ -239,7 +239,7 @@ where
             "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
         ) && is_main_frame_event(e, &main)
     });
-    let (started, quiet) = futures::join!(watch, stabilize(state, tab_id));
+    let (started, quiet) = futures::join!(watch, stabilize(state, tab_id, QuietFrom::Now));
     events.still_there()?;
     // One load cap for everything the action set loading, from the moment a navigation shows.
     let mut load: Option<Deadline> = None;
@@ -456,21 +456,33 @@ struct RemoteValue {
     value: Option<serde_json::Value>,
 }
 
+/// Where a stabilisation counts its quiet window from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuietFrom {
+    /// The last DOM mutation of the document, as the page's watch (`crate::probe`) saw it
+    /// since the document started: after a load, a page already quiet for the window is
+    /// settled at once instead of being watched for another 100 ms.
+    LastMutation,
+    /// Now: after an action, whose effects may still be on their way (a handler that answers a
+    /// click 50 ms later), the window starts when the wait does.
+    Now,
+}
+
 /// Waits until the DOM has been quiet for 100 ms and the page no longer hides its own root, at
 /// most 2 s (and 5 s in all for a page too busy to run the settling script).
 ///
-/// The script runs beside the page's watch (`crate::probe`), which has seen every DOM mutation since
-/// the document started: a page already quiet for the window is settled at once instead of
-/// being watched for another 100 ms. Where the watch is not running, the script runs in the
-/// page's world and watches the window out.
-async fn stabilize(state: &State, tab_id: i32) -> Result<Stabilization, ToolError> {
+/// From the last mutation, the script runs in the watch's isolated world; from now, or where the
+/// watch is not running, in the page's world, where it watches the whole window out.
+async fn stabilize(state: &State, tab_id: i32, from: QuietFrom) -> Result<Stabilization, ToolError> {
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
     let main = DebuggeeTarget::main(tab_id);
-    let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
     let mut params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
-    if let Some(context) = crate::probe::watch_context(&main, &frame).await {
-        params["contextId"] = context.into();
+    if from == QuietFrom::LastMutation {
+        let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
+        if let Some(context) = crate::probe::watch_context(&main, &frame).await {
+            params["contextId"] = context.into();
+        }
     }
     let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
     let result: EvaluateResult = cdp::send_to(&main, "Runtime.evaluate", params, timeout).await?;
@@ -497,7 +509,7 @@ async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wa
         return Wait::Done;
     }
     let started = timer::now_ms();
-    let outcome = stabilize(state, tab_id).await;
+    let outcome = stabilize(state, tab_id, QuietFrom::LastMutation).await;
     settled.waited.settle_ms = Some(timer::now_ms() - started);
     note_stabilization(outcome, settled)
 }
