@@ -2,10 +2,12 @@
 //! probe of the page (frame tree, the renderer's layout counters, viewport, and the page's watch
 //! in its isolated world) vouches that nothing changed. And every way a page changes itself
 //! without the agent — a script checking a box or setting a value without any event, an
-//! attribute, a popover, scrolling, a navigation inside the document — is seen at the next look.
+//! attribute, a popover, scrolling, a navigation inside the document — is seen at the next look,
+//! in the page and in its iframes, whether they run in the page's process or in their own.
 
 use serde_json::{Value, json};
 use sightline_e2e::browser::REMOTE_DEBUGGING;
+use sightline_e2e::cdp::CdpConnection;
 use sightline_e2e::{McpClient, Rig, service_worker};
 
 /// One `browser_snapshot`: its text and its stats.
@@ -71,4 +73,57 @@ async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_see
             assert!(again.contains(shows), "the reused look lost {shows:?}:\n{again}");
         }
     }
+}
+
+/// Looks until a look is answered from the last capture (at most five looks: an iframe's own
+/// session may still be coming up after the navigation).
+async fn look_until_reused(c: &McpClient) -> (String, Value) {
+    let mut looks = Vec::new();
+    for _ in 0..5 {
+        looks.push(look(c).await);
+        if reused(&looks.last().unwrap().1) {
+            return looks.pop().unwrap();
+        }
+    }
+    panic!("no look at the quiet page was reused: {looks:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changes_inside_iframes_of_the_same_process_and_of_another_are_seen() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("unchanged-framed.html")})).await;
+    let (text, _) = look_until_reused(c).await;
+    assert!(text.contains("Same-site text") && text.contains("Other-site text"), "{text}");
+
+    let devtools = rig.devtools();
+    // The same-site frame, changed from its parent: a box checked by a script, no event.
+    let (mut page, session) = service_worker::attach_to_page(&devtools, "unchanged-framed.html").expect("attach");
+    let check = "document.getElementById('same').contentDocument.getElementById('option').checked = true";
+    page.call(Some(&session), "Runtime.evaluate", json!({"expression": check})).expect("evaluate");
+    let (text, stats) = look(c).await;
+    assert!(!reused(&stats), "the same-site frame's change went unseen: {stats}");
+    assert!(text.contains(r#"checkbox "Same-site option" checked"#), "{text}");
+    assert!(reused(&look(c).await.1), "nothing changed since the last look");
+
+    // The other site's frame, through its own target: its text.
+    let mut cdp = CdpConnection::connect(&devtools).expect("devtools");
+    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+    let frame = targets["targetInfos"]
+        .as_array()
+        .and_then(|all| {
+            all.iter().find(|t| t["type"] == "iframe" && t["url"].as_str().is_some_and(|u| u.contains("localhost")))
+        })
+        .cloned()
+        .expect("the other site's frame runs in a process of its own");
+    let attached = cdp
+        .call(None, "Target.attachToTarget", json!({"targetId": frame["targetId"], "flatten": true}))
+        .expect("attach to the frame");
+    let frame_session = attached["sessionId"].as_str().expect("session").to_owned();
+    let rename = "document.getElementById('line').textContent = 'Other-site text, changed'";
+    cdp.call(Some(&frame_session), "Runtime.evaluate", json!({"expression": rename})).expect("evaluate");
+    let (text, stats) = look(c).await;
+    assert!(!reused(&stats), "the other site's frame's change went unseen: {stats}");
+    assert!(text.contains("Other-site text, changed"), "{text}");
+    assert!(reused(&look(c).await.1), "nothing changed since the last look");
 }

@@ -4,7 +4,7 @@
 //! A probe is four small readings taken just before a capture:
 //!
 //! * the frame tree (`Page.getFrameTree`): frame ids, loader ids and URLs, so any navigation of
-//!   any frame shows;
+//!   any frame, and any frame that came or went, shows;
 //! * the renderer's own counters (`Performance.getMetrics`): layouts, style recalculations,
 //!   nodes, layout objects, documents and frames. Anything that changes what is painted — a
 //!   checkbox checked by a script, a hover style, an image that arrived — recalculates style or
@@ -15,11 +15,14 @@
 //!   document started, and a digest of every form control's state (a password field by its
 //!   length only), for changes that neither mutate the DOM nor restyle anything.
 //!
+//! The frame tree, the counters and the watch are read for the page and for every out-of-process
+//! iframe through its own session, and the watch in every frame.
+//!
 //! When every reading equals the one taken before the kept capture, nothing the capture reads
 //! can have changed: a change during that capture would show in the next probe, because the
-//! readings kept are the ones from *before* it. A page the probe cannot vouch for — several
-//! frames (their own documents are not watched), out-of-process iframes, no watch in the page
-//! yet, no counters — is captured afresh every time; [`NotVouched`] says why.
+//! readings kept are the ones from *before* it. A page the probe cannot vouch for — a frame
+//! without the watch (a document that started before it was added), missing counters, a
+//! reading that failed — is captured afresh; [`NotVouched`] says why.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -43,24 +46,24 @@ pub struct WatchReading {
 /// What one probe read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageProbe {
+    targets: Vec<TargetReading>,
+    layout: Value,
+}
+
+/// What one probe read of one target (the page, or an out-of-process iframe).
+#[derive(Debug, Clone, PartialEq)]
+struct TargetReading {
     frames: Vec<(String, String, String)>,
     counters: Vec<(String, f64)>,
-    layout: Value,
-    watch: WatchReading,
+    watches: Vec<WatchReading>,
 }
 
 /// Why a probe cannot vouch that a page is unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum NotVouched {
-    /// The page holds iframes, whose documents the probe does not read.
-    #[error("the page has iframes")]
-    Frames,
-    /// Out-of-process iframes are captured through sessions the probe does not read.
-    #[error("the page has out-of-process iframes")]
-    OutOfProcessFrames,
-    /// The page's watch is not running (the document started before it was added, or the page
-    /// refused it).
-    #[error("the page's watch is not running")]
+    /// The watch is not running in one of the page's documents (it started before the watch
+    /// was added, or the page refused it).
+    #[error("the page's watch is not running in every frame")]
     NoWatch,
     /// The renderer's counters were not read.
     #[error("the renderer's counters are missing")]
@@ -70,46 +73,60 @@ pub enum NotVouched {
     Unread,
 }
 
-/// The replies of one probe, as the driver received them.
+/// The replies of one probe of one target, as the driver received them.
 #[derive(Debug, Default)]
-pub struct ProbeReplies {
+pub struct TargetReplies {
     /// `Page.getFrameTree`.
     pub frame_tree: Option<FrameTreeResult>,
     /// `Performance.getMetrics`.
     pub metrics: Option<Value>,
-    /// `Page.getLayoutMetrics`.
+    /// The watch's probe expression per frame id of the tree, `null` where the frame has no
+    /// watch.
+    pub watches: Vec<(String, Option<Value>)>,
+}
+
+/// The replies of one probe: the page's target first, then each out-of-process iframe's, in a
+/// stable order.
+#[derive(Debug, Default)]
+pub struct ProbeReplies {
+    /// Per target.
+    pub targets: Vec<TargetReplies>,
+    /// `Page.getLayoutMetrics` of the page.
     pub layout: Option<Value>,
-    /// The watch's probe expression, `null` when the page has no watch.
-    pub watch: Option<Value>,
-    /// How many out-of-process iframe sessions the tab has.
-    pub child_sessions: usize,
 }
 
 impl PageProbe {
     /// Reads a probe from its replies, or says why it cannot vouch for the page.
     pub fn read(replies: ProbeReplies) -> Result<PageProbe, NotVouched> {
-        if replies.child_sessions > 0 {
-            return Err(NotVouched::OutOfProcessFrames);
+        let targets = replies.targets.into_iter().map(TargetReading::read).collect::<Result<Vec<_>, _>>()?;
+        if targets.is_empty() {
+            return Err(NotVouched::Unread);
         }
+        Ok(PageProbe { targets, layout: replies.layout.ok_or(NotVouched::Unread)? })
+    }
+}
+
+impl TargetReading {
+    fn read(replies: TargetReplies) -> Result<TargetReading, NotVouched> {
         let tree = replies.frame_tree.ok_or(NotVouched::Unread)?;
-        if !tree.frame_tree.child_frames.is_empty() {
-            return Err(NotVouched::Frames);
-        }
-        let watch = match replies.watch {
-            None | Some(Value::Null) => return Err(NotVouched::NoWatch),
-            Some(value) => WatchReading::deserialize(value).map_err(|_| NotVouched::NoWatch)?,
-        };
+        let frames: Vec<(String, String, String)> =
+            tree.frame_tree.frames().into_iter().map(|f| (f.id.clone(), f.loader_id.clone(), f.url.clone())).collect();
+        // Every frame of the tree, each with its watch running.
+        let watches = frames
+            .iter()
+            .map(|(id, _, _)| {
+                let reading = replies.watches.iter().find(|(frame, _)| frame == id).and_then(|(_, w)| w.clone());
+                match reading {
+                    None | Some(Value::Null) => Err(NotVouched::NoWatch),
+                    Some(value) => WatchReading::deserialize(value).map_err(|_| NotVouched::NoWatch),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let counters = counters(&replies.metrics.ok_or(NotVouched::NoCounters)?);
         if counters.len() != COUNTERS.len() {
             return Err(NotVouched::NoCounters);
         }
-        let frame = &tree.frame_tree.frame;
-        Ok(PageProbe {
-            frames: vec![(frame.id.clone(), frame.loader_id.clone(), frame.url.clone())],
-            counters,
-            layout: replies.layout.ok_or(NotVouched::Unread)?,
-            watch,
-        })
+        Ok(TargetReading { frames, counters, watches })
     }
 }
 
@@ -132,10 +149,10 @@ mod tests {
     use super::*;
 
     fn tree(children: usize) -> FrameTreeResult {
-        let child = json!({"frame": {"id": "C", "parentId": "M", "loaderId": "LC"}});
+        let child = |i: usize| json!({"frame": {"id": format!("C{i}"), "parentId": "M", "loaderId": "LC"}});
         serde_json::from_value(json!({"frameTree": {
             "frame": {"id": "M", "loaderId": "L1", "url": "https://shop.test/"},
-            "childFrames": vec![child; children],
+            "childFrames": (0..children).map(child).collect::<Vec<_>>(),
         }}))
         .unwrap()
     }
@@ -149,13 +166,27 @@ mod tests {
         json!({"metrics": listed})
     }
 
+    fn watch(changes: u64) -> Option<Value> {
+        Some(json!({"changes": changes, "forms": 2_166_136_261_u64, "url": "https://shop.test/"}))
+    }
+
+    /// The page with one same-process iframe, and one out-of-process iframe.
     fn replies() -> ProbeReplies {
         ProbeReplies {
-            frame_tree: Some(tree(0)),
-            metrics: Some(metrics(3.0, 5.0)),
+            targets: vec![
+                TargetReplies {
+                    frame_tree: Some(tree(1)),
+                    metrics: Some(metrics(3.0, 5.0)),
+                    watches: vec![("M".into(), watch(4)), ("C0".into(), watch(1))],
+                },
+                TargetReplies {
+                    frame_tree: serde_json::from_value(json!({"frameTree": {"frame": {"id": "O", "loaderId": "LO"}}}))
+                        .ok(),
+                    metrics: Some(metrics(1.0, 1.0)),
+                    watches: vec![("O".into(), watch(0))],
+                },
+            ],
             layout: Some(json!({"cssVisualViewport": {"pageX": 0, "pageY": 0, "clientWidth": 1280}})),
-            watch: Some(json!({"changes": 4, "forms": 2_166_136_261_u64, "url": "https://shop.test/"})),
-            child_sessions: 0,
         }
     }
 
@@ -167,44 +198,65 @@ mod tests {
     #[test]
     fn a_heap_that_grew_alone_is_no_change() {
         let mut later = replies();
-        later.metrics = Some(json!({"metrics": metrics(3.0, 5.0)["metrics"].as_array().unwrap().iter().map(|m| {
-            let mut m = m.clone();
-            if m["name"] == "JSHeapUsedSize" { m["value"] = 999_999.0.into(); }
-            m
-        }).collect::<Vec<_>>()}));
+        let listed = metrics(3.0, 5.0)["metrics"].as_array().unwrap().clone();
+        let grown: Vec<Value> = listed
+            .into_iter()
+            .map(|mut m| {
+                if m["name"] == "JSHeapUsedSize" {
+                    m["value"] = 999_999.0.into();
+                }
+                m
+            })
+            .collect();
+        later.targets[0].metrics = Some(json!({ "metrics": grown }));
         assert_eq!(PageProbe::read(replies()).unwrap(), PageProbe::read(later).unwrap());
     }
 
     #[test]
-    fn any_reading_that_moved_is_a_change() {
+    fn any_reading_that_moved_in_any_frame_is_a_change() {
         let before = PageProbe::read(replies()).unwrap();
         let changes: Vec<fn(&mut ProbeReplies)> = vec![
-            |r| r.metrics = Some(metrics(3.0, 6.0)),
-            |r| r.metrics = Some(metrics(4.0, 5.0)),
+            |r| r.targets[0].metrics = Some(metrics(3.0, 6.0)),
+            |r| r.targets[0].metrics = Some(metrics(4.0, 5.0)),
+            |r| r.targets[1].metrics = Some(metrics(2.0, 1.0)),
             |r| r.layout = Some(json!({"cssVisualViewport": {"pageX": 0, "pageY": 300, "clientWidth": 1280}})),
-            |r| r.watch.as_mut().unwrap()["changes"] = 5.into(),
-            |r| r.watch.as_mut().unwrap()["forms"] = 7.into(),
-            |r| r.watch.as_mut().unwrap()["url"] = "https://shop.test/#basket".into(),
-            |r| r.frame_tree.as_mut().unwrap().frame_tree.frame.loader_id = "L2".into(),
+            |r| r.targets[0].watches[0].1 = watch(5),
+            |r| r.targets[0].watches[1].1 = watch(2),
+            |r| r.targets[1].watches[0].1 = watch(1),
+            |r| r.targets[0].watches[0].1.as_mut().unwrap()["forms"] = 7.into(),
+            |r| r.targets[0].watches[0].1.as_mut().unwrap()["url"] = "https://shop.test/#basket".into(),
+            |r| r.targets[0].frame_tree.as_mut().unwrap().frame_tree.frame.loader_id = "L2".into(),
+            |r| {
+                r.targets[0].frame_tree.as_mut().unwrap().frame_tree.child_frames[0].frame.url =
+                    "https://ad.test/".into()
+            },
         ];
         for change in changes {
             let mut later = replies();
             change(&mut later);
             assert_ne!(before, PageProbe::read(later).unwrap());
         }
+        // A frame that came or went.
+        let mut later = replies();
+        later.targets[0].frame_tree = Some(tree(2));
+        later.targets[0].watches.push(("C1".into(), watch(0)));
+        assert_ne!(before, PageProbe::read(later).unwrap());
+        let mut later = replies();
+        later.targets.pop();
+        assert_ne!(before, PageProbe::read(later).unwrap());
     }
 
     #[test]
     fn pages_the_probe_cannot_read_whole_are_not_vouched_for() {
         let cases: Vec<(fn(&mut ProbeReplies), NotVouched)> = vec![
-            (|r| r.frame_tree = Some(tree(1)), NotVouched::Frames),
-            (|r| r.child_sessions = 1, NotVouched::OutOfProcessFrames),
-            (|r| r.watch = Some(Value::Null), NotVouched::NoWatch),
-            (|r| r.watch = None, NotVouched::NoWatch),
-            (|r| r.metrics = Some(json!({"metrics": []})), NotVouched::NoCounters),
-            (|r| r.metrics = None, NotVouched::NoCounters),
+            (|r| r.targets[0].watches[1].1 = Some(Value::Null), NotVouched::NoWatch),
+            (|r| r.targets[1].watches.clear(), NotVouched::NoWatch),
+            (|r| r.targets[0].watches[0].1 = Some(json!({"changes": "many"})), NotVouched::NoWatch),
+            (|r| r.targets[1].metrics = Some(json!({"metrics": []})), NotVouched::NoCounters),
+            (|r| r.targets[0].metrics = None, NotVouched::NoCounters),
             (|r| r.layout = None, NotVouched::Unread),
-            (|r| r.frame_tree = None, NotVouched::Unread),
+            (|r| r.targets[1].frame_tree = None, NotVouched::Unread),
+            (|r| r.targets.clear(), NotVouched::Unread),
         ];
         for (change, why) in cases {
             let mut r = replies();

@@ -43,10 +43,7 @@ pub async fn install(tab_id: i32, user_shared: bool) -> Vec<serde_json::Value> {
     // The hook first, then its binding: in the live document the hook is already waiting for the
     // binding when it arrives, so the page never sees it on its global (see `hooks/socket_close.js`).
     let mut steps = vec![
-        (
-            "Page.addScriptToEvaluateOnNewDocument",
-            json!({"source": crate::probe::WATCH_HOOK, "worldName": crate::probe::WATCH_WORLD, "runImmediately": true}),
-        ),
+        ("Page.addScriptToEvaluateOnNewDocument", crate::probe::watch_hook_params()),
         (
             "Page.addScriptToEvaluateOnNewDocument",
             json!({"source": SOCKET_HOOK.replace("__BINDING__", &socket_binding), "runImmediately": true}),

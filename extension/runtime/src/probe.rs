@@ -10,7 +10,7 @@ use std::rc::Rc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::capture::Capture;
-use sightline_core::capture::probe::{NotVouched, PageProbe, ProbeReplies};
+use sightline_core::capture::probe::{NotVouched, PageProbe, ProbeReplies, TargetReplies};
 use sightline_core::cdp::page::FrameTreeResult;
 
 use crate::cdp;
@@ -18,10 +18,16 @@ use crate::chrome::DebuggeeTarget;
 use crate::state::State;
 
 /// The isolated world the watch runs in.
-pub const WATCH_WORLD: &str = "sightline-watch";
+const WATCH_WORLD: &str = "sightline-watch";
 
 /// The page's watch, added at document start (see `page_hooks`).
-pub const WATCH_HOOK: &str = include_str!("hooks/watch.js");
+const WATCH_HOOK: &str = include_str!("hooks/watch.js");
+
+/// The parameters of `Page.addScriptToEvaluateOnNewDocument` that add the watch to every
+/// document of a target, the current one included.
+pub fn watch_hook_params() -> Value {
+    json!({"source": WATCH_HOOK, "worldName": WATCH_WORLD, "runImmediately": true})
+}
 
 /// Reads the watch.
 const PROBE: &str = include_str!("hooks/probe.js");
@@ -39,30 +45,35 @@ pub struct KeptCapture {
 }
 
 /// Probes the tab: the readings when they vouch for the page, or why they cannot.
-///
-/// The watch is read first, and reading it brings style and layout up to date (a change the
-/// page made just before would otherwise be laid out only by the capture, after the counters
-/// were read); then the counters and the viewport.
 pub async fn probe(state: &State, tab_id: i32) -> Result<PageProbe, NotVouched> {
-    let (child_sessions, frame) = {
-        let frames = state.tabs.borrow().frames(tab_id);
-        (frames.child_sessions().count(), frames.main_frame().to_owned())
-    };
-    if child_sessions > 0 {
-        return Err(NotVouched::OutOfProcessFrames);
-    }
+    let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+    let targets = std::iter::once(None)
+        .chain(children.into_iter().map(Some))
+        .map(|session_id| DebuggeeTarget { tab_id, session_id });
     let main = DebuggeeTarget::main(tab_id);
-    let (tree, watch) = futures::join!(
-        cdp::send_to::<FrameTreeResult>(&main, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
-        read_watch(&main, &frame),
-    );
-    let (metrics, layout) = futures::join!(
-        cdp::send_to::<Value>(&main, "Performance.getMetrics", json!({}), PROBE_TIMEOUT_MS),
+    let (targets, layout) = futures::join!(
+        futures::future::join_all(targets.map(|target| async move { probe_target(&target).await })),
         cdp::send_to::<Value>(&main, "Page.getLayoutMetrics", json!({}), PROBE_TIMEOUT_MS),
     );
-    let replies =
-        ProbeReplies { frame_tree: tree.ok(), metrics: metrics.ok(), layout: layout.ok(), watch, child_sessions };
-    PageProbe::read(replies)
+    PageProbe::read(ProbeReplies { targets, layout: layout.ok() })
+}
+
+/// Probes one target: its frame tree, then the watch in each of its frames — reading it brings
+/// style and layout up to date, so a change the page made just before is counted now rather
+/// than laid out by the capture after the counters were read — then the renderer's counters.
+async fn probe_target(target: &DebuggeeTarget) -> TargetReplies {
+    let frame_tree =
+        cdp::send_to::<FrameTreeResult>(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS).await.ok();
+    let frames: Vec<String> = frame_tree
+        .as_ref()
+        .map(|tree| tree.frame_tree.frames().into_iter().map(|f| f.id.clone()).collect())
+        .unwrap_or_default();
+    let watches = futures::future::join_all(
+        frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(target, &frame).await) }),
+    )
+    .await;
+    let metrics = cdp::send_to::<Value>(target, "Performance.getMetrics", json!({}), PROBE_TIMEOUT_MS).await.ok();
+    TargetReplies { frame_tree, metrics, watches }
 }
 
 /// The watch world's execution context in `frame_id` (created empty when the watch never ran
@@ -78,8 +89,8 @@ pub async fn watch_context(target: &DebuggeeTarget, frame_id: &str) -> Option<i6
     Some(world.execution_context_id)
 }
 
-/// The watch's reading in the main frame; `None` when it could not be read.
-async fn read_watch(main: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
+/// The watch's reading in one frame; `None` when it could not be read.
+async fn read_watch(target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
     #[derive(Deserialize)]
     struct Evaluated {
         result: Remote,
@@ -89,8 +100,8 @@ async fn read_watch(main: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
         #[serde(default)]
         value: Option<Value>,
     }
-    let context = watch_context(main, frame_id).await?;
+    let context = watch_context(target, frame_id).await?;
     let params = json!({"expression": PROBE, "contextId": context, "returnByValue": true});
-    let evaluated: Evaluated = cdp::send_to(main, "Runtime.evaluate", params, PROBE_TIMEOUT_MS).await.ok()?;
+    let evaluated: Evaluated = cdp::send_to(target, "Runtime.evaluate", params, PROBE_TIMEOUT_MS).await.ok()?;
     evaluated.result.value
 }

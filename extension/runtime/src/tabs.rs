@@ -434,9 +434,13 @@ impl State {
         let timeout = cdp::COMMAND_TIMEOUT_MS;
         let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
         // The iframe's console and requests belong to the tab's timeline too.
-        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Accessibility.enable"] {
+        // Its counters and its watch, for the probe before each capture (`crate::probe`).
+        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Accessibility.enable", "Performance.enable"] {
             let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
         }
+        let watch = crate::probe::watch_hook_params();
+        let _ =
+            cdp::send_to::<serde_json::Value>(&target, "Page.addScriptToEvaluateOnNewDocument", watch, timeout).await;
         if let Ok(tree) =
             cdp::send_to::<FrameTreeResult>(&target, "Page.getFrameTree", serde_json::json!({}), timeout).await
             && let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id)
