@@ -99,15 +99,25 @@ pub fn extension_worker_memory(devtools: &str) -> anyhow::Result<WorkerMemory> {
 /// A DevTools connection of the test's own, attached (flat) to the page whose URL contains
 /// `url_part`, and the session id to address it.
 pub fn attach_to_page(devtools: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
+    attach_to_target(devtools, "page", url_part)
+}
+
+/// Like [`attach_to_page`] for an out-of-process iframe (a target of its own) whose URL
+/// contains `url_part`.
+pub fn attach_to_frame(devtools: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
+    attach_to_target(devtools, "iframe", url_part)
+}
+
+fn attach_to_target(devtools: &str, kind: &str, url_part: &str) -> anyhow::Result<(CdpConnection, String)> {
     let mut cdp = CdpConnection::connect(devtools)?;
     let targets = cdp.call(None, "Target.getTargets", json!({}))?;
-    let page = targets["targetInfos"]
+    let target = targets["targetInfos"]
         .as_array()
         .and_then(|all| {
-            all.iter().find(|t| t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.contains(url_part)))
+            all.iter().find(|t| t["type"] == kind && t["url"].as_str().is_some_and(|u| u.contains(url_part)))
         })
-        .with_context(|| format!("no page at a URL containing {url_part}"))?;
-    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": page["targetId"], "flatten": true}))?;
+        .with_context(|| format!("no {kind} target at a URL containing {url_part}: {targets}"))?;
+    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": target["targetId"], "flatten": true}))?;
     let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
     Ok((cdp, session))
 }

@@ -419,17 +419,8 @@ async fn pick_takes_an_element_inside_an_out_of_process_iframe() {
     let tab = rig.tab_id("framed-elsewhere.html");
     // The framed page is another site, so the browser runs it in a process of its own.
     let devtools = rig.devtools();
-    let mut cdp = CdpConnection::connect(&devtools).expect("devtools");
-    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
-    let frame = targets["targetInfos"]
-        .as_array()
-        .and_then(|all| {
-            all.iter().find(|t| t["type"] == "iframe" && t["url"].as_str().is_some_and(|u| u.contains("localhost")))
-        })
-        .cloned()
-        .unwrap_or_else(|| panic!("the framed page is not out of process: {targets:#}"));
-    let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": frame["targetId"], "flatten": true}));
-    let session = attached.expect("attach")["sessionId"].as_str().expect("session").to_owned();
+    let (mut cdp, session) =
+        service_worker::attach_to_frame(&devtools, "localhost").expect("the framed page is out of process");
     let inner = cdp
         .call(
             Some(&session),

@@ -7,7 +7,6 @@
 
 use serde_json::{Value, json};
 use sightline_e2e::browser::REMOTE_DEBUGGING;
-use sightline_e2e::cdp::CdpConnection;
 use sightline_e2e::{McpClient, Rig, service_worker};
 
 /// One `browser_snapshot`: its text and its stats.
@@ -20,6 +19,20 @@ async fn look(c: &McpClient) -> (String, Value) {
 
 fn reused(stats: &Value) -> bool {
     stats["capture_reused"] == true
+}
+
+/// Looks until a look is answered from the last capture (at most five looks: an iframe's own
+/// session may still be coming up after the navigation).
+async fn look_until_reused(c: &McpClient) -> (String, Value) {
+    let mut looks = Vec::new();
+    for _ in 0..5 {
+        let (text, stats) = look(c).await;
+        if reused(&stats) {
+            return (text, stats);
+        }
+        looks.push((text, stats));
+    }
+    panic!("no look at the quiet page was reused: {looks:#?}");
 }
 
 /// What the page does to itself, and what the next look must show (`None`: nothing shows in
@@ -46,15 +59,7 @@ async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_see
     let c = &rig.client;
     c.ok("browser_navigate", json!({"url": rig.server.url("unchanged.html")})).await;
     // The page is quiet: within a few looks one is answered from the capture before it.
-    let mut looks = Vec::new();
-    for _ in 0..3 {
-        looks.push(look(c).await);
-        if reused(&looks.last().unwrap().1) {
-            break;
-        }
-    }
-    let (text, stats) = looks.last().unwrap();
-    assert!(reused(stats), "no look at the quiet page was reused: {looks:#?}");
+    let (text, stats) = look_until_reused(c).await;
     assert!(stats["probe_ms"].as_f64().is_some() && text.contains("# Quiet page"), "{stats} {text}");
 
     let (mut cdp, session) = service_worker::attach_to_page(&rig.devtools(), "unchanged.html").expect("attach");
@@ -73,19 +78,6 @@ async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_see
             assert!(again.contains(shows), "the reused look lost {shows:?}:\n{again}");
         }
     }
-}
-
-/// Looks until a look is answered from the last capture (at most five looks: an iframe's own
-/// session may still be coming up after the navigation).
-async fn look_until_reused(c: &McpClient) -> (String, Value) {
-    let mut looks = Vec::new();
-    for _ in 0..5 {
-        looks.push(look(c).await);
-        if reused(&looks.last().unwrap().1) {
-            return looks.pop().unwrap();
-        }
-    }
-    panic!("no look at the quiet page was reused: {looks:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -107,19 +99,8 @@ async fn changes_inside_iframes_of_the_same_process_and_of_another_are_seen() {
     assert!(reused(&look(c).await.1), "nothing changed since the last look");
 
     // The other site's frame, through its own target: its text.
-    let mut cdp = CdpConnection::connect(&devtools).expect("devtools");
-    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
-    let frame = targets["targetInfos"]
-        .as_array()
-        .and_then(|all| {
-            all.iter().find(|t| t["type"] == "iframe" && t["url"].as_str().is_some_and(|u| u.contains("localhost")))
-        })
-        .cloned()
-        .expect("the other site's frame runs in a process of its own");
-    let attached = cdp
-        .call(None, "Target.attachToTarget", json!({"targetId": frame["targetId"], "flatten": true}))
-        .expect("attach to the frame");
-    let frame_session = attached["sessionId"].as_str().expect("session").to_owned();
+    let (mut cdp, frame_session) =
+        service_worker::attach_to_frame(&devtools, "localhost").expect("the other site's frame is out of process");
     let rename = "document.getElementById('line').textContent = 'Other-site text, changed'";
     cdp.call(Some(&frame_session), "Runtime.evaluate", json!({"expression": rename})).expect("evaluate");
     let (text, stats) = look(c).await;
