@@ -139,15 +139,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
         (None, "undefined") => "undefined".to_owned(),
         (None, _) => escape::quote(evaluated.result.description.as_deref().unwrap_or("a value JSON cannot hold")),
     };
-    let value = if value.len() > MOST_RESULT_BYTES {
-        format!(
-            "{}…[cut {} bytes]",
-            &value[..floor_boundary(&value, MOST_RESULT_BYTES)],
-            value.len() - MOST_RESULT_BYTES
-        )
-    } else {
-        value
-    };
+    let value = shown(&value);
     let structured = serde_json::json!({"world": if params.main_world { "main" } else { "isolated" }});
     Ok(ToolOutput {
         structured: Some(structured),
@@ -168,7 +160,23 @@ fn written(value: &serde_json::Value) -> String {
     }
 }
 
-/// The largest character boundary of `s` at or below `at`.
-fn floor_boundary(s: &str, at: usize) -> usize {
-    (0..=at.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+/// The result as the answer shows it: at most [`MOST_RESULT_BYTES`], with how many bytes were
+/// cut when it is longer.
+fn shown(value: &str) -> std::borrow::Cow<'_, str> {
+    escape::cap(value, MOST_RESULT_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_result_says_how_many_bytes_were_cut_at_a_character_boundary() {
+        // A three-byte character straddles the limit: it is cut whole, and counted.
+        let value = format!("{}€{}", "a".repeat(MOST_RESULT_BYTES - 1), "b".repeat(10));
+        let shown = shown(&value);
+        let kept = "a".repeat(MOST_RESULT_BYTES - 1);
+        assert_eq!(shown, format!("{kept}…[cut 13 bytes]"));
+        assert_eq!(super::shown("short"), "short");
+    }
 }
