@@ -241,15 +241,9 @@ pub async fn drag_xy(state: &Rc<State>, session: &str, params: MouseDragXyParams
 
 /// Refuses points outside the viewport.
 async fn in_view(tab: i32, points: &[(f64, f64)]) -> Result<(), ToolError> {
-    let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
-    let view = metrics.css_visual_viewport;
-    for (x, y) in points {
-        if !(x.is_finite() && y.is_finite())
-            || *x < 0.0
-            || *y < 0.0
-            || *x >= view.client_width
-            || *y >= view.client_height
-        {
+    let view = input::viewport(tab).await?;
+    for &(x, y) in points {
+        if !view.shows(x, y) {
             return Err(ToolError::Invalid(format!(
                 "{x},{y} is outside the viewport (0,0 to {:.0},{:.0}); scroll with browser_scroll first",
                 view.client_width, view.client_height
