@@ -190,6 +190,11 @@ pub(super) async fn act(
     act_noting(state, session, tab, since, ctx, tool, async { action.await.map(|()| Vec::new()) }).await
 }
 
+/// The actions that can open a file chooser: a click (on the element or at a point) or a key
+/// on a file input, and a form fill, which clicks its checkboxes and radios.
+const OPEN_FILE_CHOOSERS: &[&str] =
+    &["browser_click", "browser_mouse_click_xy", "browser_press_key", "browser_fill_form"];
+
 /// [`act`] for an action that has something to say first (how far a scroll went): its notes
 /// head the answer.
 pub(super) async fn act_noting(
@@ -211,12 +216,13 @@ pub(super) async fn act_noting(
     ctx.acting_on(tab);
     let noted = std::cell::RefCell::new(Vec::new());
     // A file chooser the action opens is intercepted (no window shows) and kept for
-    // browser_file_upload; the user's own clicks in a shared tab still open theirs.
+    // browser_file_upload; the user's own clicks in a shared tab still open theirs. Only the
+    // actions that can open one pay for the two calls.
     let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
     let intercept = |on: bool| {
         cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", serde_json::json!({"enabled": on}))
     };
-    let intercepting = intercept(true).await.is_ok();
+    let intercepting = OPEN_FILE_CHOOSERS.contains(&tool) && intercept(true).await.is_ok();
     let action = async {
         *noted.borrow_mut() = action.await?;
         Ok(())
