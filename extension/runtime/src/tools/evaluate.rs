@@ -10,13 +10,14 @@ use serde::Deserialize;
 use sightline_core::protocol::{EvaluateParams, ToolOutput};
 use sightline_core::snapshot::escape;
 
-use super::actions::{ActionResult, lock_tab, node_or_page};
-use super::{CallContext, Failure, refuse_if_dialog, target_tab};
+use super::actions::{ActionResult, on_tab};
+use super::{CallContext, Failure, refuse_if_dialog};
 use crate::cdp;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::options::Options;
 use crate::state::State;
+use sightline_core::refs::NodeKey;
 
 /// Longest a function may run, in milliseconds.
 const RUN_LIMIT_MS: u32 = 10_000;
@@ -60,18 +61,23 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
     if params.function.trim().is_empty() {
         return Err(ToolError::Arguments("give `function`, such as `() => document.title`").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    refuse_if_dialog(state, tab, "browser_evaluate")?;
-    let node = match &params.element_ref {
-        Some(r) => match node_or_page(state, session, tab, r).await? {
-            Ok(node) => Some((node, r.clone())),
-            Err(page) => return Ok(page),
-        },
-        None => None,
-    };
+    let params = &params;
+    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        refuse_if_dialog(state, tab, "browser_evaluate")?;
+        evaluate(state, tab, node.zip(params.element_ref.clone()), params, ctx).await
+    })
+    .await
+}
+
+/// Runs the function of `params` on the tab, locked and attached: on `node` (with its ref)
+/// when the call names one, else on the document.
+async fn evaluate(
+    state: &Rc<State>,
+    tab: i32,
+    node: Option<(NodeKey, String)>,
+    params: &EvaluateParams,
+    ctx: &CallContext,
+) -> ActionResult {
     let frame = match &node {
         Some((node, _)) => node.frame_id.clone(),
         None => state.tabs.borrow().frames(tab).main_frame().to_owned(),
