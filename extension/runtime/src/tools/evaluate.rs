@@ -12,13 +12,15 @@ use sightline_core::snapshot::escape;
 
 use super::actions::{ActionResult, on_tab};
 use super::{CallContext, Failure, refuse_if_dialog};
-use crate::cdp;
+use crate::cdp::{self, CdpError};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::options::Options;
 use crate::state::State;
 use sightline_core::refs::NodeKey;
 
+/// The tool's name, in its answers.
+const TOOL: &str = "browser_evaluate";
 /// Longest a function may run, in milliseconds.
 const RUN_LIMIT_MS: u32 = 10_000;
 /// Longest result written, in bytes.
@@ -116,7 +118,7 @@ async fn evaluate(
                 )
                 .await;
             input::release(&at, &object).await;
-            called.map_err(ToolError::from)?
+            called.map_err(|e| ToolError::from(e).or_timed_out(TOOL, "the function"))?
         }
         None => {
             let mut evaluate = serde_json::json!({"expression": format!("({})()", params.function), "returnByValue": true,
@@ -124,9 +126,17 @@ async fn evaluate(
             if let Some(id) = context {
                 evaluate["contextId"] = id.into();
             }
+            let started = crate::timer::now_ms();
             cdp::send_to(&at.target, "Runtime.evaluate", evaluate, RUN_LIMIT_MS + cdp::COMMAND_TIMEOUT_MS)
                 .await
-                .map_err(ToolError::from)?
+                .map_err(|e| match e {
+                    // The run limit stops a function still running, and the browser then answers
+                    // with an internal error.
+                    CdpError::Failed { .. } if crate::timer::now_ms() - started >= f64::from(RUN_LIMIT_MS) => {
+                        ToolError::TimedOut { tool: TOOL, what: "the function", after_ms: RUN_LIMIT_MS }
+                    }
+                    other => ToolError::from(other).or_timed_out(TOOL, "the function"),
+                })?
         }
     };
     let world = if params.main_world { "the page's world" } else { "an isolated world" };

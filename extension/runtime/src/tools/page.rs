@@ -148,10 +148,11 @@ pub async fn scroll(state: &Rc<State>, session: &str, params: ScrollParams, ctx:
         act_noting(state, session, tab, since, ctx, tool, async {
             let value = match (&node, element_ref) {
                 (Some(node), Some(r)) => {
-                    input::call_on_with(&NodeTarget::of(state, tab, node), node, r, SCROLL, args).await?
+                    input::call_on_with(&NodeTarget::of(state, tab, node), node, r, SCROLL, args).await
                 }
-                _ => on_document(tab, SCROLL, args).await?,
-            };
+                _ => on_document(tab, SCROLL, args).await,
+            }
+            .map_err(|e| e.or_timed_out(tool, "the scroll"))?;
             let scrolled: Scrolled = serde_json::from_value(value)
                 .map_err(|e| ToolError::Unexpected { what: "the scroll's outcome", message: e.to_string() })?;
             Ok(vec![scrolled.note(direction)])
