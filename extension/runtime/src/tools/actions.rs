@@ -256,7 +256,7 @@ pub(super) async fn act_noting(
 }
 
 /// The answer of an action that opened a JavaScript dialog.
-fn dialog_opened(text: String) -> ToolOutput {
+pub(super) fn dialog_opened(text: String) -> ToolOutput {
     ToolOutput { structured: Some(serde_json::json!({"kind": "dialog_opened"})), ..ToolOutput::text(text) }
 }
 
