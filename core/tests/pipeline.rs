@@ -429,6 +429,19 @@ fn controls_a_control_off_the_centre_of_its_same_name_wrapper_keeps_its_own_ref(
 }
 
 #[test]
+fn accordion_a_header_holding_a_button_of_its_name_keeps_both_refs_and_is_no_region() {
+    // MiniWoB's click-collapsible: jQuery UI makes the paragraph around the Submit button a
+    // header (`role=tab`, class `ui-accordion-header`), and the button covers its centre. The
+    // header holds a line break too, so it is not a mere wrapper of the button: both keep a
+    // ref, and neither header is taken for the page's header region because of its class.
+    let l = lines("accordion");
+    assert!(!mentions(&l, "<region"), "{l:#?}");
+    assert!(has_line(&l, "e1 tab \"Section #9\" selected expanded"), "{l:#?}");
+    let tab = l.iter().position(|x| x == "e2 tab \"Submit\" collapsed").unwrap_or_else(|| panic!("{l:#?}"));
+    assert_eq!(l.get(tab + 1).map(String::as_str), Some("  e3 button \"Submit\""), "{l:#?}");
+}
+
+#[test]
 fn controls_design_system_toggles_steppers_and_icon_buttons_keep_role_name_and_state() {
     let l = lines("controls");
     for line in [

@@ -6,59 +6,90 @@
 //! test sets with [`FixtureServer::set_status`] (200 until then), for an endpoint that starts
 //! failing (with `?endless`, its body starts and never ends, like a stream the page never reads:
 //! the browser has the status but never finishes loading), and `/hang/<name>`, which is never
-//! answered: the request is counted (event `hang:<name>`) and put aside, unanswered, until the
-//! server is dropped. Neither blocks the one thread that serves everything else.
+//! answered: the request is counted (event `hang:<name>`) and its connection held, unanswered,
+//! until the server is dropped.
+//!
+//! Every connection gets its own thread for as long as the browser keeps it open. A browser
+//! loading a page opens several connections at once and keeps each one for its next request;
+//! a server that serves connections from a bounded pool (as `tiny_http` 0.12 did here) can leave
+//! one of such a burst unread while the others sit idle, and the page's script on it never loads.
 
 use std::collections::HashMap;
-use std::io::{Cursor, Read};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A running server; stops when dropped.
 pub struct FixtureServer {
-    server: Arc<tiny_http::Server>,
     port: u16,
-    events: Arc<Mutex<Vec<String>>>,
-    switches: Arc<Mutex<HashMap<String, u16>>>,
-    /// `/hang/<name>` requests, held unanswered until the server is dropped.
-    held: Arc<Mutex<Vec<tiny_http::Request>>>,
-    /// What ends every `?endless` body, once dropped.
-    endless: Arc<Mutex<Vec<Sender<()>>>>,
+    shared: Arc<Shared>,
     thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What the accepting thread and every connection's thread share.
+struct Shared {
+    root: PathBuf,
+    events: Mutex<Vec<String>>,
+    switches: Mutex<HashMap<String, u16>>,
+    /// Set when the server is dropped: held requests and endless bodies end then.
+    released: Mutex<bool>,
+    release: Condvar,
+    stopping: AtomicBool,
+    /// Every connection accepted, to close them all when the server is dropped.
+    connections: Mutex<Vec<TcpStream>>,
+}
+
+impl Shared {
+    /// Returns once the server is dropped.
+    fn wait_until_released(&self) {
+        let Ok(mut released) = self.released.lock() else { return };
+        while !*released {
+            match self.release.wait(released) {
+                Ok(r) => released = r,
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn event(&self, text: String) {
+        if let Ok(mut events) = self.events.lock() {
+            events.push(text);
+        }
+    }
 }
 
 impl FixtureServer {
     /// Serves the files under `root`.
     pub fn start(root: impl Into<PathBuf>) -> anyhow::Result<Self> {
-        let root = root.into();
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").map_err(|e| anyhow::anyhow!("{e}"))?);
-        let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or_default();
-        let events = Arc::new(Mutex::new(Vec::new()));
-        let switches = Arc::new(Mutex::new(HashMap::new()));
-        let held = Arc::new(Mutex::new(Vec::new()));
-        let endless = Arc::new(Mutex::new(Vec::new()));
-        let (srv, ev, sw, hold, ends) =
-            (server.clone(), events.clone(), switches.clone(), held.clone(), endless.clone());
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let shared = Arc::new(Shared {
+            root: root.into(),
+            events: Mutex::new(Vec::new()),
+            switches: Mutex::new(HashMap::new()),
+            released: Mutex::new(false),
+            release: Condvar::new(),
+            stopping: AtomicBool::new(false),
+            connections: Mutex::new(Vec::new()),
+        });
+        let accepting = shared.clone();
         let thread = std::thread::spawn(move || {
-            for request in srv.incoming_requests() {
-                if let Some(name) = request.url().strip_prefix("/hang/") {
-                    // Counted, so a test can tell a request that was sent twice.
-                    if let Ok(mut events) = ev.lock() {
-                        events.push(format!("hang:{}", name.split('?').next().unwrap_or(name)));
-                    }
-                    if let Ok(mut held) = hold.lock() {
-                        held.push(request);
-                    }
-                    continue;
+            for stream in listener.incoming() {
+                if accepting.stopping.load(Ordering::SeqCst) {
+                    break;
                 }
-                if let Some(request) = switched(request, &sw, &ends) {
-                    respond(request, &root, &ev);
+                let Ok(stream) = stream else { continue };
+                if let (Ok(copy), Ok(mut all)) = (stream.try_clone(), accepting.connections.lock()) {
+                    all.push(copy);
                 }
+                let shared = accepting.clone();
+                std::thread::spawn(move || serve(stream, &shared));
             }
         });
-        Ok(FixtureServer { server, port, events, switches, held, endless, thread: Some(thread) })
+        Ok(FixtureServer { port, shared, thread: Some(thread) })
     }
 
     /// `http://127.0.0.1:<port>/<path>`.
@@ -73,14 +104,14 @@ impl FixtureServer {
 
     /// Makes `/switch/<name>` answer with `status` from now on.
     pub fn set_status(&self, name: &str, status: u16) {
-        if let Ok(mut s) = self.switches.lock() {
+        if let Ok(mut s) = self.shared.switches.lock() {
             s.insert(name.to_owned(), status);
         }
     }
 
     /// Every event pages reported so far.
     pub fn events(&self) -> Vec<String> {
-        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+        self.shared.events.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
     /// Waits (at most `timeout`) for an event equal to `wanted`.
@@ -98,112 +129,163 @@ impl FixtureServer {
 
 impl Drop for FixtureServer {
     fn drop(&mut self) {
-        self.server.unblock();
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Wakes the accepting thread, which sees it is stopping.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
         // Only now are the requests that were never to be answered let go, and endless bodies
         // ended.
-        if let Ok(mut held) = self.held.lock() {
-            held.clear();
+        if let Ok(mut released) = self.shared.released.lock() {
+            *released = true;
         }
-        if let Ok(mut endless) = self.endless.lock() {
-            endless.clear();
+        self.shared.release.notify_all();
+        if let Ok(mut all) = self.shared.connections.lock() {
+            for stream in all.drain(..) {
+                let _ = stream.shutdown(Shutdown::Both);
+            }
         }
     }
 }
 
-fn respond(mut request: tiny_http::Request, root: &Path, events: &Mutex<Vec<String>>) {
-    let url = request.url().to_owned();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    if path == "/event" {
-        let mut body = String::new();
-        let _ = request.as_reader().read_to_string(&mut body);
-        let text = if body.is_empty() { percent_decode(query) } else { body };
-        if let Ok(mut e) = events.lock() {
-            e.push(text);
+/// One request as read from a connection.
+struct Request {
+    /// The request target: path and query.
+    target: String,
+    body: Vec<u8>,
+    /// Whether the client keeps the connection for another request.
+    keep_alive: bool,
+}
+
+/// Serves the requests of one connection until the client closes it (or asks to).
+fn serve(stream: TcpStream, shared: &Shared) {
+    let Ok(reading) = stream.try_clone() else { return };
+    let mut reader = BufReader::new(reading);
+    let mut writer = stream;
+    while let Some(request) = read_request(&mut reader) {
+        let answered = answer(&request, shared, &mut writer);
+        if !answered || !request.keep_alive {
+            break;
         }
-        let _ = request.respond(tiny_http::Response::empty(204));
-        return;
+    }
+}
+
+/// Reads one request (line, headers and a `Content-Length` body); `None` when the connection
+/// ended or sent something that is not HTTP.
+fn read_request(reader: &mut impl BufRead) -> Option<Request> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let _method = parts.next()?;
+    let target = parts.next()?.to_owned();
+    let mut keep_alive = parts.next() != Some("HTTP/1.0");
+    let mut length = 0usize;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 {
+            return None;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        let Some((name, value)) = header.split_once(':') else { continue };
+        let value = value.trim().to_ascii_lowercase();
+        if name.eq_ignore_ascii_case("content-length") {
+            length = value.parse().ok()?;
+        } else if name.eq_ignore_ascii_case("connection") {
+            keep_alive = match value.as_str() {
+                "close" => false,
+                "keep-alive" => true,
+                _ => keep_alive,
+            };
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request { target, body, keep_alive })
+}
+
+/// Answers `request`; false when the connection is to be closed without one (held until the
+/// server is dropped, or broken).
+fn answer(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
+    let (path, query) = request.target.split_once('?').unwrap_or((&request.target, ""));
+    if let Some(name) = path.strip_prefix("/hang/") {
+        // Counted, so a test can tell a request that was sent twice.
+        shared.event(format!("hang:{name}"));
+        shared.wait_until_released();
+        return false;
+    }
+    if let Some(name) = path.strip_prefix("/switch/") {
+        let status = shared.switches.lock().ok().and_then(|s| s.get(name).copied()).unwrap_or(200);
+        let body = format!("{{\"status\":{status}}}");
+        if query.split('&').any(|p| p == "endless") {
+            // Whitespace after the JSON keeps it JSON; the length promised is never reached.
+            let start = body + &" ".repeat(ENDLESS_START);
+            let promised = start.len() * 2;
+            let sent = write_head(out, status, SWITCH_TYPE, promised).and_then(|()| out.write_all(start.as_bytes()));
+            if sent.and_then(|()| out.flush()).is_ok() {
+                shared.wait_until_released();
+            }
+            return false;
+        }
+        return respond(out, status, SWITCH_TYPE, body.as_bytes());
+    }
+    if path == "/event" {
+        let text = if request.body.is_empty() {
+            percent_decode(query)
+        } else {
+            String::from_utf8_lossy(&request.body).into_owned()
+        };
+        shared.event(text);
+        return respond(out, 204, "text/plain", b"");
     }
     if let Some(code) = path.strip_prefix("/status/").and_then(|c| c.parse::<u16>().ok()) {
-        let _ = request.respond(tiny_http::Response::from_string(format!("status {code}")).with_status_code(code));
-        return;
+        return respond(out, code, "text/plain", format!("status {code}").as_bytes());
     }
     let relative = percent_decode(path.trim_start_matches('/'));
-    let mut file = root.join(&relative);
     if relative.split('/').any(|part| part == "..") {
-        let _ = request.respond(tiny_http::Response::empty(403));
-        return;
+        return respond(out, 403, "text/plain", b"");
     }
+    let mut file = shared.root.join(&relative);
     if file.is_dir() {
         file = file.join("index.html");
     }
     match std::fs::read(&file) {
-        Ok(bytes) => {
-            let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], content_type(&file).as_bytes());
-            let mut response = tiny_http::Response::from_data(bytes);
-            if let Ok(h) = header {
-                response = response.with_header(h);
-            }
-            let _ = request.respond(response);
-        }
-        Err(_) => {
-            let _ = request.respond(tiny_http::Response::from_string("not found").with_status_code(404));
-        }
+        Ok(bytes) => respond(out, 200, &content_type(&file), &bytes),
+        Err(_) => respond(out, 404, "text/plain", b"not found"),
     }
 }
+
+/// What `/switch/<name>` says its body is.
+const SWITCH_TYPE: &str = "text/plain; charset=UTF-8";
 
 /// Bytes an endless body sends before it stops: enough to get past every buffer on the way.
 const ENDLESS_START: usize = 64 * 1024;
 
-/// Answers `/switch/<name>` with the status set for it; hands back any other request.
-fn switched(
-    request: tiny_http::Request,
-    switches: &Mutex<HashMap<String, u16>>,
-    endless: &Mutex<Vec<Sender<()>>>,
-) -> Option<tiny_http::Request> {
-    let url = request.url().to_owned();
-    let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
-    let Some(name) = path.strip_prefix("/switch/") else { return Some(request) };
-    let status = switches.lock().ok().and_then(|s| s.get(name).copied()).unwrap_or(200);
-    let body = format!("{{\"status\":{status}}}");
-    if query.split('&').any(|p| p == "endless") {
-        let (end, ended) = mpsc::channel();
-        if let Ok(mut endless) = endless.lock() {
-            endless.push(end);
-        }
-        // Whitespace after the JSON keeps it JSON; the length promised is never reached.
-        let start = body + &" ".repeat(ENDLESS_START);
-        let promised = start.len() * 2;
-        let body = EndlessBody { start: Cursor::new(start.into_bytes()), ended };
-        let response = tiny_http::Response::new(status.into(), Vec::new(), body, Some(promised), None);
-        std::thread::spawn(move || {
-            let _ = request.respond(response);
-        });
-    } else {
-        let _ = request.respond(tiny_http::Response::from_string(body).with_status_code(status));
-    }
-    None
+/// Writes a whole response; false if the connection broke.
+fn respond(out: &mut TcpStream, status: u16, content_type: &str, body: &[u8]) -> bool {
+    // These statuses never carry a body.
+    let body = if status == 204 || status == 304 || status < 200 { &[][..] } else { body };
+    write_head(out, status, content_type, body.len())
+        .and_then(|()| out.write_all(body))
+        .and_then(|()| out.flush())
+        .is_ok()
 }
 
-/// A body that sends its start, then waits until the server is dropped before it ends.
-struct EndlessBody {
-    start: Cursor<Vec<u8>>,
-    ended: Receiver<()>,
-}
-
-impl Read for EndlessBody {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self.start.read(buf)? {
-            0 => {
-                // Returns once the sender is dropped with the server.
-                let _ = self.ended.recv();
-                Ok(0)
-            }
-            n => Ok(n),
-        }
-    }
+fn write_head(out: &mut TcpStream, status: u16, content_type: &str, length: usize) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        204 => "No Content",
+        403 => "Forbidden",
+        404 => "Not Found",
+        500 => "Internal Server Error",
+        _ => "Status",
+    };
+    write!(out, "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n\r\n")
 }
 
 fn content_type(path: &Path) -> String {
@@ -223,4 +305,41 @@ fn content_type(path: &Path) -> String {
 
 fn percent_decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    use super::FixtureServer;
+
+    /// A browser loading a page opens several connections at once and keeps each open for the
+    /// next request: every one of them must be answered, not only the first few.
+    /// More connections than a small pool of threads would serve at once.
+    const BURST: usize = 24;
+
+    #[test]
+    fn every_connection_of_a_burst_is_answered() {
+        let root = tempfile::tempdir().expect("a directory");
+        std::fs::write(root.path().join("a.js"), "var a = 1;").expect("a file");
+        let server = FixtureServer::start(root.path()).expect("server");
+        let mut streams: Vec<TcpStream> =
+            (0..BURST).map(|_| TcpStream::connect(("127.0.0.1", server.port())).expect("connect")).collect();
+        for stream in &mut streams {
+            stream.write_all(b"GET /a.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n").expect("send");
+        }
+        let unanswered: Vec<usize> = streams
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, stream)| {
+                stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+                let mut head = [0u8; 12];
+                let answered = stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200");
+                (!answered).then_some(i)
+            })
+            .collect();
+        assert!(unanswered.is_empty(), "connections {unanswered:?} of {BURST} were never answered");
+    }
 }

@@ -115,13 +115,19 @@ async fn an_action_that_opens_a_dialog_says_so_at_once_and_the_dialog_is_answere
     assert!(!events.iter().any(|e| e == "deleted"), "{events:?}");
 }
 
+/// A rig showing the choices page after its Guard button made it ask before it is left.
+async fn guarded_page() -> Rig {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/choices.html").await;
+    rig.client.ok("browser_click", json!({"ref": ref_named(&page, "Guard")})).await;
+    assert!(rig.server.wait_for_event("guarded", WAIT), "{:?}", rig.server.events());
+    rig
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_page_that_asks_before_it_is_left_holds_navigate_until_the_question_is_answered() {
-    let rig = Rig::start().await.expect("rig");
+    let rig = guarded_page().await;
     let c = &rig.client;
-    let page = rig.open("actions/choices.html").await;
-    c.ok("browser_click", json!({"ref": ref_named(&page, "Guard")})).await;
-    assert!(rig.server.wait_for_event("guarded", WAIT), "{:?}", rig.server.events());
     let second = rig.server.url("second.html");
 
     let asked = c.call("browser_navigate", json!({"url": second})).await.unwrap();
@@ -135,4 +141,31 @@ async fn a_page_that_asks_before_it_is_left_holds_navigate_until_the_question_is
     assert!(again.text.contains("leave-page question"), "{}", again.text);
     let left = c.call("browser_handle_dialog", json!({"accept": true})).await.unwrap();
     assert!(!left.is_error && left.text.contains("# Second page"), "accepted, the page is left: {}", left.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn closing_a_tab_that_asks_before_it_is_left_answers_with_the_question() {
+    let rig = guarded_page().await;
+    let c = &rig.client;
+
+    let asked = c.call("browser_tabs", json!({"action": "close"})).await.unwrap();
+    assert!(!asked.is_error, "{}", asked.text);
+    assert!(asked.text.starts_with("browser_tabs close opened a dialog: leave-page question"), "{}", asked.text);
+    c.ok("browser_handle_dialog", json!({"accept": false})).await;
+    let stayed = c.ok("browser_snapshot", json!({})).await;
+    assert!(stayed.contains("Order a pizza"), "dismissed, the tab stays: {stayed}");
+
+    let again = c.call("browser_tabs", json!({"action": "close"})).await.unwrap();
+    assert!(again.text.contains("leave-page question"), "{}", again.text);
+    c.call("browser_handle_dialog", json!({"accept": true})).await.unwrap();
+    // Accepted, the tab closes (the browser does it once the question is answered).
+    let mut tabs = String::new();
+    for _ in 0..40 {
+        tabs = c.ok("browser_tabs", json!({})).await;
+        if !tabs.contains("choices.html") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(!tabs.contains("choices.html"), "accepted, the tab is closed: {tabs}");
 }

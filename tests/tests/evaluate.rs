@@ -2,7 +2,7 @@
 //! tools/list, and refused with the reason when called anyway); once allowed, listed after the
 //! next call (the host tells the client the list changed), run in an isolated world unless the
 //! page's own world is asked for, and what the page makes it return is written as one JSON line
-//! that cannot pose as structure.
+//! that cannot pose as structure; a function that runs past the limit is answered as timed out.
 
 use serde_json::json;
 use sightline_e2e::Rig;
@@ -55,6 +55,11 @@ async fn evaluate_is_off_until_allowed_then_isolated_and_its_result_is_escaped()
     assert!(on_ref.contains(r#": "go""#), "{on_ref}");
     let threw = c.call("browser_evaluate", json!({"function": "() => { throw new Error('boom') }"})).await.unwrap();
     assert!(threw.is_error && threw.text.contains("threw") && threw.text.contains("boom"), "{}", threw.text);
+    // A function that never returns is stopped at the run limit, and the answer says so.
+    let endless = c.call("browser_evaluate", json!({"function": "() => { for (;;) {} }"})).await.unwrap();
+    assert!(endless.is_error && endless.text.contains("browser_evaluate timed out"), "{}", endless.text);
+    let after = c.ok("browser_evaluate", json!({"function": "() => document.title"})).await;
+    assert!(after.contains(r#": "Evaluate""#), "the page still answers: {after}");
 
     rig.in_worker("chrome.storage.local.set({'sightline.options': {allow_evaluate: false}}).then(() => true)");
     let off = c.call("browser_evaluate", json!({"function": "() => 1"})).await.unwrap();

@@ -19,12 +19,9 @@
 //! The task pages come from the `miniwob` wheel that `cargo xtask test` fetches into
 //! `target/tasks/`; without them these tests skip (and fail under `CI=true`).
 //!
-//! Not yet in the default run: in a fresh browser the first episode's page sometimes never
-//! finishes loading (`browser_navigate` waits out its 30 s) or has not run its scripts when the
-//! harness starts the episode, on a different task each run (3–6 of 25 under three parallel
-//! browsers); later seeds of the same task, on a warm cache, never do. Until that is understood
-//! they run on request: `cargo xtask test -- --test miniwob --ignored`. `click-collapsible` also
-//! fails on its own: the accordion header's Submit button is written as the header's text.
+//! Every test starts its own browser, so every first episode loads its page on a fresh
+//! browser's first connections: the fixture server answers each connection on its own thread
+//! (see `sightline_e2e::server`), so no script of a page waits behind a connection no one reads.
 
 use sightline_e2e::browser::REMOTE_DEBUGGING;
 use sightline_e2e::miniwob::agent::{Agent, Server};
@@ -71,9 +68,6 @@ macro_rules! tasks {
     ($($name:ident => $task:literal),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread")]
-            #[ignore = "the first episode in a fresh browser sometimes stalls (its page never finishes \
-                        loading, or its scripts have not run when the episode starts); run with \
-                        `cargo xtask test -- --test miniwob --ignored`"]
             async fn $name() {
                 solves_every_seed($task).await;
             }

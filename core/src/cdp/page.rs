@@ -82,6 +82,14 @@ pub struct VisualViewport {
     pub client_height: f64,
 }
 
+impl VisualViewport {
+    /// Whether the viewport point `(x, y)` is inside it: from its top left corner up to, not
+    /// including, its width and height (a point there is past its last pixel).
+    pub fn shows(&self, x: f64, y: f64) -> bool {
+        x.is_finite() && y.is_finite() && x >= 0.0 && y >= 0.0 && x < self.client_width && y < self.client_height
+    }
+}
+
 /// A rectangle.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
 pub struct Rect {
@@ -97,4 +105,17 @@ pub struct Rect {
     /// Height.
     #[serde(default)]
     pub height: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VisualViewport;
+
+    #[test]
+    fn a_viewport_shows_its_pixels_and_not_its_far_edges() {
+        let view = VisualViewport { page_x: 0.0, page_y: 500.0, client_width: 800.0, client_height: 600.0 };
+        assert!(view.shows(0.0, 0.0) && view.shows(799.5, 599.5));
+        assert!(!view.shows(800.0, 10.0) && !view.shows(10.0, 600.0));
+        assert!(!view.shows(-1.0, 10.0) && !view.shows(f64::NAN, 10.0));
+    }
 }

@@ -219,7 +219,8 @@ pub(crate) fn bound_text(text: &mut String, max: usize) {
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends at a character boundary.
-fn prefix_bytes(text: &str, max: usize) -> &str {
+/// The longest prefix of `text` of at most `max` bytes that ends at a character boundary.
+pub fn prefix_bytes(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }

@@ -26,6 +26,7 @@ mod checkpoint;
 mod diff;
 mod endpoints;
 mod entries;
+pub use entries::prefix_bytes;
 mod error;
 pub mod fingerprint;
 mod iso_time;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::cards::{ReportCards, checkpoint_cards, report_cards};
+use crate::changes::prefix_bytes;
 use crate::changes::{ChangeReport, CheckpointReply};
 use crate::protocol::{ToolCall, ToolOutput};
 use crate::snapshot::render::estimate_tokens;
@@ -154,11 +155,7 @@ impl SessionLog {
         log.next_seq += 1;
         let mut answer = done.output.text.clone();
         if answer.len() > MAX_ANSWER_BYTES {
-            let mut cut = MAX_ANSWER_BYTES;
-            while !answer.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            answer.truncate(cut);
+            answer.truncate(prefix_bytes(&answer, MAX_ANSWER_BYTES).len());
             answer.push_str("\n… (the rest of this answer is not kept)");
         }
         let structured = done.output.structured.as_ref();

@@ -12,8 +12,10 @@
 //!
 //! Same-name wrappers: a control inside another control of the same name (a `tab` around its
 //! own link "Round trip"), whose box lies within the outer one and covers its centre (where the
-//! outer ref is clicked), is one control with one ref: the outer one, which takes the inner
-//! one's role when it has none of its own.
+//! outer ref is clicked), and which is all the outer one holds, is one control with one ref:
+//! the outer one, which takes the inner one's role when it has none of its own. An outer
+//! control that holds more (a jQuery UI accordion header `<p>` with a line break above its
+//! Submit button) is a control of its own around another: both keep their refs.
 //!
 //! Labels standing for hidden controls: a visible `<label>` whose native checkbox, radio or
 //! switch is hidden (a styled checkbox draws its own box and hides the real one) is what a user
@@ -246,6 +248,9 @@ pub fn merge_same_name(tree: &PageTree, signal: &Signal, actionable: &mut [bool]
         if name.is_empty() || !name.eq_ignore_ascii_case(&plain_name(tree, signal, outer)) {
             continue;
         }
+        if !holds_only(tree, signal, outer, id) {
+            continue;
+        }
         actionable[id] = false;
         removed += 1;
         if !has_interactive_role(tree, outer) {
@@ -253,6 +258,25 @@ pub fn merge_same_name(tree: &PageTree, signal: &Signal, actionable: &mut [bool]
         }
     }
     (removed, borrowed)
+}
+
+/// Whether everything `outer` shows is `inner`: apart from `inner` and the elements between the
+/// two, it holds no element and no text that reaches the agent (white space aside).
+fn holds_only(tree: &PageTree, signal: &Signal, outer: NodeId, inner: NodeId) -> bool {
+    let path: Vec<NodeId> = tree.ancestors(inner).take_while(|&a| a != outer).collect();
+    let mut stack: Vec<NodeId> = tree.nodes[outer].children.clone();
+    while let Some(x) = stack.pop() {
+        if x == inner || !signal.kept(x) {
+            continue;
+        }
+        let node = &tree.nodes[x];
+        match node.kind {
+            NodeKind::Text if !node.text.trim().is_empty() => return false,
+            NodeKind::Element if !path.contains(&x) => return false,
+            _ => stack.extend(node.children.iter().copied()),
+        }
+    }
+    true
 }
 
 /// The accessible name, else the visible text, normalised.

@@ -27,6 +27,8 @@
 
 use std::borrow::Cow;
 
+use crate::changes::prefix_bytes;
+
 /// Whether some reader takes `c` as the end of a line (Unicode's and Python's line
 /// boundaries).
 pub fn breaks_line(c: char) -> bool {
@@ -240,11 +242,8 @@ pub fn cap(s: &str, max: usize) -> Cow<'_, str> {
     if s.len() <= max {
         return Cow::Borrowed(s);
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    Cow::Owned(format!("{}{}", &s[..end], cut_marker(s.len() - end)))
+    let kept = prefix_bytes(s, max);
+    Cow::Owned(format!("{kept}{}", cut_marker(s.len() - kept.len())))
 }
 
 /// Longest name, label, own text or attribute of one element, in bytes (the longest of the

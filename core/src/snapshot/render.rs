@@ -33,6 +33,7 @@ use super::element::ElementFacts;
 use super::escape;
 use super::outline::{LineContent, Run};
 use super::{ElementId, RegionId, Snapshot};
+use crate::changes::prefix_bytes;
 
 /// Default ceiling of one response, in estimated tokens.
 pub const DEFAULT_CEILING_TOKENS: usize = 12_000;
@@ -169,13 +170,10 @@ impl Budget {
 
     /// As much of `text` as is left, cut at a character boundary.
     fn take<'t>(&mut self, text: &'t str) -> &'t str {
-        let mut end = text.len().min(self.left);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.left -= end;
-        self.cut += text.len() - end;
-        &text[..end]
+        let kept = prefix_bytes(text, self.left);
+        self.left -= kept.len();
+        self.cut += text.len() - kept.len();
+        kept
     }
 
     /// `line` with the marker of what was cut at its end.

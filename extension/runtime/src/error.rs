@@ -168,6 +168,20 @@ pub enum ToolError {
     /// A wait whose condition did not come true in time.
     #[error("{0}")]
     NotYet(String),
+    /// A script a tool ran in the page did not finish in time.
+    #[error(
+        "{tool} timed out: {what} had not finished after {} s (a long loop, or a promise that never settles), and \
+         what it did meanwhile is unknown. Take a browser_snapshot to see the page.",
+        .after_ms / 1000
+    )]
+    TimedOut {
+        /// The tool.
+        tool: &'static str,
+        /// What it ran.
+        what: &'static str,
+        /// How long it waited.
+        after_ms: u32,
+    },
     /// The browser returned something the runtime cannot use.
     #[error("{what} came back in an unexpected shape: {message}")]
     Unexpected {
@@ -226,6 +240,15 @@ fn filled_before(filled: usize) -> String {
 }
 
 impl ToolError {
+    /// `self`, or, when it is a command that got no answer in time, that `tool` timed out
+    /// running `what`.
+    pub fn or_timed_out(self, tool: &'static str, what: &'static str) -> ToolError {
+        match self {
+            ToolError::Cdp(CdpError::Timeout { ms, .. }) => ToolError::TimedOut { tool, what, after_ms: ms },
+            other => other,
+        }
+    }
+
     /// The error for element `element_ref` having `problem`.
     pub fn element(element_ref: &str, problem: ElementProblem) -> ToolError {
         ToolError::Element { element_ref: element_ref.to_owned(), problem }

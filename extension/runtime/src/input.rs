@@ -8,6 +8,7 @@
 //! what covers it); typing and keys go ahead only when focus is on the target.
 
 use serde::Deserialize;
+use sightline_core::cdp::page::{LayoutMetrics, VisualViewport};
 use sightline_core::keys::KeyPress;
 use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
@@ -129,16 +130,19 @@ pub async fn centre_in_view(at: &NodeTarget, node: &NodeKey, element_ref: &str) 
     let (x, y) = visible_centre(at, node, element_ref).await?;
     let (dx, dy) = at.offset().await?;
     let (x, y) = (x + dx, y + dy);
-    let main = NodeTarget { target: DebuggeeTarget::main(at.target.tab_id), frame_id: String::new() };
-    let metrics: LayoutMetrics = main.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
-    let view = metrics.css_visual_viewport;
-    if x < 0.0 || y < 0.0 || x > view.client_width || y > view.client_height {
+    if !viewport(at.target.tab_id).await?.shows(x, y) {
         return Err(ToolError::Invalid(format!(
             "{element_ref} is out of view once the element dragged is in view; scroll (browser_scroll) so both show, or \
              drag in steps with dx/dy"
         )));
     }
     Ok((x, y))
+}
+
+/// The tab's visual viewport now.
+pub async fn viewport(tab: i32) -> Result<VisualViewport, ToolError> {
+    let metrics: LayoutMetrics = crate::cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
+    Ok(metrics.css_visual_viewport.unwrap_or_default())
 }
 
 /// What a click at a point would reach.
@@ -155,29 +159,13 @@ struct NodeAtPoint {
     backend_node_id: i64,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LayoutMetrics {
-    css_visual_viewport: ScrollOffset,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ScrollOffset {
-    page_x: f64,
-    page_y: f64,
-    #[serde(default)]
-    client_width: f64,
-    #[serde(default)]
-    client_height: f64,
-}
-
 /// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would (honouring
 /// `pointer-events`), and says whether it reaches the target.
 async fn hit(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64) -> Result<Hit, ToolError> {
     // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
     let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
-    let (px, py) = (metrics.css_visual_viewport.page_x, metrics.css_visual_viewport.page_y);
+    let view = metrics.css_visual_viewport.unwrap_or_default();
+    let (px, py) = (view.page_x, view.page_y);
     let params = serde_json::json!({"x": (x + px).round(), "y": (y + py).round(), "ignorePointerEventsNone": false});
     let found: NodeAtPoint = at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))?;
     if found.backend_node_id == node.backend_node_id {

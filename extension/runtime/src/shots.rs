@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use sightline_core::cdp::page::LayoutMetrics;
 use sightline_core::protocol::ToolCall;
 use sightline_core::refs::NodeKey;
@@ -28,23 +28,6 @@ const SHOT_TIMEOUT_MS: u32 = 3_000;
 #[derive(Deserialize)]
 struct Captured {
     data: String,
-}
-
-#[derive(Deserialize)]
-struct Called {
-    result: Value,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Resolved {
-    object: Object,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Object {
-    object_id: String,
 }
 
 /// Notes that the panel looked at `tab` now.
@@ -111,15 +94,9 @@ async fn box_of(state: &Rc<State>, tab: i32, node: &NodeKey) -> Option<[f64; 4]>
     if at.target.session_id.is_some() {
         return None;
     }
-    let resolved: Resolved = at.send("DOM.resolveNode", json!({"backendNodeId": node.backend_node_id})).await.ok()?;
-    let object = resolved.object.object_id;
     let rect = "function() { const r = this.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }";
-    let called: Option<Called> = at
-        .send("Runtime.callFunctionOn", json!({"objectId": object, "functionDeclaration": rect, "returnByValue": true}))
-        .await
-        .ok();
-    crate::input::release(&at, &object).await;
-    let values: Vec<f64> = serde_json::from_value(called?.result.get("value")?.clone()).ok()?;
+    let value = crate::input::call_on(&at, node, "the action's target", rect, &[]).await.ok()?;
+    let values: Vec<f64> = serde_json::from_value(value).ok()?;
     match values[..] {
         [x, y, w, h] if w > 0.0 && h > 0.0 => Some([x, y, w, h]),
         _ => None,

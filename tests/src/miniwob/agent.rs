@@ -65,6 +65,23 @@ impl Server {
             Server::Devtools => "chrome-devtools-mcp",
         }
     }
+
+    /// The npm package of a peer (`None` for Sightline).
+    pub fn package(self) -> Option<&'static str> {
+        match self {
+            Server::Sightline => None,
+            Server::Playwright => Some("@playwright/mcp"),
+            Server::Devtools => Some("chrome-devtools-mcp"),
+        }
+    }
+
+    /// The tool that reads the whole page.
+    pub fn snapshot_tool(self) -> &'static str {
+        match self {
+            Server::Sightline | Server::Playwright => "browser_snapshot",
+            Server::Devtools => "take_snapshot",
+        }
+    }
 }
 
 /// An operation of the interface.

@@ -41,6 +41,13 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// The machine and browser on one line, for a report's header.
+    pub fn summary(&self) -> String {
+        format!("{}, {}, {} cores, {}", self.uname, self.cpu, self.cores, self.chromium)
+    }
+}
+
 fn stdout(cmd: &mut Command) -> String {
     match cmd.output() {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_owned(),

@@ -17,7 +17,7 @@ mod corpus;
 mod extensions;
 mod fidelity;
 mod flow;
-mod machine;
+pub mod machine;
 mod markdown;
 mod memory;
 pub(crate) mod peers;
@@ -263,7 +263,7 @@ fn not_run(kind: ServerKind, flow: &Flow, why: &str) -> FlowRun {
 
 /// The exact version of a server: the host's own `--version` and commit for Sightline, the
 /// installed package (and its Playwright) for the peers.
-fn version(kind: ServerKind) -> String {
+pub fn version(kind: ServerKind) -> String {
     match kind.package() {
         None => {
             let host = Command::new(paths::host_binary()).arg("--version").output();

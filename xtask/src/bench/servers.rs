@@ -10,7 +10,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use serde::Serialize;
 use serde_json::{Value, json};
 use sightline_e2e::client::Reply;
 use sightline_e2e::{McpClient, Rig};
@@ -34,57 +33,8 @@ const MAX_SNAPSHOT_PAGES: u32 = 100;
 /// Closing a server and its browser.
 const CLOSE_LIMIT: Duration = Duration::from_secs(15);
 
-/// Which server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ServerKind {
-    /// Sightline: `sightline-host mcp`, the extension in Chromium.
-    Sightline,
-    /// Playwright MCP (`@playwright/mcp`).
-    Playwright,
-    /// chrome-devtools-mcp.
-    Devtools,
-}
-
-impl ServerKind {
-    /// Every server, Sightline first.
-    pub const ALL: [ServerKind; 3] = [ServerKind::Sightline, ServerKind::Playwright, ServerKind::Devtools];
-
-    /// The name shown in the report.
-    pub fn label(self) -> &'static str {
-        match self {
-            ServerKind::Sightline => "Sightline",
-            ServerKind::Playwright => "Playwright MCP",
-            ServerKind::Devtools => "chrome-devtools-mcp",
-        }
-    }
-
-    /// A file-name-safe name.
-    pub fn slug(self) -> &'static str {
-        match self {
-            ServerKind::Sightline => "sightline",
-            ServerKind::Playwright => "playwright-mcp",
-            ServerKind::Devtools => "chrome-devtools-mcp",
-        }
-    }
-
-    /// The npm package of a peer (`None` for Sightline).
-    pub fn package(self) -> Option<&'static str> {
-        match self {
-            ServerKind::Sightline => None,
-            ServerKind::Playwright => Some("@playwright/mcp"),
-            ServerKind::Devtools => Some("chrome-devtools-mcp"),
-        }
-    }
-
-    /// The tool that reads the whole page.
-    pub fn snapshot_tool(self) -> &'static str {
-        match self {
-            ServerKind::Sightline | ServerKind::Playwright => "browser_snapshot",
-            ServerKind::Devtools => "take_snapshot",
-        }
-    }
-}
+/// Which server: the same servers the MiniWoB++ harness plays through.
+pub use sightline_e2e::miniwob::agent::Server as ServerKind;
 
 /// One tool call (or the calls reading every page of one long snapshot): which tool, its reply,
 /// and its wall time.

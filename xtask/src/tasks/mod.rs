@@ -13,8 +13,6 @@ mod servers;
 pub mod wheel;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::Instant;
 
 use sightline_e2e::miniwob::agent::{Agent, Server};
@@ -25,7 +23,8 @@ use sightline_e2e::paths;
 
 use self::report::{EpisodeRecord, Report, ServerRun, TaskCoverage};
 use self::servers::Running;
-use crate::build::{Built, workspace_root};
+use crate::bench::machine::Machine;
+use crate::build::Built;
 
 /// The seeds every task is played with.
 const SEEDS: [u64; 3] = [1, 2, 3];
@@ -135,9 +134,10 @@ async fn play_all(args: &TasksArgs, servers: &[Server]) -> anyhow::Result<Report
             why_not: solvers::UNSOLVED.iter().find(|(name, _)| name == t).map(|(_, why)| (*why).to_owned()),
         })
         .collect();
+    let machine = Machine::describe(&paths::chromium());
     Ok(Report {
-        started: utc_now(),
-        machine: machine(),
+        started: machine.date.clone(),
+        machine: machine.summary(),
         quick: args.quick,
         seeds,
         episode_limit_s: EPISODE_LIMIT.as_secs(),
@@ -162,7 +162,7 @@ async fn play_server(
     let jobs: Vec<(&String, u64)> = tasks.iter().flat_map(|t| seeds.iter().map(move |&s| (t, s))).collect();
     let mut run = ServerRun {
         server,
-        version: version(server),
+        version: crate::bench::version(server),
         error: None,
         restarts: 0,
         no_tool: Vec::new(),
@@ -266,54 +266,4 @@ fn save_replies(root: &std::path::Path, server: Server, episode: &Episode) {
     if std::fs::create_dir_all(&dir).is_ok() {
         let _ = std::fs::write(dir.join(format!("{}-{}.txt", episode.task, episode.seed)), text);
     }
-}
-
-/// The exact version of a server.
-fn version(server: Server) -> String {
-    let package = match server {
-        Server::Sightline => {
-            let out = Command::new(paths::host_binary()).arg("--version").output();
-            let version = out.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
-            let commit = command_line("git", &["rev-parse", "--short", "HEAD"]);
-            return match commit {
-                Some(c) => format!("{version} (commit {c})"),
-                None => version,
-            };
-        }
-        Server::Playwright => "@playwright/mcp",
-        Server::Devtools => "chrome-devtools-mcp",
-    };
-    let manifest: PathBuf = workspace_root().join("bench/node_modules").join(package).join("package.json");
-    let version = std::fs::read_to_string(&manifest)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["version"].as_str().map(str::to_owned))
-        .unwrap_or_else(|| "unknown".into());
-    format!("{package}@{version}")
-}
-
-/// The machine and browser, for the report's header.
-fn machine() -> String {
-    let os = command_line("uname", &["-sm"]).unwrap_or_default();
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|c| {
-            c.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, m)| m.trim().to_owned())
-        })
-        .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    let chromium = command_line(&paths::chromium().to_string_lossy(), &["--version"]).unwrap_or_default();
-    format!("{os}, {cpu}, {cores} cores, {chromium}")
-}
-
-fn utc_now() -> String {
-    command_line("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default()
-}
-
-fn command_line(program: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(program).args(args).current_dir(workspace_root()).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }

@@ -3,6 +3,7 @@
 //! without landmarks a header, nav, footer or sidebar recognised by its id or class.
 
 use super::Builder;
+use crate::snapshot::actionable::INTERACTIVE_ROLES;
 use crate::snapshot::text::normalise;
 use crate::snapshot::tree::{NodeId, PageTree};
 
@@ -52,6 +53,9 @@ impl Builder<'_, '_> {
             "search" => "search",
             "form" if !label.is_empty() => "form",
             "region" if !label.is_empty() => "section",
+            // A control is never a page's header or nav, whatever its class says (a jQuery UI
+            // accordion header is a `tab` with the class `ui-accordion-header`).
+            _ if INTERACTIVE_ROLES.contains(&role.as_str()) => return None,
             _ if self.regions.is_empty() => fallback_region(node.attr("id"), node.attr("class"))?,
             _ => return None,
         };

@@ -75,20 +75,22 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
         }
         _ => {}
     }
-    let tab = target_tab(state, session, params.tab, params.url.is_some()).await?;
     match (params.url, params.go) {
-        (Some(url), _) => load_within(state, session, tab, &url, ctx).await,
+        (Some(url), _) => {
+            let tab = target_tab(state, session, params.tab, true).await?;
+            load_within(state, session, tab, &url, ctx).await
+        }
         (None, Some(step)) => {
-            let lock = state.tab_lock(tab);
-            let _guard = lock_tab(&lock, ctx).await;
-            state.ensure_attached(tab).await?;
-            refuse_if_dialog(state, tab, "browser_navigate")?;
-            enough_time_to_act(ctx, "browser_navigate")?;
-            ctx.acting_on(tab);
-            match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
-                Ok(settled) => page_after_load(state, session, tab, &settled, None).await,
-                Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
-            }
+            on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+                refuse_if_dialog(state, tab, "browser_navigate")?;
+                enough_time_to_act(ctx, "browser_navigate")?;
+                ctx.acting_on(tab);
+                match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
+                    Ok(settled) => page_after_load(state, session, tab, &settled, None).await,
+                    Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
+                }
+            })
+            .await
         }
         (None, None) => unreachable!("checked above"),
     }
@@ -190,6 +192,11 @@ pub(super) async fn act(
     act_noting(state, session, tab, since, ctx, tool, async { action.await.map(|()| Vec::new()) }).await
 }
 
+/// The actions that can open a file chooser: a click (on the element or at a point) or a key
+/// on a file input, and a form fill, which clicks its checkboxes and radios.
+const OPEN_FILE_CHOOSERS: &[&str] =
+    &["browser_click", "browser_mouse_click_xy", "browser_press_key", "browser_fill_form"];
+
 /// [`act`] for an action that has something to say first (how far a scroll went): its notes
 /// head the answer.
 pub(super) async fn act_noting(
@@ -211,12 +218,13 @@ pub(super) async fn act_noting(
     ctx.acting_on(tab);
     let noted = std::cell::RefCell::new(Vec::new());
     // A file chooser the action opens is intercepted (no window shows) and kept for
-    // browser_file_upload; the user's own clicks in a shared tab still open theirs.
+    // browser_file_upload; the user's own clicks in a shared tab still open theirs. Only the
+    // actions that can open one pay for the two calls.
     let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
     let intercept = |on: bool| {
         cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", serde_json::json!({"enabled": on}))
     };
-    let intercepting = intercept(true).await.is_ok();
+    let intercepting = OPEN_FILE_CHOOSERS.contains(&tool) && intercept(true).await.is_ok();
     let action = async {
         *noted.borrow_mut() = action.await?;
         Ok(())
@@ -248,7 +256,7 @@ pub(super) async fn act_noting(
 }
 
 /// The answer of an action that opened a JavaScript dialog.
-fn dialog_opened(text: String) -> ToolOutput {
+pub(super) fn dialog_opened(text: String) -> ToolOutput {
     ToolOutput { structured: Some(serde_json::json!({"kind": "dialog_opened"})), ..ToolOutput::text(text) }
 }
 
@@ -302,9 +310,39 @@ pub(super) async fn node_or_page(
     }
 }
 
-/// Runs an action aimed at `element_ref`: takes the tab (and its lock), resolves the ref, and
-/// hands `action` the node's frame target, the node and the tab; a ref from before a restart
-/// is answered with the page instead, and the action is not run.
+/// What every tool that works on a tab does first: takes the tab (the session's current one
+/// unless `tab` names another), waits for its lock, attaches the debugger, and resolves
+/// `element_ref` when one is given; then runs `work` with the tab and that node, the lock held
+/// until it is done. A ref from before a restart is answered with the page instead, and `work`
+/// is not run.
+pub(super) async fn on_tab<F, Fut>(
+    state: &Rc<State>,
+    session: &str,
+    tab: Option<u32>,
+    element_ref: Option<&str>,
+    ctx: &CallContext,
+    work: F,
+) -> ActionResult
+where
+    F: FnOnce(i32, Option<NodeKey>) -> Fut,
+    Fut: std::future::Future<Output = ActionResult>,
+{
+    let tab = target_tab(state, session, tab, false).await?;
+    let lock = state.tab_lock(tab);
+    let _guard = lock_tab(&lock, ctx).await;
+    state.ensure_attached(tab).await?;
+    let node = match element_ref {
+        Some(r) => match node_or_page(state, session, tab, r).await? {
+            Ok(node) => Some(node),
+            Err(page) => return Ok(page),
+        },
+        None => None,
+    };
+    work(tab, node).await
+}
+
+/// Runs an action aimed at `element_ref` ([`on_tab`]), handing `action` the node's frame
+/// target, the node and the tab.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn act_on_ref<F, Fut>(
     state: &Rc<State>,
@@ -320,16 +358,12 @@ where
     F: FnOnce(input::NodeTarget, NodeKey, i32) -> Fut,
     Fut: std::future::Future<Output = Result<(), ToolError>>,
 {
-    let tab = target_tab(state, session, tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match node_or_page(state, session, tab, element_ref).await? {
-        Ok(node) => node,
-        Err(page) => return Ok(page),
-    };
-    let at = input::NodeTarget::of(state, tab, &node);
-    act(state, session, tab, since, ctx, tool, action(at, node, tab)).await
+    on_tab(state, session, tab, Some(element_ref), ctx, |tab, node| async move {
+        let Some(node) = node else { return Err(ToolError::Arguments("give `ref`").into()) };
+        let at = input::NodeTarget::of(state, tab, &node);
+        act(state, session, tab, since, ctx, tool, action(at, node, tab)).await
+    })
+    .await
 }
 
 /// `browser_click`.
@@ -377,26 +411,17 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx
 
 /// `browser_press_key`.
 pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams, ctx: &CallContext) -> ActionResult {
-    let key = keys::parse_chord(&params.key).map_err(ToolError::from)?;
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match &params.element_ref {
-        Some(r) => {
-            let key = match node_or_page(state, session, tab, r).await? {
-                Ok(node) => node,
-                Err(page) => return Ok(page),
-            };
-            Some((input::NodeTarget::of(state, tab, &key), key, r.clone()))
-        }
-        None => None,
-    };
-    act(state, session, tab, params.since_version, ctx, "browser_press_key", async {
-        if let Some((at, node, r)) = &node {
-            input::focus(at, node, r).await?;
-        }
-        input::press(tab, &key).await
+    let key = &keys::parse_chord(&params.key).map_err(ToolError::from)?;
+    let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
+    on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
+        let node = node.map(|n| (input::NodeTarget::of(state, tab, &n), n));
+        act(state, session, tab, since, ctx, "browser_press_key", async {
+            if let (Some((at, node)), Some(r)) = (&node, element_ref) {
+                input::focus(at, node, r).await?;
+            }
+            input::press(tab, key).await
+        })
+        .await
     })
     .await
 }
@@ -445,29 +470,29 @@ pub async fn handle_dialog(
     params: HandleDialogParams,
     ctx: &CallContext,
 ) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let Some(dialog) = state.tabs.borrow().dialog(tab) else {
-        return Err(ToolError::NoDialog { tab }.into());
-    };
-    enough_time_to_act(ctx, "browser_handle_dialog")?;
-    ctx.acting_on(tab);
-    let mut answer_params = serde_json::json!({"accept": params.accept});
-    if let Some(text) = &params.prompt_text {
-        answer_params["promptText"] = text.clone().into();
-    }
-    let answered = dialog.answered(params.accept, params.prompt_text.as_deref());
-    let respond = async move {
-        cdp::send::<serde_json::Value>(tab, "Page.handleJavaScriptDialog", answer_params).await?;
-        Ok(())
-    };
-    match settle_or_dialog(state, tab, ctx, respond).await? {
-        Ok(settled) => {
-            let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
-            Ok(answer(state, session, tab, Answer::AfterAction, &notes, None).await?)
+    let (accept, prompt_text) = (params.accept, params.prompt_text.as_deref());
+    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+        let Some(dialog) = state.tabs.borrow().dialog(tab) else {
+            return Err(ToolError::NoDialog { tab }.into());
+        };
+        enough_time_to_act(ctx, "browser_handle_dialog")?;
+        ctx.acting_on(tab);
+        let mut answer_params = serde_json::json!({"accept": accept});
+        if let Some(text) = prompt_text {
+            answer_params["promptText"] = text.into();
         }
-        Err(next) => Ok(dialog_opened(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
-    }
+        let answered = dialog.answered(accept, prompt_text);
+        let respond = async move {
+            cdp::send::<serde_json::Value>(tab, "Page.handleJavaScriptDialog", answer_params).await?;
+            Ok(())
+        };
+        match settle_or_dialog(state, tab, ctx, respond).await? {
+            Ok(settled) => {
+                let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
+                Ok(answer(state, session, tab, Answer::AfterAction, &notes, None).await?)
+            }
+            Err(next) => Ok(dialog_opened(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
+        }
+    })
+    .await
 }

@@ -10,14 +10,17 @@ use serde::Deserialize;
 use sightline_core::protocol::{EvaluateParams, ToolOutput};
 use sightline_core::snapshot::escape;
 
-use super::actions::{ActionResult, lock_tab, node_or_page};
-use super::{CallContext, Failure, refuse_if_dialog, target_tab};
-use crate::cdp;
+use super::actions::{ActionResult, on_tab};
+use super::{CallContext, Failure, refuse_if_dialog};
+use crate::cdp::{self, CdpError};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::options::Options;
 use crate::state::State;
+use sightline_core::refs::NodeKey;
 
+/// The tool's name, in its answers.
+const TOOL: &str = "browser_evaluate";
 /// Longest a function may run, in milliseconds.
 const RUN_LIMIT_MS: u32 = 10_000;
 /// Longest result written, in bytes.
@@ -60,18 +63,23 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
     if params.function.trim().is_empty() {
         return Err(ToolError::Arguments("give `function`, such as `() => document.title`").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    refuse_if_dialog(state, tab, "browser_evaluate")?;
-    let node = match &params.element_ref {
-        Some(r) => match node_or_page(state, session, tab, r).await? {
-            Ok(node) => Some((node, r.clone())),
-            Err(page) => return Ok(page),
-        },
-        None => None,
-    };
+    let params = &params;
+    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        refuse_if_dialog(state, tab, "browser_evaluate")?;
+        evaluate(state, tab, node.zip(params.element_ref.clone()), params, ctx).await
+    })
+    .await
+}
+
+/// Runs the function of `params` on the tab, locked and attached: on `node` (with its ref)
+/// when the call names one, else on the document.
+async fn evaluate(
+    state: &Rc<State>,
+    tab: i32,
+    node: Option<(NodeKey, String)>,
+    params: &EvaluateParams,
+    ctx: &CallContext,
+) -> ActionResult {
     let frame = match &node {
         Some((node, _)) => node.frame_id.clone(),
         None => state.tabs.borrow().frames(tab).main_frame().to_owned(),
@@ -110,7 +118,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
                 )
                 .await;
             input::release(&at, &object).await;
-            called.map_err(ToolError::from)?
+            called.map_err(|e| ToolError::from(e).or_timed_out(TOOL, "the function"))?
         }
         None => {
             let mut evaluate = serde_json::json!({"expression": format!("({})()", params.function), "returnByValue": true,
@@ -118,9 +126,17 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
             if let Some(id) = context {
                 evaluate["contextId"] = id.into();
             }
+            let started = crate::timer::now_ms();
             cdp::send_to(&at.target, "Runtime.evaluate", evaluate, RUN_LIMIT_MS + cdp::COMMAND_TIMEOUT_MS)
                 .await
-                .map_err(ToolError::from)?
+                .map_err(|e| match e {
+                    // The run limit stops a function still running, and the browser then answers
+                    // with an internal error.
+                    CdpError::Failed { .. } if crate::timer::now_ms() - started >= f64::from(RUN_LIMIT_MS) => {
+                        ToolError::TimedOut { tool: TOOL, what: "the function", after_ms: RUN_LIMIT_MS }
+                    }
+                    other => ToolError::from(other).or_timed_out(TOOL, "the function"),
+                })?
         }
     };
     let world = if params.main_world { "the page's world" } else { "an isolated world" };
@@ -139,15 +155,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
         (None, "undefined") => "undefined".to_owned(),
         (None, _) => escape::quote(evaluated.result.description.as_deref().unwrap_or("a value JSON cannot hold")),
     };
-    let value = if value.len() > MOST_RESULT_BYTES {
-        format!(
-            "{}…[cut {} bytes]",
-            &value[..floor_boundary(&value, MOST_RESULT_BYTES)],
-            value.len() - MOST_RESULT_BYTES
-        )
-    } else {
-        value
-    };
+    let value = shown(&value);
     let structured = serde_json::json!({"world": if params.main_world { "main" } else { "isolated" }});
     Ok(ToolOutput {
         structured: Some(structured),
@@ -168,7 +176,23 @@ fn written(value: &serde_json::Value) -> String {
     }
 }
 
-/// The largest character boundary of `s` at or below `at`.
-fn floor_boundary(s: &str, at: usize) -> usize {
-    (0..=at.min(s.len())).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+/// The result as the answer shows it: at most [`MOST_RESULT_BYTES`], with how many bytes were
+/// cut when it is longer.
+fn shown(value: &str) -> std::borrow::Cow<'_, str> {
+    escape::cap(value, MOST_RESULT_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_result_says_how_many_bytes_were_cut_at_a_character_boundary() {
+        // A three-byte character straddles the limit: it is cut whole, and counted.
+        let value = format!("{}€{}", "a".repeat(MOST_RESULT_BYTES - 1), "b".repeat(10));
+        let shown = shown(&value);
+        let kept = "a".repeat(MOST_RESULT_BYTES - 1);
+        assert_eq!(shown, format!("{kept}…[cut 13 bytes]"));
+        assert_eq!(super::shown("short"), "short");
+    }
 }

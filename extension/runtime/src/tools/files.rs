@@ -5,9 +5,10 @@
 use std::rc::Rc;
 
 use sightline_core::protocol::FileUploadParams;
+use sightline_core::refs::NodeKey;
 
-use super::actions::{ActionResult, act, lock_tab, node_or_page};
-use super::{CallContext, target_tab};
+use super::CallContext;
+use super::actions::{ActionResult, act, on_tab};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::state::State;
@@ -22,19 +23,28 @@ const FILE_INPUT: &str = r#"function (count) {
 
 /// `browser_file_upload`.
 pub async fn upload(state: &Rc<State>, session: &str, params: FileUploadParams, ctx: &CallContext) -> ActionResult {
+    let params = &params;
+    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        upload_on(state, session, tab, node.zip(params.element_ref.as_deref()), params, ctx).await
+    })
+    .await
+}
+
+/// Gives the files of `params` to the file input `node` (with its ref), or else to the file
+/// chooser an action opened, on the tab, locked and attached.
+async fn upload_on(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    node: Option<(NodeKey, &str)>,
+    params: &FileUploadParams,
+    ctx: &CallContext,
+) -> ActionResult {
     let tool = "browser_file_upload";
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
     let paths = params.paths.clone();
     let count = paths.len();
-    match &params.element_ref {
-        Some(r) => {
-            let node = match node_or_page(state, session, tab, r).await? {
-                Ok(node) => node,
-                Err(page) => return Ok(page),
-            };
+    match node {
+        Some((node, r)) => {
             let at = NodeTarget::of(state, tab, &node);
             match input::call_on_with(&at, &node, r, FILE_INPUT, serde_json::json!([{"value": count}])).await? {
                 serde_json::Value::String(s) if s == "ok" => {}

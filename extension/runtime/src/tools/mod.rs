@@ -244,7 +244,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserScroll(p) => page::scroll(state, session, p, ctx).await,
         ToolCall::BrowserWaitFor(p) => page::wait_for(state, session, p, ctx).await,
         ToolCall::BrowserDrag(p) => page::drag(state, session, p, ctx).await,
-        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await.map_err(Failure::from),
+        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await,
         ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
         ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
         ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,

@@ -7,7 +7,7 @@ use sightline_core::page_state::Answer;
 use sightline_core::protocol::{DragParams, FillFormParams, ScrollDirection, ScrollParams, WaitForParams};
 use sightline_core::refs::NodeKey;
 
-use super::actions::{ActionResult, act, act_noting, act_on_ref, lock_tab, node_or_page};
+use super::actions::{ActionResult, act, act_noting, act_on_ref, lock_tab, node_or_page, on_tab};
 use super::snapshot::answer;
 use super::{CallContext, refuse_if_dialog, resolve_ref, target_tab};
 use crate::cdp::{self, CdpError};
@@ -36,26 +36,25 @@ pub async fn fill_form(state: &Rc<State>, session: &str, params: FillFormParams,
     for (index, field) in params.fields.iter().enumerate() {
         fill::check_value(field).map_err(|e| field_error(index, false, e))?;
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let mut nodes: Vec<NodeKey> = Vec::with_capacity(params.fields.len());
-    for (index, field) in params.fields.iter().enumerate() {
-        match node_or_page(state, session, tab, &field.element_ref).await {
-            Ok(Ok(node)) => nodes.push(node),
-            Ok(Err(page)) => return Ok(page),
-            Err(super::Failure::Tool(e)) => return Err(field_error(index, false, e).into()),
-            Err(other) => return Err(other),
+    let (fields, since, field_error) = (&params.fields, params.since_version, &field_error);
+    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+        let mut nodes: Vec<NodeKey> = Vec::with_capacity(fields.len());
+        for (index, field) in fields.iter().enumerate() {
+            match node_or_page(state, session, tab, &field.element_ref).await {
+                Ok(Ok(node)) => nodes.push(node),
+                Ok(Err(page)) => return Ok(page),
+                Err(super::Failure::Tool(e)) => return Err(field_error(index, false, e).into()),
+                Err(other) => return Err(other),
+            }
         }
-    }
-    let fields = &params.fields;
-    act(state, session, tab, params.since_version, ctx, "browser_fill_form", async {
-        for (index, (field, node)) in fields.iter().zip(&nodes).enumerate() {
-            let at = NodeTarget::of(state, tab, node);
-            fill::fill(&at, node, field).await.map_err(|e| field_error(index, true, e))?;
-        }
-        Ok(())
+        act(state, session, tab, since, ctx, "browser_fill_form", async {
+            for (index, (field, node)) in fields.iter().zip(&nodes).enumerate() {
+                let at = NodeTarget::of(state, tab, node);
+                fill::fill(&at, node, field).await.map_err(|e| field_error(index, true, e))?;
+            }
+            Ok(())
+        })
+        .await
     })
     .await
 }
@@ -144,25 +143,21 @@ pub async fn scroll(state: &Rc<State>, session: &str, params: ScrollParams, ctx:
         .await;
     }
     let args = serde_json::json!([{"value": direction.name()}, {"value": amount}]);
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    let node = match &params.element_ref {
-        Some(r) => match node_or_page(state, session, tab, r).await? {
-            Ok(node) => Some((NodeTarget::of(state, tab, &node), node, r.clone())),
-            Err(page) => return Ok(page),
-        },
-        None => None,
-    };
-    act_noting(state, session, tab, params.since_version, ctx, tool, async {
-        let value = match &node {
-            Some((at, node, r)) => input::call_on_with(at, node, r, SCROLL, args).await?,
-            None => on_document(tab, SCROLL, args).await?,
-        };
-        let scrolled: Scrolled = serde_json::from_value(value)
-            .map_err(|e| ToolError::Unexpected { what: "the scroll's outcome", message: e.to_string() })?;
-        Ok(vec![scrolled.note(direction)])
+    let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
+    on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
+        act_noting(state, session, tab, since, ctx, tool, async {
+            let value = match (&node, element_ref) {
+                (Some(node), Some(r)) => {
+                    input::call_on_with(&NodeTarget::of(state, tab, node), node, r, SCROLL, args).await
+                }
+                _ => on_document(tab, SCROLL, args).await,
+            }
+            .map_err(|e| e.or_timed_out(tool, "the scroll"))?;
+            let scrolled: Scrolled = serde_json::from_value(value)
+                .map_err(|e| ToolError::Unexpected { what: "the scroll's outcome", message: e.to_string() })?;
+            Ok(vec![scrolled.note(direction)])
+        })
+        .await
     })
     .await
 }

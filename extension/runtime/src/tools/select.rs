@@ -7,9 +7,9 @@ use std::rc::Rc;
 use sightline_core::protocol::SelectTextParams;
 use sightline_core::snapshot::escape;
 
-use super::actions::{ActionResult, act, act_on_ref, lock_tab};
+use super::CallContext;
+use super::actions::{ActionResult, act, act_on_ref, on_tab};
 use super::page::on_document;
-use super::{CallContext, target_tab};
 use crate::error::ToolError;
 use crate::input;
 use crate::state::State;
@@ -89,22 +89,24 @@ pub async fn select_text(
             ))),
         },
     };
-    let mut answer = match &params.element_ref {
-        Some(element_ref) => {
-            act_on_ref(state, session, params.tab, element_ref, None, ctx, tool, |at, node, _| async move {
-                record(input::call_on_with(&at, &node, element_ref, SELECT_TEXT, args).await?)
-            })
-            .await?
-        }
-        None => {
-            let tab = target_tab(state, session, params.tab, false).await?;
-            let lock = state.tab_lock(tab);
-            let _guard = lock_tab(&lock, ctx).await;
-            state.ensure_attached(tab).await?;
-            act(state, session, tab, None, ctx, tool, async move { record(on_document(tab, SELECT_TEXT, args).await?) })
+    let mut answer =
+        match &params.element_ref {
+            Some(element_ref) => {
+                act_on_ref(state, session, params.tab, element_ref, None, ctx, tool, |at, node, _| async move {
+                    record(input::call_on_with(&at, &node, element_ref, SELECT_TEXT, args).await?)
+                })
                 .await?
-        }
-    };
+            }
+            None => {
+                on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+                    act(state, session, tab, None, ctx, tool, async move {
+                        record(on_document(tab, SELECT_TEXT, args).await?)
+                    })
+                    .await
+                })
+                .await?
+            }
+        };
     if let Some(selected) = noted.take()
         && !answer.is_error
     {

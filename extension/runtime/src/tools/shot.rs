@@ -7,13 +7,14 @@ use serde::Deserialize;
 use sightline_core::protocol::{ImageData, ImageFormat, MouseButton, MouseClickXyParams, MouseDragXyParams};
 use sightline_core::protocol::{ScreenshotParams, ToolOutput};
 
-use super::actions::{ActionResult, act, lock_tab, node_or_page};
-use super::{CallContext, ToolResult, refuse_if_dialog, resolve_ref, target_tab};
+use super::actions::{ActionResult, act, on_tab};
+use super::{CallContext, ToolResult, refuse_if_dialog, resolve_ref};
 use crate::cdp;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::state::State;
 use crate::{drag, timer};
+use sightline_core::refs::NodeKey;
 
 /// Most pixels a screenshot holds (after scaling): a long page is scaled down to fit.
 const MOST_PIXELS: f64 = 4_000_000.0;
@@ -88,29 +89,33 @@ const LABELS_OFF: &str =
     "() => { const h = globalThis.__sightlineRefs; if (h) h.remove(); delete globalThis.__sightlineRefs; }";
 
 /// `browser_take_screenshot`.
-pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotParams, ctx: &CallContext) -> ToolResult {
+pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotParams, ctx: &CallContext) -> ActionResult {
     if let Some(scale) = params.scale
         && !(0.1..=1.0).contains(&scale)
     {
-        return Err(ToolError::Invalid(format!("`scale` is from 0.1 to 1, not {scale}")));
+        return Err(ToolError::Invalid(format!("`scale` is from 0.1 to 1, not {scale}")).into());
     }
     if params.full_page && params.element_ref.is_some() {
-        return Err(ToolError::Arguments("give `ref` or `full_page`, not both"));
+        return Err(ToolError::Arguments("give `ref` or `full_page`, not both").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    refuse_if_dialog(state, tab, "browser_take_screenshot")?;
-    let element = match &params.element_ref {
-        Some(r) => match node_or_page(state, session, tab, r).await {
-            Ok(Ok(node)) => Some((NodeTarget::of(state, tab, &node), node, r.clone())),
-            Ok(Err(page)) => return Ok(page),
-            Err(super::Failure::Tool(e)) => return Err(e),
-            Err(super::Failure::Explained(text)) => return Ok(ToolOutput::error(text)),
-        },
-        None => None,
-    };
+    let params = &params;
+    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        refuse_if_dialog(state, tab, "browser_take_screenshot")?;
+        Ok(shoot(state, session, tab, node, params).await?)
+    })
+    .await
+}
+
+/// Takes the screenshot `params` ask for on the tab, locked and attached: of `node` when the
+/// call names one.
+async fn shoot(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    node: Option<NodeKey>,
+    params: &ScreenshotParams,
+) -> ToolResult {
+    let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(state, tab, &node), node, r));
     if let Some((at, node, r)) = &element {
         at.send::<serde_json::Value>(
             "DOM.scrollIntoViewIfNeeded",
@@ -217,39 +222,32 @@ async fn draw_refs(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) 
 
 /// `browser_mouse_click_xy`: a click at a point, for what has no element to click.
 pub async fn click_xy(state: &Rc<State>, session: &str, params: MouseClickXyParams, ctx: &CallContext) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
-    in_view(tab, &[(params.x, params.y)]).await?;
-    act(state, session, tab, None, ctx, "browser_mouse_click_xy", async {
-        input::click_at(tab, params.x, params.y, MouseButton::Left, false).await
+    let (x, y) = (params.x, params.y);
+    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+        in_view(tab, &[(x, y)]).await?;
+        act(state, session, tab, None, ctx, "browser_mouse_click_xy", async {
+            input::click_at(tab, x, y, MouseButton::Left, false).await
+        })
+        .await
     })
     .await
 }
 
 /// `browser_mouse_drag_xy`: a drag between two points.
 pub async fn drag_xy(state: &Rc<State>, session: &str, params: MouseDragXyParams, ctx: &CallContext) -> ActionResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
-    let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
     let (from, to) = ((params.start_x, params.start_y), (params.end_x, params.end_y));
-    in_view(tab, &[from, to]).await?;
-    act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(state, tab, from, to)).await
+    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+        in_view(tab, &[from, to]).await?;
+        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(state, tab, from, to)).await
+    })
+    .await
 }
 
 /// Refuses points outside the viewport.
 async fn in_view(tab: i32, points: &[(f64, f64)]) -> Result<(), ToolError> {
-    let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
-    let view = metrics.css_visual_viewport;
-    for (x, y) in points {
-        if !(x.is_finite() && y.is_finite())
-            || *x < 0.0
-            || *y < 0.0
-            || *x >= view.client_width
-            || *y >= view.client_height
-        {
+    let view = input::viewport(tab).await?;
+    for &(x, y) in points {
+        if !view.shows(x, y) {
             return Err(ToolError::Invalid(format!(
                 "{x},{y} is outside the viewport (0,0 to {:.0},{:.0}); scroll with browser_scroll first",
                 view.client_width, view.client_height

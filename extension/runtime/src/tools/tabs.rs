@@ -6,12 +6,19 @@ use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
 use sightline_core::snapshot::render::quote;
 use sightline_core::urls::redact_url;
 
+use sightline_core::dialogs::OpenDialog;
+
 use super::{ToolResult, actions, target_tab};
+use crate::cdp::Subscription;
 use crate::chrome;
 use crate::error::ToolError;
 use crate::options::Options;
 use crate::state::State;
 use crate::tabs::Grant;
+use futures::future::Either;
+
+/// How long a closing tab may take to ask whether it may be left.
+const LEAVE_QUESTION_MS: u32 = 10_000;
 
 /// `browser_tabs`.
 pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolResult {
@@ -36,7 +43,21 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
         }
         TabsAction::Close => {
             let tab = target_tab(state, session, params.tab, false).await?;
-            chrome::remove_tab(tab).await?;
+            // A page that asks before it is left ("leave this page?") stays open until the
+            // question is answered: the answer is the question, as for browser_navigate.
+            // The browser's removal waits for that answer; a tab that closes ends the wait for
+            // a question at once (its debugger leaves).
+            let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+            let remove = std::pin::pin!(chrome::remove_tab(tab));
+            let asked = std::pin::pin!(dialogs.next_where(LEAVE_QUESTION_MS, |e| e.session_id.is_none()));
+            match futures::future::select(remove, asked).await {
+                Either::Left((removed, _)) => removed?,
+                Either::Right((Some(event), remove)) => match OpenDialog::from_event(&event.params) {
+                    Some(dialog) => return Ok(actions::dialog_opened(dialog.opened_by("browser_tabs close"))),
+                    None => remove.await?,
+                },
+                Either::Right((None, remove)) => remove.await?,
+            }
             state.tab_closed(tab).await;
             list(state, session).await
         }
