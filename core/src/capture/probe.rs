@@ -248,7 +248,8 @@ mod tests {
 
     #[test]
     fn pages_the_probe_cannot_read_whole_are_not_vouched_for() {
-        let cases: Vec<(fn(&mut ProbeReplies), NotVouched)> = vec![
+        type Spoil = fn(&mut ProbeReplies);
+        let cases: Vec<(Spoil, NotVouched)> = vec![
             (|r| r.targets[0].watches[1].1 = Some(Value::Null), NotVouched::NoWatch),
             (|r| r.targets[1].watches.clear(), NotVouched::NoWatch),
             (|r| r.targets[0].watches[0].1 = Some(json!({"changes": "many"})), NotVouched::NoWatch),
