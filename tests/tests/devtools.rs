@@ -99,7 +99,9 @@ async fn real_devtools_of_the_agents_tab_has_the_sightline_panel_showing_the_ses
         for (id, _) in targets(&mut cdp, "devtools://devtools/") {
             let session = attach(&mut cdp, &id);
             let state = eval(&mut cdp, &session, &front_end).unwrap_or(Value::Null);
-            if state["inspected"].as_str() == Some(url.as_str()) {
+            // The extension's DevTools page registers the panel a moment after the window opens.
+            let registered = state["tabs"].as_array().is_some_and(|tabs| tabs.contains(&json!(panel_id())));
+            if state["inspected"].as_str() == Some(url.as_str()) && (registered || Instant::now() >= deadline) {
                 break 'found (id, session, state);
             }
             inspected.push(state["inspected"].clone());
