@@ -35,6 +35,22 @@ async fn look_until_reused(c: &McpClient) -> (String, Value) {
     panic!("no look at the quiet page was reused: {looks:#?}");
 }
 
+/// After the page changed itself by `what`: the next look is a fresh capture that shows `shows`
+/// (when the change shows in the text), and the look after it, nothing having changed since, is
+/// the same capture again.
+async fn seen_once_then_reused(c: &McpClient, what: &str, shows: Option<&str>) {
+    let (text, stats) = look(c).await;
+    assert!(!reused(&stats), "after `{what}` the last capture was used again: {stats}\n{text}");
+    if let Some(shows) = shows {
+        assert!(text.contains(shows), "after `{what}` the look does not show {shows:?}:\n{text}");
+    }
+    let (again, stats) = look(c).await;
+    assert!(reused(&stats), "a look right after `{what}` was captured afresh: {stats}");
+    if let Some(shows) = shows {
+        assert!(again.contains(shows), "the reused look lost {shows:?}:\n{again}");
+    }
+}
+
 /// What the page does to itself, and what the next look must show (`None`: nothing shows in
 /// the text, only the probe can tell).
 const CHANGES: &[(&str, Option<&str>)] = &[
@@ -48,7 +64,7 @@ const CHANGES: &[(&str, Option<&str>)] = &[
     ("history.pushState({}, '', '#later')", None),
     // The page cannot reach the watch: a fake of it in the page's own world changes nothing.
     (
-        "globalThis.__sightlineWatch = {changes: 0, last: 0}; document.querySelector('h1').textContent = 'Renamed'",
+        "globalThis.__sightlineWatch = {changes: 0, mutated: 0}; document.querySelector('h1').textContent = 'Renamed'",
         Some("# Renamed"),
     ),
 ];
@@ -66,17 +82,7 @@ async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_see
     for (script, shows) in CHANGES {
         let evaluated = cdp.call(Some(&session), "Runtime.evaluate", json!({"expression": script})).expect("evaluate");
         assert!(evaluated.get("exceptionDetails").is_none(), "{script}: {evaluated}");
-        let (text, stats) = look(c).await;
-        assert!(!reused(&stats), "after `{script}` the last capture was used again: {stats}\n{text}");
-        if let Some(shows) = shows {
-            assert!(text.contains(shows), "after `{script}` the look does not show {shows:?}:\n{text}");
-        }
-        // Nothing changed since that look.
-        let (again, stats) = look(c).await;
-        assert!(reused(&stats), "a look right after `{script}` was captured afresh: {stats}");
-        if let Some(shows) = shows {
-            assert!(again.contains(shows), "the reused look lost {shows:?}:\n{again}");
-        }
+        seen_once_then_reused(c, script, *shows).await;
     }
 }
 
@@ -93,18 +99,12 @@ async fn changes_inside_iframes_of_the_same_process_and_of_another_are_seen() {
     let (mut page, session) = service_worker::attach_to_page(&devtools, "unchanged-framed.html").expect("attach");
     let check = "document.getElementById('same').contentDocument.getElementById('option').checked = true";
     page.call(Some(&session), "Runtime.evaluate", json!({"expression": check})).expect("evaluate");
-    let (text, stats) = look(c).await;
-    assert!(!reused(&stats), "the same-site frame's change went unseen: {stats}");
-    assert!(text.contains(r#"checkbox "Same-site option" checked"#), "{text}");
-    assert!(reused(&look(c).await.1), "nothing changed since the last look");
+    seen_once_then_reused(c, check, Some(r#"checkbox "Same-site option" checked"#)).await;
 
     // The other site's frame, through its own target: its text.
     let (mut cdp, frame_session) =
         service_worker::attach_to_frame(&devtools, "localhost").expect("the other site's frame is out of process");
     let rename = "document.getElementById('line').textContent = 'Other-site text, changed'";
     cdp.call(Some(&frame_session), "Runtime.evaluate", json!({"expression": rename})).expect("evaluate");
-    let (text, stats) = look(c).await;
-    assert!(!reused(&stats), "the other site's frame's change went unseen: {stats}");
-    assert!(text.contains("Other-site text, changed"), "{text}");
-    assert!(reused(&look(c).await.1), "nothing changed since the last look");
+    seen_once_then_reused(c, rename, Some("Other-site text, changed")).await;
 }
