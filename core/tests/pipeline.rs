@@ -690,3 +690,59 @@ fn stats_count_what_each_stage_did() {
     assert!(st.dropped_invisible > 0 && st.aria_hidden > 0);
     assert!(st.chars > 0 && st.estimated_tokens == st.chars.div_ceil(4));
 }
+
+// Targets made by script ---------------------------------------------------------------
+
+#[test]
+fn scripted_icons_bound_with_listeners_get_refs_without_a_pointer_cursor() {
+    // Two icons bound with `addEventListener('click')`, whose pointer cursor shows only on hover.
+    let l = lines("scripted");
+    let at = l.iter().position(|x| x.starts_with("Icons bound by script")).expect("the icons' caption");
+    assert_eq!(l[at + 1].trim(), "e1 clickable (no name)", "{l:#?}");
+    assert_eq!(l[at + 2].trim(), "e2 clickable (no name)", "{l:#?}");
+}
+
+#[test]
+fn scripted_a_row_with_its_own_listener_and_pointer_keeps_its_ref_around_its_star() {
+    let l = lines("scripted");
+    let row = l.iter().position(|x| x.trim() == "e3 clickable \"Inbox row from Ada\"").expect("the row");
+    assert_eq!(l[row + 1].trim(), "e4 clickable (no name)", "the star inside it: {l:#?}");
+}
+
+#[test]
+fn scripted_a_pointer_cursor_that_starts_at_an_element_marks_a_delegated_target() {
+    // The handler sits on the document; only the cursor says the element is clickable.
+    let l = lines("scripted");
+    assert!(has_line(&l, "e5 clickable \"Forward this\""), "{l:#?}");
+}
+
+#[test]
+fn scripted_a_list_bound_with_mousedown_gives_its_items_the_refs() {
+    // A sortable list: the listener is on the list, the items are what is dragged.
+    let l = lines("scripted");
+    for (r, item) in [("e6", "First item"), ("e7", "Second item"), ("e8", "Third item")] {
+        assert!(has_line(&l, &format!("{r} clickable \"{item}\"")), "{item}: {l:#?}");
+    }
+}
+
+#[test]
+fn scripted_a_menu_item_with_a_menu_class_is_a_control_not_a_nav_region() {
+    let l = lines("scripted");
+    assert!(has_line(&l, "e9 clickable \"Mute this user\""), "{l:#?}");
+    assert!(!mentions(&l, "<region"), "{l:#?}");
+}
+
+#[test]
+fn scripted_a_wrapper_with_a_listener_around_a_link_is_no_target_of_its_own() {
+    let l = lines("scripted");
+    assert!(has_line(&l, "[A real link](e10) and words beside it."), "{l:#?}");
+    assert!(!l.iter().any(|x| x.contains("clickable \"A real link")), "{l:#?}");
+}
+
+#[test]
+fn scripted_an_svg_shows_its_words_and_targets_and_an_icon_stays_one_image() {
+    let l = lines("scripted");
+    assert!(has_line(&l, "e11 clickable \"1\"") && has_line(&l, "e12 clickable \"2\""), "{l:#?}");
+    assert!(has_line(&l, "Sales 2024"), "a chart's label: {l:#?}");
+    assert!(has_line(&l, "![Settings]"), "an icon: {l:#?}");
+}

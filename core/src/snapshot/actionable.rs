@@ -2,8 +2,18 @@
 //!
 //! An element is a candidate when its accessible role is interactive, when HTML makes it
 //! interactive (`a[href]`, `button`, form fields, `summary`, the outermost `contenteditable`),
-//! when it has an `onclick` attribute or a non-negative `tabindex`, or when Chrome reports a
-//! click listener on it and it shows a pointer cursor while holding no other candidate.
+//! when it has an `onclick` attribute or a non-negative `tabindex`. Pages also make elements
+//! clickable by script alone, so two more kinds count while they hold no other candidate:
+//! an element Chrome reports a click or mouse-button listener on (icons bound with jQuery's
+//! `.on('click')`, SVG shapes bound with d3), and an element whose pointer cursor starts at it
+//! rather than being inherited (a handler delegated to an ancestor leaves only that trace).
+//! An element with both traces stays a candidate around other candidates too (an inbox row
+//! with its own star and trash icons).
+//!
+//! Lists that answer the mouse themselves: a list (`ul`, `ol`) that is a candidate only for its
+//! listener, holding two or more items and no other candidate, delegates to its items (a
+//! sortable list binds `mousedown` on the list and drags the item under the pointer): the
+//! items get the refs, not the list.
 //!
 //! Propagating bounds: inside a link, a button, or an element with role button, link or
 //! combobox, a nested candidate whose box lies (≥ 99 %) within the outer one is the same click
@@ -61,8 +71,28 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
     // An element that is a candidate only for its click listener counts only when it holds no
     // other candidate (otherwise it is a container of the real targets).
     for id in (0..n).rev() {
-        if candidate[id] && !semantic[id] && tree.nodes[id].children.iter().any(|&c| subtree_has(tree, c, &candidate)) {
+        if candidate[id]
+            && !semantic[id]
+            && !listens_with_own_pointer(tree, id)
+            && tree.nodes[id].children.iter().any(|&c| subtree_has(tree, c, &candidate))
+        {
             candidate[id] = false;
+        }
+    }
+    for id in 0..n {
+        if candidate[id]
+            && !semantic[id]
+            && tree.nodes[id].clickable
+            && matches!(tree.nodes[id].tag.as_str(), "ul" | "ol")
+        {
+            let items: Vec<NodeId> =
+                tree.nodes[id].children.iter().copied().filter(|&c| tree.nodes[c].tag == "li").collect();
+            if items.len() >= 2 {
+                candidate[id] = false;
+                for item in items {
+                    candidate[item] = true;
+                }
+            }
         }
     }
     candidate
@@ -109,15 +139,22 @@ fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
     node.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0)
 }
 
-/// An element Chrome reports a click listener on that also shows a pointer cursor its parent
-/// does not (so it is its own click target, not part of a larger one).
+/// An element with both traces of a script's click target: a listener on it and a pointer
+/// cursor that starts at it. It is a target even around others (an inbox row around its star).
+fn listens_with_own_pointer(tree: &PageTree, id: NodeId) -> bool {
+    let pointer = |n: NodeId| tree.nodes[n].layout.as_ref().is_some_and(|l| l.cursor == "pointer");
+    tree.nodes[id].clickable && pointer(id) && !tree.nodes[id].parent.is_some_and(pointer)
+}
+
+/// An element made clickable by script: Chrome reports a click or mouse-button listener on
+/// it, or its pointer cursor starts at it (its parent shows none).
 fn listener_only(tree: &PageTree, id: NodeId) -> bool {
     let node = &tree.nodes[id];
-    if !node.clickable || matches!(node.tag.as_str(), "html" | "body" | "label") {
+    if node.kind != NodeKind::Element || matches!(node.tag.as_str(), "html" | "body" | "label") {
         return false;
     }
     let pointer = |n: NodeId| tree.nodes[n].layout.as_ref().is_some_and(|l| l.cursor == "pointer");
-    pointer(id) && !node.parent.is_some_and(pointer)
+    node.clickable || (pointer(id) && !node.parent.is_some_and(pointer))
 }
 
 fn is_editing_host(tree: &PageTree, id: NodeId) -> bool {

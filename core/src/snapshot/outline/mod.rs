@@ -252,6 +252,19 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Whether an `<svg>` holds an actionable element or a `<text>` with words in it.
+    fn drawing_has_content(&self, id: NodeId) -> bool {
+        let mut stack: Vec<NodeId> = self.tree.nodes[id].children.clone();
+        while let Some(x) = stack.pop() {
+            let node = &self.tree.nodes[x];
+            if self.actionable[x] || (node.tag == "text" && self.signal.kept(x)) {
+                return true;
+            }
+            stack.extend(node.children.iter().copied());
+        }
+        false
+    }
+
     pub(super) fn visit_children(&mut self, id: NodeId) {
         let children = self.tree.nodes[id].children.clone();
         for child in children {
@@ -314,6 +327,13 @@ impl Builder<'_, '_> {
         }
         match tag {
             "br" => return self.flush(),
+            // A drawing that holds words or targets (chart labels, numbers drawn to click) is
+            // read like any other content; one that holds neither stands as one image.
+            "svg" if self.drawing_has_content(id) => {
+                self.flush();
+                self.visit_children(id);
+                return self.flush();
+            }
             "img" | "svg" | "canvas" | "picture" => return self.image(id),
             "iframe" | "frame" => {
                 self.flush();

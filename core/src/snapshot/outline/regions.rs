@@ -54,8 +54,9 @@ impl Builder<'_, '_> {
             "form" if !label.is_empty() => "form",
             "region" if !label.is_empty() => "section",
             // A control is never a page's header or nav, whatever its class says (a jQuery UI
-            // accordion header is a `tab` with the class `ui-accordion-header`).
-            _ if INTERACTIVE_ROLES.contains(&role.as_str()) => return None,
+            // accordion header is a `tab` with the class `ui-accordion-header`; a menu item bound
+            // by script has the class `menu-user`).
+            _ if INTERACTIVE_ROLES.contains(&role.as_str()) || self.actionable[id] => return None,
             _ if self.regions.is_empty() => fallback_region(node.attr("id"), node.attr("class"))?,
             _ => return None,
         };
