@@ -122,8 +122,7 @@ async fn click_options(
             at.send("DOM.describeNode", serde_json::json!({"objectId": option})).await;
         input::release(at, &option).await;
         let key = NodeKey { backend_node_id: described?.node.backend_node_id, ..node.clone() };
-        let (x, y) = input::click_point(at, &key, element_ref).await?;
-        input::click_at(at.target.tab_id, x, y, MouseButton::Left, false).await?;
+        input::click_element(at, &key, element_ref, MouseButton::Left, false).await?;
     }
     Ok(())
 }

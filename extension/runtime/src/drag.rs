@@ -7,7 +7,8 @@
 //! drags intercepted (`Input.setInterceptDrags`). If the page started an HTML5 drag, the browser
 //! hands it over (`Input.dragIntercepted`) and the rest is dispatched as drag events
 //! (`dragEnter`, `dragOver`, `drop`) with its data; otherwise the mouse goes on moving to the end
-//! point and is released there.
+//! point, a little past it and back (where a sortable list decides the order), and is released
+//! there.
 
 use std::rc::Rc;
 
@@ -20,6 +21,21 @@ use crate::state::State;
 const STEPS: u32 = 8;
 /// How long the browser has to hand over an HTML5 drag the first move started.
 const DRAG_START_MS: u32 = 150;
+
+/// How far past the end point a mouse drag goes before it comes back (CSS pixels).
+const OVERSHOOT_PX: f64 = 6.0;
+
+/// The point [`OVERSHOOT_PX`] past `to` on the line from `from` (less on a short drag: at most a
+/// quarter of it); `None` when the two points are the same.
+fn overshoot(from: (f64, f64), to: (f64, f64)) -> Option<(f64, f64)> {
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let length = dx.hypot(dy);
+    if length < 1.0 {
+        return None;
+    }
+    let past = OVERSHOOT_PX.min(length / 4.0);
+    Some((to.0 + dx / length * past, to.1 + dy / length * past))
+}
 
 /// Drags from `from` to `to` (the page's viewport coordinates) on `tab`.
 pub async fn drag(state: &Rc<State>, tab: i32, from: (f64, f64), to: (f64, f64)) -> Result<(), ToolError> {
@@ -57,6 +73,13 @@ pub async fn drag(state: &Rc<State>, tab: i32, from: (f64, f64), to: (f64, f64))
         None => {
             for i in 2..=STEPS {
                 input::mouse(tab, moved(at(i))).await?;
+            }
+            // A sortable list moves an item only once the pointer passes the middle of the
+            // item it is over, so the pointer goes a little past the end point and comes back
+            // to it, as a hand does.
+            if let Some(past) = overshoot(from, to) {
+                input::mouse(tab, moved(past)).await?;
+                input::mouse(tab, moved(to)).await?;
             }
             input::mouse(
                 tab,

@@ -86,8 +86,7 @@ async fn set_checked(at: &NodeTarget, node: &NodeKey, field: &FormField, wanted:
             "{element_ref} is a selected radio: a radio is unselected by selecting another of its group"
         )));
     }
-    let (x, y) = input::click_point(at, node, element_ref).await?;
-    input::click_at(at.target.tab_id, x, y, MouseButton::Left, false).await?;
+    input::click_element(at, node, element_ref, MouseButton::Left, false).await?;
     if checked(at, node, field).await? != wanted {
         let state = if wanted { "checked" } else { "unchecked" };
         return Err(ToolError::Invalid(format!("{element_ref} was clicked but is not {state} (the page kept it)")));

@@ -111,6 +111,58 @@ pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> 
     Err(ToolError::element(element_ref, ElementProblem::Covered { by: cover }))
 }
 
+/// How long a click waits, after the pointer comes to rest over its target, for what the hover
+/// changed to settle, and how often it looks meanwhile.
+const HOVER_SETTLE_MS: u32 = 300;
+const HOVER_LOOK_MS: u32 = 25;
+
+/// Clicks the element as a user would: the pointer comes to rest over it first, then presses.
+/// A hover can move or collapse the target (a `:hover` rule that swaps an icon's image leaves the
+/// element empty until the new image loads, and the click would land on its parent), so the
+/// point is hit-tested again after the move and the press waits, for at most
+/// [`HOVER_SETTLE_MS`], until the target is under the pointer again. When it is not by then, the
+/// press goes to the point found before the move.
+pub async fn click_element(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    button: MouseButton,
+    double: bool,
+) -> Result<(), ToolError> {
+    let (x, y) = click_point(at, node, element_ref).await?;
+    move_mouse(at.target.tab_id, x, y).await?;
+    let deadline = crate::timer::Deadline::after(HOVER_SETTLE_MS);
+    let (mut px, mut py) = (x, y);
+    loop {
+        if let Some(point) = reaching_point(at, node, element_ref).await? {
+            (px, py) = point;
+            break;
+        }
+        if deadline.passed() {
+            break;
+        }
+        crate::timer::sleep(deadline.cap(HOVER_LOOK_MS)).await;
+    }
+    click_at(at.target.tab_id, px, py, button, double).await
+}
+
+/// The element's visible centre in the page's viewport coordinates when a click there reaches
+/// it now, without scrolling; `None` when it has no box or something else is there.
+async fn reaching_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Option<(f64, f64)>, ToolError> {
+    let (x, y) = match visible_centre(at, node, element_ref).await {
+        Ok(point) => point,
+        Err(ToolError::Element { problem: ElementProblem::NoBox, .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match hit(at, node, element_ref, x, y).await? {
+        Hit::Target => {
+            let (dx, dy) = at.offset().await?;
+            Ok(Some((x + dx, y + dy)))
+        }
+        Hit::Other(_) => Ok(None),
+    }
+}
+
 /// The centre of the element's first visible box, in its frame's viewport coordinates.
 async fn visible_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
     let id = serde_json::json!({"backendNodeId": node.backend_node_id});

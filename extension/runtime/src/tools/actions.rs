@@ -378,10 +378,7 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &
         params.since_version,
         ctx,
         "browser_click",
-        |at, node, tab| async move {
-            let (x, y) = input::click_point(&at, &node, element_ref).await?;
-            input::click_at(tab, x, y, button, double).await
-        },
+        |at, node, _| async move { input::click_element(&at, &node, element_ref, button, double).await },
     )
     .await
 }
