@@ -192,8 +192,6 @@ impl Operation {
                 O::Drag | O::DragBy => "browser_drag",
                 O::Scroll => "browser_scroll",
                 O::WaitFor => "browser_wait_for",
-                // Sightline's text selection tool is still being named; this is the name the
-                // adapter will use until it lands.
                 O::SelectText => "browser_select_text",
                 O::FillForm => "browser_fill_form",
                 O::Upload => "browser_file_upload",
@@ -659,10 +657,16 @@ impl<'a> Agent<'a> {
         }
     }
 
-    /// Selects the whole text of `node` (as a user highlights it).
+    /// Selects the whole text of `node` (as a user highlights it): by its ref, or for plain text
+    /// (which has none) by the words the reply showed.
     pub async fn select_text(&mut self, node: &Node) -> Step<Page> {
         self.require(Operation::SelectText)?;
-        self.act("browser_select_text", json!({"ref": reference(node)?})).await
+        let args = match &node.reference {
+            Some(r) => json!({"ref": r}),
+            None if node.is_text() && !node.name.trim().is_empty() => json!({"text": node.name.trim()}),
+            None => return Err(Failure::not_shown(format!("{node} has no ref to act on"))),
+        };
+        self.act("browser_select_text", args).await
     }
 
     /// Fills each field with its value: in one call where the server has a form tool, field by

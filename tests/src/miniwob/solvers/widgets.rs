@@ -659,8 +659,8 @@ pub async fn drag_sort_numbers(a: &mut Agent<'_>) -> Step {
     button(a, &now, "Submit").await
 }
 
-/// Items of a list with refs, named by their text: list items, or (a server that leaves the
-/// items out) the texts with refs between the instruction and the first button.
+/// Items of a list with refs, named by their text: list items, or (a server that does not call
+/// them list items) the named elements with refs between the instruction and the first button.
 fn list_items(page: &Page) -> Vec<Node> {
     let nodes = &page.nodes;
     let items: Vec<Node> = nodes
@@ -688,7 +688,7 @@ fn list_items(page: &Page) -> Vec<Node> {
         .until(|n| n.role == "button")
         .nodes
         .into_iter()
-        .filter(|n| n.is_text() && n.reference.is_some())
+        .filter(|n| n.reference.is_some() && !n.name.trim().is_empty())
         .collect()
 }
 
@@ -758,11 +758,15 @@ pub async fn identify_shape(a: &mut Agent<'_>) -> Step {
 }
 
 /// click-pie (and -nodelay): `Expand the pie menu below and click on the item labeled "A".`
+/// The menu opens from its centre, the control drawn as "+"; its items are on the page,
+/// folded, before it opens.
 pub async fn click_pie(a: &mut Agent<'_>) -> Step {
     let page = start(a).await?;
     let text = instruction(&page)?;
     let label = quoted_after(&text, "labeled ").ok_or_else(|| Failure::undecided(&text))?;
+    let opener = need_actionable(&page, "+")?;
     let item = need_actionable(&page, &label)?;
+    a.click(&opener).await?;
     a.click(&item).await.map(drop)
 }
 
