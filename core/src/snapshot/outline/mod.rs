@@ -378,7 +378,10 @@ impl Builder<'_, '_> {
             Some(&control) => label_facts(self.tree, id, control, &inner),
             None => facts(self.tree, id, &inner, self.icon_name(id).as_deref()),
         };
-        if facts.role == "clickable"
+        // A wrapper that stands for the one control it holds shows that control's role when its
+        // own says nothing of acting ("clickable") or names a container (a focusable list around
+        // its single suggestion).
+        if matches!(facts.role.as_str(), "clickable" | "list" | "group" | "toolbar" | "menubar" | "tablist" | "table")
             && let Some(&inner_control) = self.sources.borrowed.get(&id)
         {
             facts.role = super::element::facts(self.tree, inner_control, "", None).role;
