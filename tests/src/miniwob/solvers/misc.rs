@@ -145,18 +145,18 @@ pub async fn terminal(a: &mut Agent<'_>) -> Step {
                 .to_owned(),
         )
     };
+    // A person clicks into the terminal before typing: it takes focus by itself only a moment
+    // after the episode starts, and keys before that are lost.
+    if let Some(terminal) =
+        page.after_instruction().nodes.iter().find(|n| n.reference.is_some() && n.name.contains("user$")).cloned()
+    {
+        a.click(&terminal).await?;
+    }
     keys(a, "ls").await?;
     let now = a.page().await?;
-    let listing = now
-        .texts()
-        .into_iter()
-        .rev()
-        .find(|t| t.split_whitespace().count() >= 2 && !t.contains("user$") && !t.contains(':'));
-    let listing = listing
-        .ok_or_else(|| {
-            Failure::not_shown("the terminal shows no file listing after `ls` (did the key presses reach it?)")
-        })?
-        .to_owned();
+    let listing = ls_output(&now).ok_or_else(|| {
+        Failure::not_shown("the terminal shows no file listing after `ls` (did the key presses reach it?)")
+    })?;
     let file = listing
         .split_whitespace()
         .find(|f| match &extension {
@@ -170,6 +170,22 @@ pub async fn terminal(a: &mut Agent<'_>) -> Step {
         })?
         .to_owned();
     keys(a, &format!("rm {file}")).await
+}
+
+/// What the terminal printed after its last `ls`: the text between that prompt and the next,
+/// read from the page's texts and from the names of elements that hold text (a server may show
+/// the whole terminal as one element), and the letters typed as separate pieces ("l s").
+fn ls_output(page: &Page) -> Option<String> {
+    let shown: Vec<&str> =
+        page.nodes.iter().filter(|n| n.is_text() || n.reference.is_some()).map(|n| n.name.as_str()).collect();
+    let all = shown.join("\n");
+    all.rsplit("user$").find_map(|segment| {
+        let segment = segment.trim_start();
+        let rest = segment.strip_prefix("ls").or_else(|| segment.strip_prefix("l s"))?;
+        let listing = rest.replace('█', " ");
+        let listing = listing.trim();
+        (!listing.is_empty()).then(|| listing.to_owned())
+    })
 }
 
 /// Presses each character of `text`, then Enter, where focus is.

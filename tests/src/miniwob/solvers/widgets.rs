@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::words::{after, between, first_number, list, numbers, ordinal_before, quoted_after};
+use super::words::{after, between, first_number, numbers, ordinal_before, quoted_after};
 use super::{button, instruction, need, need_actionable, start};
 use crate::miniwob::agent::{Agent, Failure, Node, Step};
 use crate::miniwob::page::Page;
@@ -110,8 +110,9 @@ pub async fn click_scroll_list(a: &mut Agent<'_>) -> Step {
     let page = start(a).await?;
     let text = instruction(&page)?;
     let names = between(&text, "Select ", " from the scroll list").ok_or_else(|| Failure::undecided(&text))?;
-    let names = list(names);
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // The page joins the names with commas only: "and" may be part of one ("Heard Island and
+    // McDonald Islands").
+    let names: Vec<&str> = names.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
     let select = select_field(&page)?;
     a.select(&select, &names).await?;
     button(a, &page, "Submit").await
@@ -365,8 +366,26 @@ pub async fn form_sequence_3(a: &mut Agent<'_>) -> Step {
     let text = instruction(&page)?;
     let choice = between(&text, "Choose ", " from the dropdown").ok_or_else(|| Failure::undecided(&text))?;
     let label = quoted_after(&text, "labeled ").ok_or_else(|| Failure::undecided(&text))?;
-    let select = select_field(&page)?;
-    a.select(&select, &[choice]).await?;
+    match select_field(&page) {
+        Ok(select) => {
+            a.select(&select, &[choice]).await?;
+        }
+        // A dropdown drawn by script over a hidden select: open it as a person does (the
+        // control before the buttons), then click the choice.
+        Err(no_select) => {
+            let opener = page
+                .after_instruction()
+                .until(|n| n.role == "button")
+                .nodes
+                .into_iter()
+                .find(|n| n.reference.is_some() && n.role == "clickable")
+                .ok_or(no_select)?;
+            a.click(&opener).await?;
+            let open = a.page().await?;
+            let item = need_actionable(&open, choice)?;
+            a.click(&item).await?;
+        }
+    }
     let now = a.page().await?;
     button(a, &now, &label).await
 }
