@@ -301,8 +301,32 @@ pub(super) async fn on_document(
     Ok(called.result.value.unwrap_or_default())
 }
 
+/// Called on an element: where its resize grip is (just inside its bottom-right corner, in its
+/// frame's viewport) when the user can resize it, else `null`. A text area counts even when
+/// its own grip is off: scripts that make it resizable (jQuery UI) turn that off and lay their
+/// own grip over the same corner.
+const RESIZE_GRIP: &str = r#"function () {
+  const resize = getComputedStyle(this).resize;
+  if (this.localName !== 'textarea' && (!resize || resize === 'none')) return null;
+  const r = this.getBoundingClientRect();
+  return [r.right - 4, r.bottom - 4];
+}"#;
+
+/// The page point of the element's resize grip, when it has one.
+async fn resize_grip(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Option<(f64, f64)>, ToolError> {
+    let grip = input::call_on(at, node, element_ref, RESIZE_GRIP, &[]).await?;
+    let (Some(x), Some(y)) =
+        (grip.get(0).and_then(serde_json::Value::as_f64), grip.get(1).and_then(serde_json::Value::as_f64))
+    else {
+        return Ok(None);
+    };
+    let (dx, dy) = at.offset().await?;
+    Ok(Some((x + dx, y + dy)))
+}
+
 /// `browser_drag`: from the centre of `start_ref` (hit-tested like a click) to the centre of
-/// `end_ref`, or by `dx`/`dy`.
+/// `end_ref`, or by `dx`/`dy`. Moved by an offset, an element the user can resize (a
+/// `<textarea>`) is dragged by its resize grip, as a person resizes it.
 pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &CallContext) -> ActionResult {
     let offset = match (&params.end_ref, params.dx, params.dy) {
         (Some(_), None, None) => None,
@@ -320,7 +344,12 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
     let (start_ref, end_ref) = (&params.start_ref, params.end_ref.as_deref().unwrap_or_default());
     let tool = "browser_drag";
     act_on_ref(state, session, params.tab, start_ref, params.since_version, ctx, tool, |at, node, tab| async move {
-        let from = input::click_point(&at, &node, start_ref).await?;
+        let mut from = input::click_point(&at, &node, start_ref).await?;
+        if offset.is_some()
+            && let Some(grip) = resize_grip(&at, &node, start_ref).await?
+        {
+            from = grip;
+        }
         let to = match (offset, end) {
             (Some((dx, dy)), _) => (from.0 + dx, from.1 + dy),
             (None, Some(end)) => input::centre_in_view(&NodeTarget::of(state, tab, &end), &end, end_ref).await?,
