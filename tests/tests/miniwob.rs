@@ -1,20 +1,20 @@
 //! MiniWoB++ tasks played end to end through Sightline: the same solvers and harness as `cargo
-//! xtask tasks` (`sightline_e2e::miniwob`), on 25 tasks whose operations Sightline has tools for
-//! today, each played with seeds 1 to 3 and required to be solved every time. The page's own
-//! reward, read by the harness over its own CDP connection, is the verdict; nothing here times
-//! anything.
+//! xtask tasks` (`sightline_e2e::miniwob`), on 25 tasks chosen so that every tool a task page
+//! can call for is played, each with seeds 1 to 3 and required to be solved every time. The
+//! page's own reward, read by the harness over its own CDP connection, is the verdict; nothing
+//! here times anything.
 //!
-//! Tools these tasks cover today: `browser_navigate` (the harness loads each page through it),
-//! `browser_snapshot`, `browser_click`, `browser_type` (replacing text, and refused on date and
-//! time fields, which the solvers then fill key by key), and `browser_press_key` (with and
-//! without a ref: sliders, date and time fields). `browser_find` and `browser_tabs` are not
-//! needed by any solver (every page fits one snapshot, in one tab).
-//!
-//! To add as Sightline's tools land (each task's solver already calls the tool, and today the
-//! harness records it as "no tool"): `browser_select_option` → choose-list, click-scroll-list;
-//! `browser_hover` → click-menu; `browser_drag` → drag-items, drag-sort-numbers (once list items
-//! get refs), resize-textarea (by offset); `browser_scroll` → scroll-text-2, sign-agreement;
-//! the text selection tool → highlight-text, highlight-text-2.
+//! Tools these tasks play: `browser_navigate` (the harness loads each page through it),
+//! `browser_snapshot`, `browser_click` (on controls, on icons bound by script, on SVG text, on
+//! icons whose image changes on hover), `browser_type`, `browser_press_key` (with and without a
+//! ref: sliders, date and time fields), `browser_fill_form` (enter-password, login-user-popup,
+//! read-table-2), `browser_select_option` with several values (click-scroll-list),
+//! `browser_hover` (click-menu), `browser_drag` ref to ref on a sortable list (drag-items) and by
+//! an offset on a text area's resize grip (resize-textarea), `browser_scroll` on an element
+//! (scroll-text-2) and `browser_select_text` on plain text (highlight-text). No task page calls
+//! for the rest (`browser_file_upload`, `browser_handle_dialog`, `browser_take_screenshot`, the
+//! coordinate tools, `browser_evaluate`, `browser_wait_for`, `browser_find`, `browser_tabs`);
+//! `actions.rs`, `page_actions.rs` and `evaluate.rs` play those on fixture pages.
 //!
 //! The task pages come from the `miniwob` wheel that `cargo xtask test` fetches into
 //! `target/tasks/`; without them these tests skip (and fail under `CI=true`).
@@ -76,29 +76,29 @@ macro_rules! tasks {
 }
 
 tasks! {
-    click_button_is_solved => "click-button",
+    ascending_numbers_is_solved => "ascending-numbers",
     click_button_sequence_is_solved => "click-button-sequence",
     click_checkboxes_is_solved => "click-checkboxes",
     click_collapsible_is_solved => "click-collapsible-nodelay",
     click_dialog_2_is_solved => "click-dialog-2",
-    click_link_is_solved => "click-link",
-    click_option_is_solved => "click-option",
+    click_menu_is_solved => "click-menu",
+    click_scroll_list_is_solved => "click-scroll-list",
     click_tab_2_is_solved => "click-tab-2",
     click_widget_is_solved => "click-widget",
     choose_date_is_solved => "choose-date-nodelay",
     copy_paste_is_solved => "copy-paste",
+    drag_items_is_solved => "drag-items",
+    email_inbox_forward_nl_is_solved => "email-inbox-forward-nl",
     email_inbox_important_is_solved => "email-inbox-important",
     enter_date_is_solved => "enter-date",
     enter_password_is_solved => "enter-password",
     enter_text_2_is_solved => "enter-text-2",
     enter_time_is_solved => "enter-time",
-    find_word_is_solved => "find-word",
-    focus_text_2_is_solved => "focus-text-2",
-    guess_number_is_solved => "guess-number",
+    highlight_text_is_solved => "highlight-text",
     login_user_popup_is_solved => "login-user-popup",
-    multi_layouts_is_solved => "multi-layouts",
     read_table_2_is_solved => "read-table-2",
-    phone_book_is_solved => "phone-book",
-    simple_algebra_is_solved => "simple-algebra",
+    resize_textarea_is_solved => "resize-textarea",
+    scroll_text_2_is_solved => "scroll-text-2",
+    social_media_is_solved => "social-media",
     use_slider_is_solved => "use-slider",
 }
