@@ -142,8 +142,14 @@ fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
 /// An element with both traces of a script's click target: a listener on it and a pointer
 /// cursor that starts at it. It is a target even around others (an inbox row around its star).
 fn listens_with_own_pointer(tree: &PageTree, id: NodeId) -> bool {
+    tree.nodes[id].clickable && pointer_starts_at(tree, id)
+}
+
+/// Whether the element shows a pointer cursor its parent does not (the cursor is inherited, so
+/// this is where a page set it).
+fn pointer_starts_at(tree: &PageTree, id: NodeId) -> bool {
     let pointer = |n: NodeId| tree.nodes[n].layout.as_ref().is_some_and(|l| l.cursor == "pointer");
-    tree.nodes[id].clickable && pointer(id) && !tree.nodes[id].parent.is_some_and(pointer)
+    pointer(id) && !tree.nodes[id].parent.is_some_and(pointer)
 }
 
 /// An element made clickable by script: Chrome reports a click or mouse-button listener on
@@ -153,8 +159,7 @@ fn listener_only(tree: &PageTree, id: NodeId) -> bool {
     if node.kind != NodeKind::Element || matches!(node.tag.as_str(), "html" | "body" | "label") {
         return false;
     }
-    let pointer = |n: NodeId| tree.nodes[n].layout.as_ref().is_some_and(|l| l.cursor == "pointer");
-    node.clickable || (pointer(id) && !node.parent.is_some_and(pointer))
+    node.clickable || pointer_starts_at(tree, id)
 }
 
 fn is_editing_host(tree: &PageTree, id: NodeId) -> bool {
