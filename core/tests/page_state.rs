@@ -125,7 +125,11 @@ fn so_much_change_that_a_delta_would_mislead_sends_the_full_page() {
     let flood: Vec<Node> = (0..40).map(|i| p(200 + i, &format!("New line {i}"))).collect();
     let r = act(&mut ps, &shop("L1", "Basket: 0 items", flood));
     assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Unreliable { .. }, .. }), "{:?}", r.outcome);
-    assert!(text(&ps, &r).contains("· full page: too much changed for a delta"));
+    let text = text(&ps, &r);
+    let reason = text.lines().nth(1).and_then(|l| l.split("· full page: ").nth(1)).unwrap_or_default();
+    assert!(reason.ends_with("% of lines changed"), "{text}");
+    let share: f64 = reason.trim_end_matches("% of lines changed").parse().expect("a share");
+    assert!(share > 20.0, "{text}");
 }
 
 // Navigation and refs across documents -----------------------------------------------------------

@@ -93,11 +93,10 @@ impl std::fmt::Display for FullReason {
         match self {
             FullReason::FirstLook => f.write_str("first look"),
             FullReason::Navigation => f.write_str("new page"),
-            FullReason::Unreliable { confidence, changed_share } => write!(
-                f,
-                "too much changed for a delta ({:.0}% of lines, confidence {confidence:.2})",
-                changed_share * 100.0
-            ),
+            // Short: it heads every answer that could not be a delta.
+            FullReason::Unreliable { changed_share, .. } => {
+                write!(f, "{:.0}% of lines changed", changed_share * 100.0)
+            }
             FullReason::UnknownFrames => f.write_str("a frame could not be identified"),
             FullReason::Requested => f.write_str("as requested"),
             FullReason::TooStale { agent_version } => write!(f, "v{agent_version} is too old to update"),
