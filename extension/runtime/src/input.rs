@@ -99,16 +99,25 @@ pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> 
         if attempt == 1 {
             call_on(at, node, element_ref, SCROLL_TO_CENTRE, &[]).await?;
         }
-        let (x, y) = visible_centre(at, node, element_ref).await?;
-        match hit(at, node, element_ref, x, y).await? {
-            Hit::Target => {
-                let (dx, dy) = at.offset().await?;
-                return Ok((x + dx, y + dy));
-            }
-            Hit::Other(what) => cover = what,
+        match reach(at, node, element_ref).await? {
+            Ok(point) => return Ok(point),
+            Err(what) => cover = what,
         }
     }
     Err(ToolError::element(element_ref, ElementProblem::Covered { by: cover }))
+}
+
+/// The element's visible centre in the page's viewport coordinates when a click there reaches
+/// it now (no scrolling), else a description of what is there instead.
+async fn reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Result<(f64, f64), String>, ToolError> {
+    let (x, y) = visible_centre(at, node, element_ref).await?;
+    Ok(match hit(at, node, element_ref, x, y).await? {
+        Hit::Target => {
+            let (dx, dy) = at.offset().await?;
+            Ok((x + dx, y + dy))
+        }
+        Hit::Other(what) => Err(what),
+    })
 }
 
 /// How long a click waits, after the pointer comes to rest over its target, for what the hover
@@ -146,20 +155,13 @@ pub async fn click_element(
     click_at(at.target.tab_id, px, py, button, double).await
 }
 
-/// The element's visible centre in the page's viewport coordinates when a click there reaches
-/// it now, without scrolling; `None` when it has no box or something else is there.
+/// Where a click reaches the element now, or `None` while it has no box or something else is
+/// there (see [`reach`]).
 async fn reaching_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Option<(f64, f64)>, ToolError> {
-    let (x, y) = match visible_centre(at, node, element_ref).await {
-        Ok(point) => point,
-        Err(ToolError::Element { problem: ElementProblem::NoBox, .. }) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    match hit(at, node, element_ref, x, y).await? {
-        Hit::Target => {
-            let (dx, dy) = at.offset().await?;
-            Ok(Some((x + dx, y + dy)))
-        }
-        Hit::Other(_) => Ok(None),
+    match reach(at, node, element_ref).await {
+        Ok(reached) => Ok(reached.ok()),
+        Err(ToolError::Element { problem: ElementProblem::NoBox, .. }) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
