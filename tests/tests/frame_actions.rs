@@ -2,6 +2,7 @@
 //! in its own process and Sightline reaches through that frame's own session): a click, typing,
 //! a choice and a checkbox, each answered with what it changed like anywhere else. The frame
 //! reports each effect to the test server, so what happened is checked apart from the answers.
+//! `browser_wait_for` sees text in the page's own iframes and in out-of-process ones.
 
 use std::time::Duration;
 
@@ -16,15 +17,10 @@ async fn controls_inside_another_sites_iframe_are_acted_on_by_ref() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let c = &rig.client;
     rig.open("actions/framed.html").await;
-    // The frame loads after the page's own load; look until its controls are there.
-    let mut page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
-    for _ in 0..20 {
-        if page.text.contains("Press me") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-        page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
-    }
+    // The frames load after the page's own load; waiting for text sees into both kinds.
+    c.ok("browser_wait_for", json!({"text": "Press me"})).await;
+    c.ok("browser_wait_for", json!({"text": "Words of the same site"})).await;
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
     assert!(page.text.contains("Controls of another site"), "{}", page.text);
     // The frame really is out of process: it has a target of its own.
     service_worker::attach_to_frame(&rig.devtools(), "localhost").expect("the frame is out of process");

@@ -11,6 +11,7 @@ use super::actions::{ActionResult, act, act_noting, act_on_ref, lock_tab, node_o
 use super::snapshot::answer;
 use super::{CallContext, refuse_if_dialog, resolve_ref, target_tab};
 use crate::cdp::{self, CdpError};
+use crate::chrome::DebuggeeTarget;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::state::State;
@@ -173,9 +174,18 @@ const ANSWER_MS: u32 = 2_000;
 
 /// Called on the document with a text and whether it should be there: whether it is (or is
 /// not), in the text a person sees.
-const HAS_TEXT: &str = r#"function (text, wanted) {
-  const seen = (this.body && this.body.innerText || '').replace(/\s+/g, ' ');
-  return seen.includes(text.replace(/\s+/g, ' ').trim()) === wanted;
+const HAS_TEXT: &str = r#"function (text) {
+  const wanted = text.replace(/\s+/g, ' ').trim();
+  const shows = (doc) => {
+    if ((doc.body && doc.body.innerText || '').replace(/\s+/g, ' ').includes(wanted)) return true;
+    for (const frame of doc.querySelectorAll('iframe, frame')) {
+      let inner = null;
+      try { inner = frame.contentDocument; } catch (e) { inner = null; }
+      if (inner && shows(inner)) return true;
+    }
+    return false;
+  };
+  return shows(this);
 }"#;
 
 /// `browser_wait_for`: waits (bounded) for its condition, then answers with what changed.
@@ -221,8 +231,8 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     };
     let met = loop {
         let met = match (&params.text, &params.text_gone, &gone) {
-            (Some(text), _, _) => page_has(tab, text, true).await?,
-            (_, Some(text), _) => page_has(tab, text, false).await?,
+            (Some(text), _, _) => page_has(state, tab, text, true).await?,
+            (_, Some(text), _) => page_has(state, tab, text, false).await?,
             (_, _, Some((at, node, r))) => element_gone(at, node, r).await?,
             (None, None, None) => params.ref_gone.is_some(),
         };
@@ -254,10 +264,25 @@ fn quote(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 
-/// Whether the page's text includes `text` (`wanted`), or not (`!wanted`).
-async fn page_has(tab: i32, text: &str, wanted: bool) -> Result<bool, ToolError> {
-    let value = on_document(tab, HAS_TEXT, serde_json::json!([{"value": text}, {"value": wanted}])).await?;
-    Ok(value == serde_json::Value::Bool(true))
+/// Whether the page's text includes `text` (`wanted`), or not (`!wanted`): the text of the page
+/// and of its iframes, those of the page's process (read from the page) and those the browser
+/// runs in a process of their own (read through their sessions).
+async fn page_has(state: &State, tab: i32, text: &str, wanted: bool) -> Result<bool, ToolError> {
+    let children: Vec<String> = state.tabs.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
+    let targets = std::iter::once(None).chain(children.into_iter().map(Some));
+    for session_id in targets {
+        let target = DebuggeeTarget { tab_id: tab, session_id };
+        let shown = match on_document_in(&target, HAS_TEXT, serde_json::json!([{"value": text}])).await {
+            Ok(value) => value == serde_json::Value::Bool(true),
+            // An iframe's session can go while it is read (the frame navigated or was removed).
+            Err(_) if target.session_id.is_some() => false,
+            Err(e) => return Err(e),
+        };
+        if shown {
+            return Ok(wanted);
+        }
+    }
+    Ok(!wanted)
 }
 
 /// Whether the element left the page or no longer shows.
@@ -276,24 +301,40 @@ pub(super) async fn on_document(
     function: &str,
     args: serde_json::Value,
 ) -> Result<serde_json::Value, ToolError> {
+    on_document_in(&DebuggeeTarget::main(tab), function, args).await
+}
+
+/// Runs `function` on the document of `target` (the page, or an out-of-process iframe's
+/// session) with `args`.
+async fn on_document_in(
+    target: &DebuggeeTarget,
+    function: &str,
+    args: serde_json::Value,
+) -> Result<serde_json::Value, ToolError> {
     #[derive(serde::Deserialize)]
     struct Evaluated {
         result: input::ValueHolder,
     }
-    let document: Evaluated =
-        cdp::send(tab, "Runtime.evaluate", serde_json::json!({"expression": "document", "returnByValue": false}))
-            .await?;
+    let document: Evaluated = cdp::send_to(
+        target,
+        "Runtime.evaluate",
+        serde_json::json!({"expression": "document", "returnByValue": false}),
+        cdp::COMMAND_TIMEOUT_MS,
+    )
+    .await?;
     let Some(object) = document.result.object_id else {
         return Err(ToolError::Unexpected { what: "the page's document", message: "no object".into() });
     };
-    let called: Result<input::CallResult, CdpError> = cdp::send(
-        tab,
+    let called: Result<input::CallResult, CdpError> = cdp::send_to(
+        target,
         "Runtime.callFunctionOn",
         serde_json::json!({"objectId": object, "functionDeclaration": function, "arguments": args,
             "returnByValue": true}),
+        cdp::COMMAND_TIMEOUT_MS,
     )
     .await;
-    let _ = cdp::send::<serde_json::Value>(tab, "Runtime.releaseObject", serde_json::json!({"objectId": object})).await;
+    let release = serde_json::json!({"objectId": object});
+    let _ = cdp::send_to::<serde_json::Value>(target, "Runtime.releaseObject", release, cdp::COMMAND_TIMEOUT_MS).await;
     let called = called?;
     if let Some(exception) = called.exception {
         return Err(ToolError::Unexpected { what: "a script on the page", message: exception.to_string() });
