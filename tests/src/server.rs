@@ -7,7 +7,8 @@
 //! failing (with `?endless`, its body starts and never ends, like a stream the page never reads:
 //! the browser has the status but never finishes loading), and `/hang/<name>`, which is never
 //! answered: the request is counted (event `hang:<name>`) and its connection held, unanswered,
-//! until the server is dropped.
+//! until the server is dropped. Any file is answered late with `?delay=<ms>` (at most 10 s), for
+//! pages whose images arrive after their script has drawn them.
 //!
 //! Every connection gets its own thread for as long as the browser keeps it open. A browser
 //! loading a page opens several connections at once and keeps each one for its next request;
@@ -250,6 +251,9 @@ fn answer(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
     if relative.split('/').any(|part| part == "..") {
         return respond(out, 403, "text/plain", b"");
     }
+    if let Some(ms) = query.split('&').find_map(|p| p.strip_prefix("delay=")).and_then(|ms| ms.parse::<u64>().ok()) {
+        std::thread::sleep(Duration::from_millis(ms.min(MAX_DELAY_MS)));
+    }
     let mut file = shared.root.join(&relative);
     if file.is_dir() {
         file = file.join("index.html");
@@ -259,6 +263,9 @@ fn answer(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
         Err(_) => respond(out, 404, "text/plain", b"not found"),
     }
 }
+
+/// Longest `?delay=` a file is answered after.
+const MAX_DELAY_MS: u64 = 10_000;
 
 /// What `/switch/<name>` says its body is.
 const SWITCH_TYPE: &str = "text/plain; charset=UTF-8";

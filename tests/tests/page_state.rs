@@ -349,6 +349,49 @@ async fn waiting_for_a_page_to_settle_is_bounded_and_reported() {
     assert!(left.text.contains("# Second page") && kind(&left) == "full", "{}", left.text);
 }
 
+/// The ref of the icon under the post `post` (`- Post 1`, then `e4 clickable (no name)`), if
+/// the answer shows one.
+fn icon_of(text: &str, post: &str) -> Option<String> {
+    let mut lines = text.lines().skip_while(|l| l.trim() != format!("- {post}"));
+    lines.next()?;
+    let icon = lines.next()?.trim();
+    icon.ends_with("clickable (no name)").then(|| icon.split(' ').next().unwrap_or_default().to_owned())
+}
+
+/// Images, style sheets and fonts still loading are waited for before a capture (bounded): an
+/// icon drawn by a style rule has no width until its image arrives, and used to be missing
+/// from an answer taken in between (the icons under a feed's posts, drawn just after the page
+/// built them). The server answers the icon's image 600 ms late; without the wait neither
+/// answer below has its ref.
+#[tokio::test(flavor = "multi_thread")]
+async fn icons_whose_images_are_still_loading_are_waited_for() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = c.call("browser_navigate", json!({"url": rig.server.url("page-state/late-icons.html")})).await.unwrap();
+
+    // An action's answer.
+    let added = c.ok("browser_click", json!({"ref": ref_of(&page, "button", "Add a post")})).await;
+    let icon = icon_of(&added, "Post 1").unwrap_or_else(|| panic!("the click's answer shows the icon: {added}"));
+    c.ok("browser_click", json!({"ref": icon})).await;
+    assert!(rig.server.wait_for_event("starred:1", WAIT), "the icon's ref reaches the icon");
+
+    // A snapshot taken while the image is on its way: the post comes 300 ms after the click.
+    c.ok("browser_click", json!({"ref": ref_of(&page, "button", "Add a post in a moment")})).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let snapshot = c.call("browser_snapshot", json!({})).await.unwrap();
+    assert!(icon_of(&snapshot.text, "Post 2").is_some(), "the snapshot shows the icon: {}", snapshot.text);
+    let stats = snapshot.structured.as_ref().map(|s| s["stats"].clone()).unwrap_or_default();
+    assert!(stats["loads_ms"].is_number(), "the wait is reported: {stats}");
+
+    // An image that never arrives holds the answer only up to the wait's cap, and the page's
+    // other targets are all there.
+    let never =
+        c.call("browser_click", json!({"ref": ref_of(&page, "button", "Add a post whose icon never loads")})).await;
+    let never = never.unwrap();
+    assert!(!never.is_error && never.text.contains("Post 3"), "{}", never.text);
+    assert!(rig.server.wait_for_event("hang:never-icon", WAIT), "the page asked for the image");
+}
+
 /// Across the shop's pages, the header and footer the agent has already read collapse to one
 /// line each; their refs stay the same, `browser_find` reaches them and `browser_snapshot`
 /// expands them on request.

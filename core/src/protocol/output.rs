@@ -134,4 +134,8 @@ pub struct SnapshotStats {
     /// Milliseconds spent waiting for the page to settle before the capture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle_ms: Option<f64>,
+    /// Milliseconds spent waiting, just before the capture, for images, style sheets and fonts
+    /// the page was still loading (absent when it was loading none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loads_ms: Option<f64>,
 }

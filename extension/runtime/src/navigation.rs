@@ -34,6 +34,14 @@ const STABILIZE_CAP_MS: u32 = 2_000;
 /// After an action, how long to watch for a navigation it may have started.
 const NAVIGATION_GRACE_MS: u32 = 150;
 
+/// Longest wait before a capture for the images, style sheets and fonts a page is loading.
+const RENDERING_LOADS_CAP_MS: u32 = 1_000;
+/// Loads sent longer ago than this are not waited for: one that hangs must not hold up every
+/// capture after it.
+const RENDERING_LOAD_AGE_MS: u64 = 5_000;
+/// How often the wait for those loads looks again.
+const RENDERING_LOADS_POLL_MS: u32 = 20;
+
 /// Longest wait for child frames an action set loading.
 const FRAME_LOAD_TIMEOUT_MS: u32 = 5_000;
 
@@ -403,6 +411,23 @@ async fn wait_for_load(
         ));
     }
     Ok(())
+}
+
+/// Waits (at most [`RENDERING_LOADS_CAP_MS`]) until the tab has no image, style sheet or font
+/// in flight that it asked for in the last [`RENDERING_LOAD_AGE_MS`], and returns how long it
+/// waited, or `None` when nothing was loading. A page that has just built its content (a
+/// script adding icons drawn by style rules) shows it only once those arrive: an icon whose
+/// image is not in yet has no width, and a capture taken then would not see it.
+pub async fn await_rendering_loads(state: &State, tab_id: i32) -> Option<f64> {
+    if state.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) == 0 {
+        return None;
+    }
+    let started = timer::now_ms();
+    let deadline = Deadline::after(RENDERING_LOADS_CAP_MS);
+    while !deadline.passed() && state.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) > 0 {
+        timer::sleep(deadline.cap(RENDERING_LOADS_POLL_MS)).await;
+    }
+    Some(timer::now_ms() - started)
 }
 
 /// What asking the page for its `document.readyState` gave.

@@ -266,6 +266,13 @@ impl State {
         self.timeline.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
     }
 
+    /// How many images, style sheets and fonts `tab` is loading that were sent at most
+    /// `max_age_ms` ago (see [`Recorder::rendering_loads`]).
+    pub fn rendering_loads(&self, tab: i32, max_age_ms: u64) -> usize {
+        let Ok(tab) = u32::try_from(tab) else { return 0 };
+        self.timeline.borrow().recorder.rendering_loads(tab, timer::epoch_ms(), max_age_ms)
+    }
+
     /// Writes the whole timeline to `chrome.storage.session` now.
     pub async fn save_timeline(&self) {
         let json = {

@@ -115,9 +115,10 @@ fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn
         if capture > 0.0 {
             push("pipeline ÷ capture", ExtraValue::Ratio(pipeline / capture));
         }
-        // A navigation's waits: loading, then settling.
+        // A navigation's waits: loading, then settling; and the images, style sheets and fonts
+        // still loading just before the capture.
         let mut waits = 0.0;
-        for (key, name) in [("load_ms", "load"), ("settle_ms", "settle")] {
+        for (key, name) in [("load_ms", "load"), ("settle_ms", "settle"), ("loads_ms", "subresource loads")] {
             if let Some(ms) = millis(key) {
                 waits += ms;
                 push(name, ExtraValue::Millis(ms));

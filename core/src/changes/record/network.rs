@@ -22,6 +22,10 @@ use crate::changes::entries::NetworkEntry;
 /// the oldest waiting one. A long poll that never answers must not grow memory.
 const MAX_IN_FLIGHT: usize = 1000;
 
+/// Resource types whose load changes what a page shows once it arrives: an image (an `<img>` or
+/// one a style rule names), a style sheet, a font.
+const RENDERING_TYPES: [&str; 3] = ["Image", "Stylesheet", "Font"];
+
 /// A request sent whose load has not ended.
 #[derive(Debug, Clone)]
 pub(super) struct InFlight {
@@ -160,6 +164,21 @@ impl Recorder {
             .collect()
     }
 
+    /// How many images, style sheets and fonts `tab` is still loading that were sent at most
+    /// `max_age_ms` before `now_ms`. A snapshot taken before they arrive would miss what they
+    /// show: an icon drawn by a style rule has no width until its image is in. Older loads are
+    /// left out, so one that hangs does not hold up every snapshot after it.
+    pub fn rendering_loads(&self, tab: u32, now_ms: u64, max_age_ms: u64) -> usize {
+        self.requests
+            .iter()
+            .filter(|(key, request)| {
+                key.tab == tab
+                    && now_ms.saturating_sub(request.sent_ms) <= max_age_ms
+                    && request.resource_type.as_deref().is_some_and(|kind| RENDERING_TYPES.contains(&kind))
+            })
+            .count()
+    }
+
     fn remember(&mut self, key: RequestId, request: InFlight) {
         if self.requests.len() >= MAX_IN_FLIGHT
             && !self.requests.contains_key(&key)
@@ -225,6 +244,31 @@ mod tests {
             json!({"requestId": id, "timestamp": 10.013, "type": "Fetch",
                                                         "response": {"status": status}}),
         )
+    }
+
+    #[test]
+    fn rendering_loads_count_images_styles_and_fonts_of_the_tab_until_their_load_ends() {
+        let mut recorder = Recorder::default();
+        for (id, kind, tab) in [("1", "Image", 7), ("2", "Stylesheet", 7), ("3", "Fetch", 7), ("4", "Image", 8)] {
+            let sent = json!({"requestId": id, "timestamp": 10.0, "type": kind,
+                              "request": {"url": format!("http://x/{id}"), "method": "GET"}});
+            recorder.event(tab, None, "Network.requestWillBeSent", &sent, NOW);
+        }
+        assert_eq!(recorder.rendering_loads(7, NOW, 5_000), 2, "the image and the style sheet of tab 7");
+        assert_eq!(recorder.rendering_loads(8, NOW, 5_000), 1);
+        // Still loading after its response: what it shows is not in yet.
+        recorder.event(
+            7,
+            None,
+            "Network.responseReceived",
+            &json!({"requestId": "1", "type": "Image", "response": {"status": 200}}),
+            NOW,
+        );
+        assert_eq!(recorder.rendering_loads(7, NOW, 5_000), 2);
+        recorder.event(7, None, "Network.loadingFinished", &json!({"requestId": "1", "encodedDataLength": 10}), NOW);
+        recorder.event(7, None, "Network.loadingFailed", &json!({"requestId": "2", "canceled": true}), NOW);
+        assert_eq!(recorder.rendering_loads(7, NOW, 5_000), 0);
+        assert_eq!(recorder.rendering_loads(8, NOW + 5_001, 5_000), 0, "a load older than the age is not waited for");
     }
 
     #[test]

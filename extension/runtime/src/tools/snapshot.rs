@@ -10,7 +10,7 @@ use sightline_core::snapshot::Snapshot;
 
 use super::{ToolResult, target_tab};
 use crate::error::ToolError;
-use crate::navigation::Waited;
+use crate::navigation::{self, Waited};
 use crate::state::State;
 use crate::{capture, timer};
 
@@ -32,8 +32,11 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
     state.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
 }
 
-/// Captures the tab and compiles it with the session's page state, timing both.
+/// Captures the tab and compiles it with the session's page state, timing both. Images, style
+/// sheets and fonts the page is still loading are waited for first (bounded; see
+/// [`navigation::await_rendering_loads`]).
 pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
+    let loads_ms = navigation::await_rendering_loads(state, tab).await;
     let captured = capture::capture(state, tab).await?;
     // The person's own secret words apply from the next look on.
     let words = crate::options::Options::read().await.secret_words;
@@ -49,6 +52,7 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
     snapshot.stats.probe_ms = Some(captured.probe_ms);
     snapshot.stats.capture_reused = captured.reused;
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
+    snapshot.stats.loads_ms = loads_ms;
     Ok(snapshot)
 }
 
