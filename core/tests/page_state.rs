@@ -10,6 +10,7 @@ use sightline_core::page_state::find::{FindQuery, find};
 use sightline_core::page_state::response::render_response;
 use sightline_core::page_state::view::{View, apply};
 use sightline_core::page_state::{FullReason, HISTORY, Outcome, PageError, PageState, Response, Staleness};
+use sightline_core::protocol::SnapshotParams;
 use sightline_core::snapshot::render::RenderOptions;
 use support::*;
 
@@ -126,10 +127,45 @@ fn so_much_change_that_a_delta_would_mislead_sends_the_full_page() {
     let r = act(&mut ps, &shop("L1", "Basket: 0 items", flood));
     assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Unreliable { .. }, .. }), "{:?}", r.outcome);
     let text = text(&ps, &r);
-    let reason = text.lines().nth(1).and_then(|l| l.split("· full page: ").nth(1)).unwrap_or_default();
+    // The agent has the title and URL of the page it acted on: the version line heads the page.
+    let reason = text.lines().next().and_then(|l| l.strip_prefix("v2 · full page: ")).unwrap_or_default();
     assert!(reason.ends_with("% of lines changed"), "{text}");
     let share: f64 = reason.trim_end_matches("% of lines changed").parse().expect("a share");
     assert!(share > 20.0, "{text}");
+    assert!(!text.contains("https://shop.test/"), "{text}");
+    // A later page of it, read on its own, says where it is.
+    let more = ps.continue_snapshot(&SnapshotParams { page: Some(1), ..SnapshotParams::default() }).expect("the page");
+    assert!(more.text.starts_with("Shop\nhttps://shop.test/ · v2 · full page: "), "{}", more.text);
+}
+
+#[test]
+fn a_full_page_after_an_action_that_changed_the_title_says_where_it_is() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    let flood: Vec<Node> = (0..40).map(|i| p(200 + i, &format!("New line {i}"))).collect();
+    let mut page = shop("L1", "Basket: 0 items", flood);
+    page.title = "Shop (1)".into();
+    let r = act(&mut ps, &page);
+    let text = text(&ps, &r);
+    assert!(text.starts_with("Shop (1)\nhttps://shop.test/ · v2 · full page: "), "{text}");
+}
+
+#[test]
+fn on_a_small_page_a_short_delta_is_sent_though_much_of_it_changed() {
+    // Four lines; one going is a quarter of them, past the share that sends the full page.
+    let numbers = |shown: &[i64]| {
+        let mut main = vec![h(20, 1, "Click the numbers in order")];
+        main.extend(shown.iter().map(|&n| button(20 + n, &n.to_string())));
+        page("L1", vec![landmark(19, "main", "", main)])
+    };
+    let mut ps = PageState::new();
+    baseline(&mut ps, &numbers(&[1, 2, 3]));
+    let r = act(&mut ps, &numbers(&[2, 3]));
+    assert_eq!(text(&ps, &r), "v2 · 1 change since v1\ngone: e1");
+    // The page replaced by as much again: the delta would be longer than the page.
+    let others: Vec<Node> = (0..4).map(|i| p(300 + i, &format!("A longer line of new text, number {i}"))).collect();
+    let r = act(&mut ps, &page("L1", vec![landmark(19, "main", "", others)]));
+    assert!(matches!(r.outcome, Outcome::Full { reason: FullReason::Unreliable { .. }, .. }), "{:?}", r.outcome);
 }
 
 // Navigation and refs across documents -----------------------------------------------------------

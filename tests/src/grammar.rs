@@ -278,8 +278,9 @@ pub fn parse_snapshot(text: &str) -> anyhow::Result<Parsed> {
     Ok(out)
 }
 
-/// Reads the answer to an action: notes, then a full page (as [`parse_snapshot`]) or a
-/// `v<N> · …` line with what changed, then at most one `Since the last response:` line, last.
+/// Reads the answer to an action: notes, then a full page (as [`parse_snapshot`], or headed by
+/// its `v<N> · full page: …` line alone when the agent has its title and URL) or a `v<N> · …`
+/// line with what changed, then at most one `Since the last response:` line, last.
 pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
     let trailer = "Since the last response: ";
     let mut lines: Vec<&str> = text.lines().collect();
@@ -291,12 +292,14 @@ pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
         bail!("a `Since the last response:` line that is not the last: {l}");
     }
     let first = lines.iter().position(|l| !l.starts_with("! ")).unwrap_or(lines.len());
-    let mut out = if lines.get(first).is_some_and(|l| is_answer_header(l)) {
-        let mut out = Parsed {
-            notes: lines[..first].iter().map(|l| l[2..].to_owned()).collect(),
-            header: vec![lines[first].to_owned()],
-            ..Parsed::default()
-        };
+    let notes = || lines[..first].iter().map(|l| l[2..].to_owned()).collect();
+    let mut out = if lines.get(first).is_some_and(|l| is_answer_header(l) && l.contains(" · full page: ")) {
+        // The full page of the page the agent acted on, headed by its version line alone.
+        let mut out = Parsed { notes: notes(), header: vec![lines[first].to_owned()], ..Parsed::default() };
+        body(&lines[first + 1..], &mut out)?;
+        out
+    } else if lines.get(first).is_some_and(|l| is_answer_header(l)) {
+        let mut out = Parsed { notes: notes(), header: vec![lines[first].to_owned()], ..Parsed::default() };
         for line in &lines[first + 1..] {
             if line.starts_with("gone: ") || line.starts_with("- ") {
                 continue;
@@ -367,6 +370,19 @@ mod tests {
         assert_eq!(parsed.refs(), vec!["e9".to_owned()]);
         assert_eq!(parsed.trailers.len(), 1);
         assert!(parse_answer("v3 · no change\nSince the last response: x\nSince the last response: y").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn a_full_page_headed_by_its_version_line_alone_reads_as_a_page() -> anyhow::Result<()> {
+        let parsed = parse_answer(
+            "! a note\nv5 · full page: 40% of lines changed\n<region name=\"main\">\n- Post 1\n  e4 clickable (no name)\n</region>",
+        )?;
+        assert_eq!(parsed.notes, vec!["a note".to_owned()]);
+        assert_eq!(parsed.header, vec!["v5 · full page: 40% of lines changed".to_owned()]);
+        assert_eq!(parsed.regions.len(), 2);
+        assert_eq!(parsed.refs(), vec!["e4".to_owned()]);
+        assert!(parse_answer("v5 · full page: 40% of lines changed\n<region name=\"main\">").is_err());
         Ok(())
     }
 }

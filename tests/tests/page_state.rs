@@ -12,9 +12,10 @@ use sightline_e2e::{Rig, paths, ref_of};
 
 const WAIT: Duration = Duration::from_secs(10);
 
-/// The body of a full snapshot: its lines after the header, without region tags.
+/// The body of a full snapshot: its lines after the header (which ends with the version line,
+/// alone when the agent has the page's title and URL), without region tags.
 fn body(text: &str) -> Vec<String> {
-    let version_line = Regex::new(r" · v\d+").expect("regex");
+    let version_line = Regex::new(r" · v\d+|^v\d+ · full page: ").expect("regex");
     let mut lines = text.lines();
     for line in lines.by_ref() {
         if version_line.is_match(line) {
@@ -350,11 +351,13 @@ async fn waiting_for_a_page_to_settle_is_bounded_and_reported() {
 }
 
 /// The ref of the icon under the post `post` (`- Post 1`, then `e4 clickable (no name)`), if
-/// the answer shows one.
+/// the answer shows one: in a full page, or added by a delta (`+ after e3: - Post 1`, then
+/// `+ e4 clickable (no name)`).
 fn icon_of(text: &str, post: &str) -> Option<String> {
-    let mut lines = text.lines().skip_while(|l| l.trim() != format!("- {post}"));
+    let mut lines = text.lines().skip_while(|l| !l.trim_end().ends_with(&format!("- {post}")));
     lines.next()?;
     let icon = lines.next()?.trim();
+    let icon = icon.strip_prefix("+ ").unwrap_or(icon);
     icon.ends_with("clickable (no name)").then(|| icon.split(' ').next().unwrap_or_default().to_owned())
 }
 

@@ -15,8 +15,9 @@
 //! * A field judged secret (`crate::snapshot::secrets`) stays masked, even after a "show
 //!   password" toggle makes it a text field.
 //! * A full snapshot is sent, with its reason, at first look, after a main-frame navigation,
-//!   when a delta would mislead (confidence below 0.6 or more than 40 % of lines changed), when
-//!   a document's frame is unknown, or on request. Baselines collapse regions that have not
+//!   when a delta would mislead (confidence below 0.6 or more than 40 % of lines changed, unless
+//!   the delta is at most half as long as the page), when a document's frame is unknown, or on
+//!   request. Baselines collapse regions that have not
 //!   changed since the previous baseline.
 
 pub mod delta;
@@ -57,6 +58,10 @@ pub const HELD_BYTES: usize = 4 * 1024 * 1024;
 pub const MIN_CONFIDENCE: f64 = 0.6;
 /// Above this share of changed lines the full page is sent.
 pub const MAX_CHANGED_SHARE: f64 = 0.4;
+/// A delta at most this share of the full page's length is sent even when the two rules above
+/// would send the page: on a five-line page one removed line is a fifth of it, and `gone: e8`
+/// says it in a tenth of the characters. A delta that long is no harder to follow than the page.
+pub const SHORT_DELTA_SHARE: f64 = 0.5;
 
 /// Why a response is the full page.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +121,10 @@ pub enum Outcome {
         reason: FullReason,
         /// Regions of the snapshot that are unchanged since the previous baseline.
         collapsed: BTreeSet<RegionId>,
+        /// The agent already has this page's title and URL: it is the page its action was on,
+        /// still at the same address under the same title. The header is then the version line
+        /// alone.
+        address_known: bool,
     },
     /// Nothing the agent sees changed.
     NoChange,
@@ -320,7 +329,10 @@ impl PageState {
         // under the same name): the old one's refs are gone and the new one is shown as opened.
         let replaced = !opened && !closed && !open.is_empty() && open != self.overlays;
         let overlay_moved = opened || closed || replaced;
-        if !overlay_moved && (confidence < MIN_CONFIDENCE || share > MAX_CHANGED_SHARE) {
+        if !overlay_moved
+            && (confidence < MIN_CONFIDENCE || share > MAX_CHANGED_SHARE)
+            && !self.delta_is_short(&previous, &agent_view, &lines, &snapshot)
+        {
             return self.full(snapshot, FullReason::Unreliable { confidence, changed_share: share }, false);
         }
         let version = self.advance(&page);
@@ -343,6 +355,10 @@ impl PageState {
 
     /// The full page, with the previous baseline's unchanged regions collapsed if `dedup`.
     pub fn full(&mut self, snapshot: Snapshot, reason: FullReason, dedup: bool) -> Response {
+        // Only after an action on the page the agent was shown: any other full page is a new
+        // start (a first look, a navigation, a restart, a request) and says where it is.
+        let address_known = matches!(reason, FullReason::Unreliable { .. })
+            && self.last.as_ref().is_some_and(|last| last.url == snapshot.url && last.title == snapshot.title);
         let view = View::of(&snapshot);
         let previous = self.shown.clone().unwrap_or_default();
         let version = self.advance(&view);
@@ -357,7 +373,7 @@ impl PageState {
         self.frozen_base = (!self.overlays.is_empty()).then(|| view.base());
         self.main_loader = snapshot.main_loader.clone();
         self.remember(view, snapshot);
-        let response = Response { version: self.version, outcome: Outcome::Full { reason, collapsed } };
+        let response = Response { version: self.version, outcome: Outcome::Full { reason, collapsed, address_known } };
         self.last_full = Some(response.clone());
         response
     }
@@ -378,9 +394,14 @@ impl PageState {
         let (Some(snapshot), Some(response)) = (&self.last, &self.last_full) else {
             return Err(PageError::NothingToContinue);
         };
+        // A later page is read on its own: it says where it is.
+        let mut response = response.clone();
+        if let Outcome::Full { address_known, .. } = &mut response.outcome {
+            *address_known = false;
+        }
         let page = params.page.unwrap_or(1).max(1) as usize;
         let options = response::render_options(snapshot, params, page)?;
-        Ok(response::answer(snapshot, response, &options, &[], None, Structured::Snapshot))
+        Ok(response::answer(snapshot, &response, &options, &[], None, Structured::Snapshot))
     }
 
     /// The answer to a navigation or an action, prefixed by `notes` (waits that hit their
@@ -438,6 +459,17 @@ impl PageState {
 
     /// Marks the refs the agent held that the new view no longer shows as gone, and returns
     /// them with their reasons.
+    /// Whether the delta from `previous` to `now` (`lines`) reads in at most
+    /// [`SHORT_DELTA_SHARE`] of the characters of the full page.
+    fn delta_is_short(&self, previous: &View, now: &View, lines: &view::LineDiff, snapshot: &Snapshot) -> bool {
+        let gone = previous.refs().difference(&now.refs()).map(|&r| (r, GoneReason::Removed)).collect();
+        let delta = Delta { from: self.shown_version, to: self.version + 1, gone, lines: lines.clone() };
+        let delta_chars: usize = delta::delta_lines(&delta).iter().map(|l| l.len() + 1).sum();
+        let page_chars: usize =
+            snapshot.title.len() + snapshot.url.len() + now.lines.iter().map(|l| l.text.len() + 1).sum::<usize>();
+        (delta_chars as f64) <= SHORT_DELTA_SHARE * page_chars as f64
+    }
+
     fn retire(&mut self, previous: &View, now: &View, snapshot: &Snapshot, version: u64) -> Vec<(u32, GoneReason)> {
         let mut frames: HashMap<String, String> =
             snapshot.elements.iter().map(|e| (e.key.frame_id.clone(), e.key.loader_id.clone())).collect();

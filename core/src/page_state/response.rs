@@ -18,13 +18,18 @@ use crate::snapshot::{ElementId, Snapshot};
 pub fn render_response(snapshot: &Snapshot, response: &Response, options: &RenderOptions) -> Rendered {
     let one_page = |text: String| Rendered { text, page: 1, pages: 1 };
     match &response.outcome {
-        Outcome::Full { reason, collapsed } => {
+        Outcome::Full { reason, collapsed, address_known } => {
             // The reason goes on the header's version line.
             let header_note = match reason {
                 FullReason::FirstLook | FullReason::Requested => None,
                 other => Some(format!("full page: {other}")),
             };
-            let options = RenderOptions { collapsed: collapsed.clone(), header_note, ..options.clone() };
+            let options = RenderOptions {
+                collapsed: collapsed.clone(),
+                header_note,
+                omit_address: *address_known,
+                ..options.clone()
+            };
             render(snapshot, response.version, &options)
         }
         Outcome::NoChange => one_page(format!("v{} · no change", response.version)),
@@ -173,7 +178,7 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
         facts.lines = Some(LineChanges::of(&delta.lines, snapshot));
     };
     match &response.outcome {
-        Outcome::Full { reason, collapsed } => {
+        Outcome::Full { reason, collapsed, .. } => {
             facts.kind = "full";
             facts.reason = Some(reason.to_string());
             facts.unchanged_regions = collapsed.iter().map(|&r| snapshot.region(r).name.clone()).collect();
@@ -236,7 +241,7 @@ pub fn answer(
         page
     };
     let structured = match (&response.outcome, structured) {
-        (Outcome::Full { reason, collapsed }, _) => {
+        (Outcome::Full { reason, collapsed, .. }, _) => {
             let mut page = paged(snapshot.facts(response.version));
             page.reason = Some(reason.to_string());
             page.unchanged_regions = collapsed.iter().map(|&r| snapshot.region(r).name.clone()).collect();

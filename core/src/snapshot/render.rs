@@ -57,6 +57,9 @@ pub struct RenderOptions {
     pub trim: Option<usize>,
     /// Said at the end of the header's version line (why the full page is sent).
     pub header_note: Option<String>,
+    /// Leave the title and URL out of the header, which is then the version line alone (`v5 ·
+    /// …`): the agent has them (a full page answering its action on the same page).
+    pub omit_address: bool,
 }
 
 impl Default for RenderOptions {
@@ -69,6 +72,7 @@ impl Default for RenderOptions {
             region: None,
             trim: None,
             header_note: None,
+            omit_address: false,
         }
     }
 }
@@ -357,8 +361,13 @@ fn title_line(title: &str) -> String {
 
 /// Renders the snapshot (header and body) as one or more pages.
 pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Rendered {
-    let title = if snapshot.title.is_empty() { String::new() } else { format!("{}\n", title_line(&snapshot.title)) };
-    let header = format!("{title}{} · v{version}", snapshot.url);
+    let header = if options.omit_address {
+        format!("v{version}")
+    } else {
+        let title =
+            if snapshot.title.is_empty() { String::new() } else { format!("{}\n", title_line(&snapshot.title)) };
+        format!("{title}{} · v{version}", snapshot.url)
+    };
     let body = shape(snapshot, body_lines(snapshot, options.bbox), options);
     let pages = paginate(&body, options.ceiling_tokens.max(200));
     let count = pages.len().max(1);

@@ -156,10 +156,16 @@ impl SightlineView {
     }
 }
 
-/// The lines after a full page's header (title, then the URL and version line).
+/// The lines after a full page's header: title, then the URL and version line; or, for the
+/// page an action was on, the version line alone (`v5 · full page: …`).
 fn body_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut lines = text.lines();
-    let header = text.lines().position(|l| l.contains(" · v")).map_or(0, |i| i + 1);
+    let version_only = |l: &str| {
+        l.strip_prefix('v')
+            .and_then(|rest| rest.split_once(" · full page: "))
+            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let header = text.lines().position(|l| l.contains(" · v") || version_only(l)).map_or(0, |i| i + 1);
     for _ in 0..header {
         lines.next();
     }
@@ -648,6 +654,19 @@ mod tests {
         assert_eq!(shown.page.nodes[5].options, ["Aurora", "Bernelle"]);
         assert_eq!(shown.page.nodes[5].value.as_deref(), Some("Aurora"));
         assert_eq!(shown.page.instruction(), "Click on the link \"nam\".");
+    }
+
+    #[test]
+    fn a_full_page_headed_by_its_version_line_alone_has_every_line() {
+        let reply = Reply {
+            text: "v5 · full page: 40% of lines changed\nClick on the numbers in ascending order.\ne9 graphics-symbol (no name)".into(),
+            is_error: false,
+            images: Vec::new(),
+            structured: Some(json!({"kind": "full", "elements": [{"ref": "e9", "role": "graphics-symbol", "name": ""}]})),
+        };
+        let shown = sightline(&reply);
+        assert!(shown.full);
+        assert_eq!(refs(&shown.page), ["text|Click on the numbers in ascending order.|", "graphics-symbol||e9"]);
     }
 
     #[test]
