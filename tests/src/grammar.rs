@@ -73,6 +73,12 @@ fn is_answer_header(line: &str) -> bool {
         .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// The line that ends a full page's header: the URL and version line, or the version line alone
+/// of a full page on the page the agent acted on (`v5 · full page: …`).
+pub fn ends_page_header(line: &str) -> bool {
+    is_version_line(line) || is_answer_header(line) && line.contains(" · full page: ")
+}
+
 /// Text with its backslash escapes undone.
 pub fn unescape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -293,7 +299,7 @@ pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
     }
     let first = lines.iter().position(|l| !l.starts_with("! ")).unwrap_or(lines.len());
     let notes = || lines[..first].iter().map(|l| l[2..].to_owned()).collect();
-    let mut out = if lines.get(first).is_some_and(|l| is_answer_header(l) && l.contains(" · full page: ")) {
+    let mut out = if lines.get(first).is_some_and(|l| !is_version_line(l) && ends_page_header(l)) {
         // The full page of the page the agent acted on, headed by its version line alone.
         let mut out = Parsed { notes: notes(), header: vec![lines[first].to_owned()], ..Parsed::default() };
         body(&lines[first + 1..], &mut out)?;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use regex::Regex;
 use serde_json::{Value, json};
 use sightline_e2e::client::Reply;
+use sightline_e2e::grammar::ends_page_header;
 use sightline_e2e::{Rig, paths, ref_of};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -15,10 +16,9 @@ const WAIT: Duration = Duration::from_secs(10);
 /// The body of a full snapshot: its lines after the header (which ends with the version line,
 /// alone when the agent has the page's title and URL), without region tags.
 fn body(text: &str) -> Vec<String> {
-    let version_line = Regex::new(r" · v\d+|^v\d+ · full page: ").expect("regex");
     let mut lines = text.lines();
     for line in lines.by_ref() {
-        if version_line.is_match(line) {
+        if ends_page_header(line) {
             break;
         }
     }
