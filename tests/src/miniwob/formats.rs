@@ -160,12 +160,7 @@ impl SightlineView {
 /// page an action was on, the version line alone (`v5 · full page: …`).
 fn body_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut lines = text.lines();
-    let version_only = |l: &str| {
-        l.strip_prefix('v')
-            .and_then(|rest| rest.split_once(" · full page: "))
-            .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-    };
-    let header = text.lines().position(|l| l.contains(" · v") || version_only(l)).map_or(0, |i| i + 1);
+    let header = text.lines().position(crate::grammar::ends_page_header).map_or(0, |i| i + 1);
     for _ in 0..header {
         lines.next();
     }
