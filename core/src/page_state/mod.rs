@@ -22,6 +22,7 @@
 
 pub mod delta;
 pub mod error;
+mod fallback;
 pub mod find;
 mod held;
 pub mod overlay;
@@ -41,6 +42,7 @@ use crate::snapshot::secrets::SecretFields;
 use crate::snapshot::{RegionId, Snapshot, compile_with};
 pub use delta::Delta;
 pub use error::PageError;
+pub use fallback::{MAX_CHANGED_SHARE, MIN_CONFIDENCE, SHORT_DELTA_SHARE};
 use find::FindQuery;
 use overlay::{OpenOverlay, compose, overlays_in};
 use regions::RegionSignature;
@@ -54,14 +56,6 @@ pub const HISTORY: usize = 3;
 pub const HELD_VERSIONS: usize = 30;
 /// At most this many bytes of held views (the oldest go first).
 pub const HELD_BYTES: usize = 4 * 1024 * 1024;
-/// Below this confidence a delta would mislead, and the full page is sent.
-pub const MIN_CONFIDENCE: f64 = 0.6;
-/// Above this share of changed lines the full page is sent.
-pub const MAX_CHANGED_SHARE: f64 = 0.4;
-/// A delta at most this share of the full page's length is sent even when the two rules above
-/// would send the page: on a five-line page one removed line is a fifth of it, and `gone: e8`
-/// says it in a tenth of the characters. A delta that long is no harder to follow than the page.
-pub const SHORT_DELTA_SHARE: f64 = 0.5;
 
 /// Why a response is the full page.
 #[derive(Debug, Clone, PartialEq)]
@@ -319,21 +313,14 @@ impl PageState {
         };
         let agent_view = compose(&base, &page);
         let lines = diff(&previous, &agent_view);
-        let changed = lines.size();
-        let total = agent_view.lines.len().max(previous.lines.len()).max(1);
-        let share = changed as f64 / total as f64;
-        let confidence = 1.0 - (2.0 * share).min(1.0);
         let opened = open.len() > self.overlays.len() && open.starts_with(&self.overlays);
         let closed = open.len() < self.overlays.len() && self.overlays.starts_with(&open);
         // Another overlay in place of the open one (another element, frame or document, even
         // under the same name): the old one's refs are gone and the new one is shown as opened.
         let replaced = !opened && !closed && !open.is_empty() && open != self.overlays;
         let overlay_moved = opened || closed || replaced;
-        if !overlay_moved
-            && (confidence < MIN_CONFIDENCE || share > MAX_CHANGED_SHARE)
-            && !self.delta_is_short(&previous, &agent_view, &lines, &snapshot)
-        {
-            return self.full(snapshot, FullReason::Unreliable { confidence, changed_share: share }, false);
+        if !overlay_moved && let Some(reason) = fallback::misleading(&previous, &agent_view, &lines, &snapshot) {
+            return self.full(snapshot, reason, false);
         }
         let version = self.advance(&page);
         let gone = self.retire(&previous, &agent_view, &snapshot, version);
@@ -459,17 +446,6 @@ impl PageState {
 
     /// Marks the refs the agent held that the new view no longer shows as gone, and returns
     /// them with their reasons.
-    /// Whether the delta from `previous` to `now` (`lines`) reads in at most
-    /// [`SHORT_DELTA_SHARE`] of the characters of the full page.
-    fn delta_is_short(&self, previous: &View, now: &View, lines: &view::LineDiff, snapshot: &Snapshot) -> bool {
-        let gone = previous.refs().difference(&now.refs()).map(|&r| (r, GoneReason::Removed)).collect();
-        let delta = Delta { from: self.shown_version, to: self.version + 1, gone, lines: lines.clone() };
-        let delta_chars: usize = delta::delta_lines(&delta).iter().map(|l| l.len() + 1).sum();
-        let page_chars: usize =
-            snapshot.title.len() + snapshot.url.len() + now.lines.iter().map(|l| l.text.len() + 1).sum::<usize>();
-        (delta_chars as f64) <= SHORT_DELTA_SHARE * page_chars as f64
-    }
-
     fn retire(&mut self, previous: &View, now: &View, snapshot: &Snapshot, version: u64) -> Vec<(u32, GoneReason)> {
         let mut frames: HashMap<String, String> =
             snapshot.elements.iter().map(|e| (e.key.frame_id.clone(), e.key.loader_id.clone())).collect();
