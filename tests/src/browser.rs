@@ -94,12 +94,31 @@ impl Chromium {
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(Stdio::from(Self::open_log(profile)?));
         if extra.is_empty() {
             cmd.arg("about:blank");
         }
         let child = cmd.spawn()?;
         Ok(Chromium { child, profile: profile.to_owned() })
+    }
+
+    /// Where the browser's stderr goes (next to its profile): Chromium's own complaints, and
+    /// anything a native host it starts writes to stderr before the host's log is open.
+    pub fn log_path(profile: &std::path::Path) -> PathBuf {
+        let name = profile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        profile.with_file_name(format!("{name}.chromium.log"))
+    }
+
+    fn open_log(profile: &std::path::Path) -> anyhow::Result<std::fs::File> {
+        Ok(std::fs::OpenOptions::new().create(true).append(true).open(Self::log_path(profile))?)
+    }
+
+    /// The last `lines` lines the browser (and the hosts it started) wrote to stderr, leaving
+    /// out its complaints that the machine has no D-Bus (every start here makes a few dozen).
+    pub fn log_tail(&self, lines: usize) -> String {
+        let text = std::fs::read_to_string(Self::log_path(&self.profile)).unwrap_or_default();
+        let all: Vec<&str> = text.lines().filter(|l| !l.contains(":ERROR:dbus/")).collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
     }
 
     /// The `ws://` address of the browser's DevTools endpoint, for a browser started with
@@ -112,6 +131,15 @@ impl Chromium {
     /// The profile directory in use.
     pub fn profile(&self) -> &PathBuf {
         &self.profile
+    }
+
+    /// "running", or how the browser process ended.
+    pub fn status(&mut self) -> String {
+        match self.child.try_wait() {
+            Ok(None) => "running".into(),
+            Ok(Some(status)) => format!("exited: {status}"),
+            Err(e) => format!("state unknown: {e}"),
+        }
     }
 
     /// Kills the browser and waits for it to exit.

@@ -50,6 +50,24 @@ const RIGS_AT_ONCE: usize = 3;
 
 static RIG_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(RIGS_AT_ONCE);
 
+/// How long a freshly started browser may take to start the extension's native host (about a
+/// second, usually) before the rig starts it again.
+const BRIDGE_START_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Waits (at most `wait`) for a bridge to start in the sandbox: its socket or its log appears.
+async fn bridge_started(sandbox: &Sandbox, wait: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        if !browser::bridge_pids(sandbox).is_empty() || !sandbox.bridge_log_text().is_empty() {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 /// Room for `browsers` more browsers among those a test binary runs at once, for tests that
 /// start browsers themselves; held as long as the permit lives.
 pub async fn browser_slots(browsers: u32) -> anyhow::Result<tokio::sync::SemaphorePermit<'static>> {
@@ -89,13 +107,31 @@ impl Rig {
         let server = FixtureServer::start(site)?;
         let args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &server.url(""))).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let browser = match display {
-            Some(display) => Chromium::launch_headful(&sandbox, display, &args)?,
-            None => Chromium::launch_with(&sandbox, &args)?,
+        let launch = || match display {
+            Some(display) => Chromium::launch_headful(&sandbox, display, &args),
+            None => Chromium::launch_with(&sandbox, &args),
         };
+        let mut browser = launch()?;
+        if !bridge_started(&sandbox, BRIDGE_START_WAIT).await {
+            // The extension never got as far as starting its native host: Chromium failed to
+            // start it (this has happened, rarely, on a loaded CI machine). Say what the browser
+            // said, and give it one more start; a second failure fails the test below.
+            eprintln!(
+                "rig: Chromium ({}) started no native host within {BRIDGE_START_WAIT:?}; starting it again. \
+                 Its stderr (last 40 lines):\n{}",
+                browser.status(),
+                browser.log_tail(40)
+            );
+            browser.kill();
+            browser = launch()?;
+        }
         let client = McpClient::connect(&sandbox).await?;
         if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(60)).await {
-            anyhow::bail!("{e:#}\nbridge log:\n{}", sandbox.bridge_log_text());
+            anyhow::bail!(
+                "{e:#}\nbridge log:\n{}\nChromium's stderr (last 40 lines):\n{}",
+                sandbox.bridge_log_text(),
+                browser.log_tail(40)
+            );
         }
         Ok(Rig { sandbox, server, browser: Some(browser), client, _slot: slot })
     }
