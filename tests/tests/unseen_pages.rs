@@ -115,3 +115,20 @@ async fn a_page_that_moves_on_before_it_loads_is_followed_to_where_it_went() {
     assert!(!reply.text.contains(not_loaded), "{}", reply.text);
     assert!(!reply.text.contains("This page moves on at once"), "{}", reply.text);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_that_moves_on_to_an_address_that_never_answers_says_where_it_went() {
+    let rig = Rig::start().await.expect("rig");
+    // The fixture server speaks plain HTTP: a TLS handshake with it never gets an answer, and the
+    // browser holds what is asked of the page while that navigation is under way.
+    let hanging = rig.server.url("second.html").replace("http://", "https://");
+    let url = format!("{}?to={hanging}", rig.server.url("pipeline/moves-on.html"));
+    let reply = rig.client.call("browser_navigate", json!({"url": url})).await.expect("browser_navigate");
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply.text.contains(&format!("sent the browser on to {hanging}, which had not answered")),
+        "{}",
+        reply.text
+    );
+    assert!(!reply.text.contains("keeping it busy"), "no script kept this page busy: {}", reply.text);
+}

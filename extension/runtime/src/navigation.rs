@@ -67,6 +67,10 @@ pub struct Settled {
     /// script keeps its main thread busy), if it had stopped answering: reading it now would
     /// only time out.
     pub silent_ms: Option<f64>,
+    /// Where the page sent the browser on to (its secrets masked), when that navigation had not
+    /// committed as the wait for its load ended: until it does, the browser answers nothing
+    /// about the page.
+    pub on_its_way_to: Option<String>,
     /// How long the waits took.
     pub waited: Waited,
 }
@@ -358,10 +362,19 @@ async fn wait_for_load(
     let mut loader = loader.map(str::to_owned);
     // Since when probes have gone unanswered, if the last one did.
     let mut silent_since: Option<f64> = None;
+    // Where the page asked to go, until a document commits.
+    let mut requested: Option<String> = None;
     while !load.passed() {
         let awaited = loader.clone();
         let event = events
             .next_where(load.cap(SLICE_MS), |e| {
+                if is_main_frame_event(e, &main) {
+                    match e.method.as_str() {
+                        "Page.frameRequestedNavigation" => requested = e.params["url"].as_str().map(str::to_owned),
+                        "Page.frameNavigated" | "Page.navigatedWithinDocument" => requested = None,
+                        _ => {}
+                    }
+                }
                 let ours = |e: &CdpEvent| awaited.as_deref().is_none_or(|l| e.params["loaderId"].as_str() == Some(l));
                 let loaded = e.method == "Page.lifecycleEvent" && e.params["name"] == "load" && ours(e);
                 // The awaited document was replaced by a later one (its subscription began
@@ -405,10 +418,21 @@ async fn wait_for_load(
     if let Some(since) = silent_since {
         let silent_ms = timer::now_ms() - since;
         settled.silent_ms = Some(silent_ms);
-        settled.note(format!(
-            "the page has not answered the browser for {:.0} s: a script on it is keeping it busy",
-            silent_ms / 1000.0
-        ));
+        match requested {
+            // The browser holds what is asked of a page while it goes elsewhere.
+            Some(url) => {
+                let url = sightline_core::urls::redact_url(&url);
+                settled.note(format!(
+                    "the page is on its way to {url}, which had not answered after {:.0} s",
+                    silent_ms / 1000.0
+                ));
+                settled.on_its_way_to = Some(url);
+            }
+            None => settled.note(format!(
+                "the page has not answered the browser for {:.0} s: a script on it is keeping it busy",
+                silent_ms / 1000.0
+            )),
+        }
     }
     Ok(())
 }

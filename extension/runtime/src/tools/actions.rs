@@ -151,6 +151,13 @@ async fn page_after_load(
 ) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
         let what = url.map(|u| format!("opened {}", redact_url(u))).unwrap_or_else(|| "moved the tab".to_owned());
+        if let Some(next) = &settled.on_its_way_to {
+            return Err(Failure::Explained(format!(
+                "browser_navigate {what}, but the page sent the browser on to {next}, which had not answered after \
+                 {:.0} s, so there is no page to read yet. Take a browser_snapshot in a while, or navigate elsewhere.",
+                silent_ms / 1000.0
+            )));
+        }
         return Err(Failure::Explained(format!(
             "browser_navigate {what}, but the page had not finished loading after {} s and has not answered the \
              browser for {:.0} s (a script on it is keeping it busy), so it cannot be read yet. Take a \
