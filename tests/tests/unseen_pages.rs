@@ -119,8 +119,8 @@ async fn a_page_that_moves_on_before_it_loads_is_followed_to_where_it_went() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_page_that_moves_on_to_an_address_that_never_answers_says_where_it_went() {
     let rig = Rig::start().await.expect("rig");
-    // The fixture server speaks plain HTTP: a TLS handshake with it never gets an answer, and the
-    // browser holds what is asked of the page while that navigation is under way.
+    // The fixture server speaks plain HTTP: a TLS handshake with it never gets an answer, and
+    // while that navigation is under way the browser answers no question about the page.
     let hanging = rig.server.url("second.html").replace("http://", "https://");
     let url = format!("{}?to={hanging}", rig.server.url("pipeline/moves-on.html"));
     let reply = rig.client.call("browser_navigate", json!({"url": url})).await.expect("browser_navigate");

@@ -68,8 +68,7 @@ pub struct Settled {
     /// only time out.
     pub silent_ms: Option<f64>,
     /// Where the page sent the browser on to (its secrets masked), when that navigation had not
-    /// committed as the wait for its load ended: until it does, the browser answers nothing
-    /// about the page.
+    /// committed as the wait for its load ended and the page answered no probe meanwhile.
     pub on_its_way_to: Option<String>,
     /// How long the waits took.
     pub waited: Waited,
@@ -419,7 +418,8 @@ async fn wait_for_load(
         let silent_ms = timer::now_ms() - since;
         settled.silent_ms = Some(silent_ms);
         match requested {
-            // The browser holds what is asked of a page while it goes elsewhere.
+            // No script is to blame: while a page is on its way elsewhere the browser may answer
+            // nothing about it (seen with an address that never answers).
             Some(url) => {
                 let url = sightline_core::urls::redact_url(&url);
                 settled.note(format!(
