@@ -104,7 +104,7 @@ impl Chromium {
 
     /// Where the browser's stderr goes (next to its profile): Chromium's own complaints, and
     /// anything a native host it starts writes to stderr before the host's log is open.
-    pub fn log_path(profile: &std::path::Path) -> PathBuf {
+    fn log_path(profile: &std::path::Path) -> PathBuf {
         let name = profile.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         profile.with_file_name(format!("{name}.chromium.log"))
     }
@@ -113,12 +113,14 @@ impl Chromium {
         Ok(std::fs::OpenOptions::new().create(true).append(true).open(Self::log_path(profile))?)
     }
 
-    /// The last `lines` lines the browser (and the hosts it started) wrote to stderr, leaving
-    /// out its complaints that the machine has no D-Bus (every start here makes a few dozen).
-    pub fn log_tail(&self, lines: usize) -> String {
+    /// The last 40 lines the browser (and the hosts it started) wrote to stderr, under a heading,
+    /// leaving out its complaints that the machine has no D-Bus (every start here makes a few
+    /// dozen).
+    pub fn stderr_tail(&self) -> String {
+        const LINES: usize = 40;
         let text = std::fs::read_to_string(Self::log_path(&self.profile)).unwrap_or_default();
         let all: Vec<&str> = text.lines().filter(|l| !l.contains(":ERROR:dbus/")).collect();
-        all[all.len().saturating_sub(lines)..].join("\n")
+        format!("Chromium's stderr (last {LINES} lines):\n{}", all[all.len().saturating_sub(LINES)..].join("\n"))
     }
 
     /// The `ws://` address of the browser's DevTools endpoint, for a browser started with

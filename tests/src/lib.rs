@@ -117,21 +117,16 @@ impl Rig {
             // start it (this has happened, rarely, on a loaded CI machine). Say what the browser
             // said, and give it one more start; a second failure fails the test below.
             eprintln!(
-                "rig: Chromium ({}) started no native host within {BRIDGE_START_WAIT:?}; starting it again. \
-                 Its stderr (last 40 lines):\n{}",
+                "rig: Chromium ({}) started no native host within {BRIDGE_START_WAIT:?}; starting it again.\n{}",
                 browser.status(),
-                browser.log_tail(40)
+                browser.stderr_tail()
             );
             browser.kill();
             browser = launch()?;
         }
         let client = McpClient::connect(&sandbox).await?;
         if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(60)).await {
-            anyhow::bail!(
-                "{e:#}\nbridge log:\n{}\nChromium's stderr (last 40 lines):\n{}",
-                sandbox.bridge_log_text(),
-                browser.log_tail(40)
-            );
+            anyhow::bail!("{e:#}\nbridge log:\n{}\n{}", sandbox.bridge_log_text(), browser.stderr_tail());
         }
         Ok(Rig { sandbox, server, browser: Some(browser), client, _slot: slot })
     }
