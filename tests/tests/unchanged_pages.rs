@@ -2,8 +2,9 @@
 //! probe of the page (frame tree, the renderer's layout counters, viewport, and the page's watch
 //! in its isolated world) vouches that nothing changed. And every way a page changes itself
 //! without the agent — a script checking a box or setting a value without any event, an
-//! attribute, a popover, scrolling, a navigation inside the document — is seen at the next look,
-//! in the page and in its iframes, whether they run in the page's process or in their own.
+//! attribute, a popover, text inside a shadow root, scrolling, a navigation inside the document —
+//! is seen at the next look, in the page and in its iframes, whether they run in the page's
+//! process or in their own.
 
 use serde_json::{Value, json};
 use sightline_e2e::browser::REMOTE_DEBUGGING;
@@ -60,6 +61,11 @@ const CHANGES: &[(&str, Option<&str>)] = &[
     // An attribute no style depends on: only the watch's mutation count tells.
     ("document.getElementById('menu').setAttribute('aria-label', 'Main menu')", Some("Main menu")),
     ("document.getElementById('tip').showPopover()", Some("Tip shown as a popover")),
+    // Inside a shadow root, which the watch's observer does not reach: only the layout tells.
+    (
+        "document.getElementById('card').shadowRoot.querySelector('p').textContent = 'Card changed in its shadow root'",
+        Some("Card changed in its shadow root"),
+    ),
     ("scrollTo(0, document.body.scrollHeight)", None),
     ("history.pushState({}, '', '#later')", None),
     // The page cannot reach the watch: a fake of it in the page's own world changes nothing.
