@@ -5,10 +5,14 @@
 //!
 //! * the frame tree (`Page.getFrameTree`): frame ids, loader ids and URLs, so any navigation of
 //!   any frame, and any frame that came or went, shows;
-//! * the renderer's own counters (`Performance.getMetrics`): layouts, style recalculations,
-//!   nodes, layout objects, documents and frames. Anything that changes what is painted — a
-//!   checkbox checked by a script, a hover style, an image that arrived — recalculates style or
-//!   lays out again;
+//! * the renderer's layout and style counters (`Performance.getMetrics`), which count the
+//!   layouts and style recalculations of this target's own frames. Anything that changes what
+//!   is painted — a checkbox checked by a script, a hover style, an image that arrived, text
+//!   changed inside a shadow root the watch cannot observe — recalculates style or lays out
+//!   again. The process-wide counts the same reply carries (nodes, layout objects, documents,
+//!   frames) are not compared: they also move when the renderer tears down the documents of
+//!   pages left earlier, or when another tab it serves changes, which would make an unchanged
+//!   page look changed;
 //! * the viewport and document size (`Page.getLayoutMetrics`): scrolling and resizing;
 //! * the page's watch (`WATCH_HOOK` in the extension, an isolated world no page script can
 //!   reach): DOM mutations and input, scroll, focus and toggle events counted since the
@@ -30,7 +34,7 @@ use serde_json::Value;
 use crate::cdp::page::FrameTreeResult;
 
 /// The `Performance.getMetrics` counters a probe compares.
-pub const COUNTERS: &[&str] = &["LayoutCount", "RecalcStyleCount", "Nodes", "LayoutObjects", "Documents", "Frames"];
+pub const COUNTERS: &[&str] = &["LayoutCount", "RecalcStyleCount"];
 
 /// The page's watch as its probe expression returns it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -163,8 +167,14 @@ mod tests {
         listed[0]["value"] = layouts.into();
         listed[1]["value"] = styles.into();
         listed.push(json!({"name": "JSHeapUsedSize", "value": 123_456.0}));
+        for name in PROCESS_WIDE {
+            listed.push(json!({"name": name, "value": 10.0}));
+        }
         json!({"metrics": listed})
     }
+
+    /// Counts the reply carries for the whole renderer process.
+    const PROCESS_WIDE: [&str; 4] = ["Nodes", "LayoutObjects", "Documents", "Frames"];
 
     fn watch(changes: u64) -> Option<Value> {
         Some(json!({"changes": changes, "forms": 2_166_136_261_u64, "url": "https://shop.test/"}))
@@ -209,6 +219,31 @@ mod tests {
             })
             .collect();
         later.targets[0].metrics = Some(json!({ "metrics": grown }));
+        assert_eq!(PageProbe::read(replies()).unwrap(), PageProbe::read(later).unwrap());
+    }
+
+    #[test]
+    fn counts_of_the_whole_renderer_process_that_moved_alone_are_no_change() {
+        // The renderer tore down the documents of pages left earlier: its node, layout object,
+        // document and frame counts fell, while this page did not change.
+        let fewer = |metrics: Value| {
+            let listed: Vec<Value> = metrics["metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned()
+                .map(|mut m| {
+                    if PROCESS_WIDE.contains(&m["name"].as_str().unwrap()) {
+                        m["value"] = 2.0.into();
+                    }
+                    m
+                })
+                .collect();
+            json!({ "metrics": listed })
+        };
+        let mut later = replies();
+        later.targets[0].metrics = Some(fewer(metrics(3.0, 5.0)));
+        later.targets[1].metrics = Some(fewer(metrics(1.0, 1.0)));
         assert_eq!(PageProbe::read(replies()).unwrap(), PageProbe::read(later).unwrap());
     }
 
