@@ -1,6 +1,8 @@
 //! Input reaches the element the agent named, or nothing: a click whose point something else
 //! covers is refused with what covers it (after one try with the element centred in the
-//! viewport), and typing stops when focus does not stay on the target.
+//! viewport), a target a hover took away is not pressed through onto what lies beneath it (one
+//! a hover merely emptied is pressed through the element holding it), and typing stops when
+//! focus does not stay on the target.
 
 use std::time::Duration;
 
@@ -61,4 +63,40 @@ async fn typing_stops_when_the_page_moves_focus_elsewhere() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let events = rig.server.events();
     assert!(!events.iter().any(|e| e.starts_with("trap:")), "nothing reached the trap: {events:?}");
+}
+
+async fn hover_page(rig: &Rig) -> sightline_e2e::client::Reply {
+    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/hover.html")})).await;
+    let page = page.expect("browser_navigate");
+    assert!(!page.is_error, "{}", page.text);
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    page
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_the_hover_took_away_is_not_pressed_through_onto_what_lies_beneath() {
+    let rig = Rig::start().await.expect("rig");
+    let page = hover_page(&rig).await;
+    let lexington = ref_of(&page, "option", "Lexington, KY (LEX)");
+    let reply = rig.client.call("browser_click", json!({"ref": lexington})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply.text.contains(&format!("{lexington} was taken away once the pointer came to rest over it")),
+        "{}",
+        reply.text
+    );
+    assert!(reply.text.contains("<textarea id=\"date\">"), "it says what lies beneath: {}", reply.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e == "date-pressed" || e.starts_with("chose:")), "nothing was pressed: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_the_hover_collapsed_is_pressed_through_the_element_holding_it() {
+    let rig = Rig::start().await.expect("rig");
+    let page = hover_page(&rig).await;
+    let star = ref_of(&page, "clickable", "Star");
+    let reply = rig.client.call("browser_click", json!({"ref": star})).await.unwrap();
+    assert!(!reply.is_error, "{}", reply.text);
+    assert!(rig.server.wait_for_event("card-clicked", WAIT), "{:?}", rig.server.events());
 }

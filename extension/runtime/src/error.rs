@@ -222,6 +222,16 @@ pub enum ElementProblem {
         /// What is on top.
         by: String,
     },
+    /// Once the pointer came to rest over it, the page took it away (a hover closed the list it
+    /// was in), and a press where it was would reach something else.
+    #[error(
+        "was taken away once the pointer came to rest over it (the page hid or moved it on hover), and a click \
+         where it was would reach {instead}; nothing was pressed. Take a browser_snapshot"
+    )]
+    GoneOnHover {
+        /// What a press there would reach.
+        instead: String,
+    },
     /// Focus did not stay on it, so typed text or keys would go elsewhere.
     #[error("did not keep the focus ({holder} has it), so nothing was typed; take a browser_snapshot")]
     Unfocused {

@@ -111,7 +111,7 @@ pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> 
 /// it now (no scrolling), else a description of what is there instead.
 async fn reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Result<(f64, f64), String>, ToolError> {
     let (x, y) = visible_centre(at, node, element_ref).await?;
-    Ok(match hit(at, node, element_ref, x, y).await? {
+    Ok(match hit(at, node, element_ref, x, y, Reached::Inside).await? {
         Hit::Target => {
             let (dx, dy) = at.offset().await?;
             Ok((x + dx, y + dy))
@@ -130,7 +130,9 @@ const HOVER_LOOK_MS: u32 = 25;
 /// element empty until the new image loads, and the click would land on its parent), so the
 /// point is hit-tested again after the move and the press waits, for at most
 /// [`HOVER_SETTLE_MS`], until the target is under the pointer again. When it is not by then, the
-/// press goes to the point found before the move.
+/// press goes to the point found before the move only if it still reaches the target or one of
+/// the elements holding it (the button around an emptied icon); a target the hover took away
+/// (a suggestion list that closed) is not pressed through onto whatever lies beneath.
 pub async fn click_element(
     at: &NodeTarget,
     node: &NodeKey,
@@ -148,11 +150,31 @@ pub async fn click_element(
             break;
         }
         if deadline.passed() {
+            if let Some(instead) = beneath_after_hover(at, node, element_ref, x, y).await? {
+                return Err(ToolError::element(element_ref, ElementProblem::GoneOnHover { instead }));
+            }
             break;
         }
         crate::timer::sleep(deadline.cap(HOVER_LOOK_MS)).await;
     }
     click_at(at.target.tab_id, px, py, button, double).await
+}
+
+/// After the hover wait found the target away from the pointer: `None` when a press at `(x, y)`
+/// (the page's viewport coordinates) still reaches the target or an element holding it, else
+/// what it would reach instead.
+async fn beneath_after_hover(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    x: f64,
+    y: f64,
+) -> Result<Option<String>, ToolError> {
+    let (dx, dy) = at.offset().await?;
+    Ok(match hit(at, node, element_ref, x - dx, y - dy, Reached::InsideOrHolding).await? {
+        Hit::Target => None,
+        Hit::Other(what) => Some(what),
+    })
 }
 
 /// Where a click reaches the element now, or `None` while it has no box or something else is
@@ -213,9 +235,26 @@ struct NodeAtPoint {
     backend_node_id: i64,
 }
 
+/// What counts as reaching the target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reached {
+    /// The target or something inside it.
+    Inside,
+    /// That, or an element holding the target other than the page's body and root (the button
+    /// around an icon a hover emptied). A target no longer in the document is held by nothing.
+    InsideOrHolding,
+}
+
 /// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would (honouring
 /// `pointer-events`), and says whether it reaches the target.
-async fn hit(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64) -> Result<Hit, ToolError> {
+async fn hit(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    x: f64,
+    y: f64,
+    reached: Reached,
+) -> Result<Hit, ToolError> {
     // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
     let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = metrics.css_visual_viewport.unwrap_or_default();
@@ -229,7 +268,11 @@ async fn hit(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64)
         .send("DOM.resolveNode", serde_json::json!({"backendNodeId": found.backend_node_id}))
         .await
         .map_err(|e| node_error(e, element_ref))?;
-    let verdict = call_on(at, node, element_ref, REACHES, &[&other.object.object_id]).await;
+    let arguments = serde_json::json!([
+        {"objectId": other.object.object_id},
+        {"value": reached == Reached::InsideOrHolding},
+    ]);
+    let verdict = call_on_with(at, node, element_ref, REACHES, arguments).await;
     release(at, &other.object.object_id).await;
     Ok(match verdict? {
         serde_json::Value::String(what) => Hit::Other(what),
@@ -238,9 +281,14 @@ async fn hit(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64)
 }
 
 /// Called on the target with the hit node: `true` when the hit node is the target or inside it
-/// (across shadow roots), else a short description of what is there.
-const REACHES: &str = r#"function (hit) {
+/// (across shadow roots) — or, with `holding`, an element holding the connected target other
+/// than the body and the root — else a short description of what is there.
+const REACHES: &str = r#"function (hit, holding) {
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+  const doc = this.ownerDocument;
+  if (holding && this.isConnected && hit !== doc.body && hit !== doc.documentElement) {
+    for (let n = this; n; n = n.parentNode || n.host) if (n === hit) return true;
+  }
   const el = hit.nodeType === 1 ? hit : hit.parentElement;
   if (!el) return 'something outside the page';
   let what = '<' + el.localName;
