@@ -11,12 +11,20 @@ use sightline_e2e::{Rig, ref_of};
 
 const WAIT: Duration = Duration::from_secs(10);
 
-async fn covered_page(rig: &Rig) -> sightline_e2e::client::Reply {
-    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/covered.html")})).await;
+/// Opens the fixture page at `path`, once its script has reported that it is ready; the
+/// navigation's answer.
+async fn open(rig: &Rig, path: &str) -> sightline_e2e::client::Reply {
+    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url(path)})).await;
     let page = page.expect("browser_navigate");
+    assert!(!page.is_error, "{}", page.text);
     assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    page
+}
+
+async fn covered_page(rig: &Rig) -> sightline_e2e::client::Reply {
+    open(rig, "input/covered.html").await;
     let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
-    assert!(!page.is_error && !snapshot.is_error, "{}", snapshot.text);
+    assert!(!snapshot.is_error, "{}", snapshot.text);
     snapshot
 }
 
@@ -65,18 +73,10 @@ async fn typing_stops_when_the_page_moves_focus_elsewhere() {
     assert!(!events.iter().any(|e| e.starts_with("trap:")), "nothing reached the trap: {events:?}");
 }
 
-async fn hover_page(rig: &Rig) -> sightline_e2e::client::Reply {
-    let page = rig.client.call("browser_navigate", json!({"url": rig.server.url("input/hover.html")})).await;
-    let page = page.expect("browser_navigate");
-    assert!(!page.is_error, "{}", page.text);
-    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
-    page
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_target_the_hover_took_away_is_not_pressed_through_onto_what_lies_beneath() {
     let rig = Rig::start().await.expect("rig");
-    let page = hover_page(&rig).await;
+    let page = open(&rig, "input/hover.html").await;
     let lexington = ref_of(&page, "option", "Lexington, KY (LEX)");
     let reply = rig.client.call("browser_click", json!({"ref": lexington})).await.unwrap();
     assert!(reply.is_error, "{}", reply.text);
@@ -94,7 +94,7 @@ async fn a_target_the_hover_took_away_is_not_pressed_through_onto_what_lies_bene
 #[tokio::test(flavor = "multi_thread")]
 async fn a_target_the_hover_collapsed_is_pressed_through_the_element_holding_it() {
     let rig = Rig::start().await.expect("rig");
-    let page = hover_page(&rig).await;
+    let page = open(&rig, "input/hover.html").await;
     let star = ref_of(&page, "clickable", "Star");
     let reply = rig.client.call("browser_click", json!({"ref": star})).await.unwrap();
     assert!(!reply.is_error, "{}", reply.text);
