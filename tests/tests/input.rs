@@ -99,4 +99,8 @@ async fn a_target_the_hover_collapsed_is_pressed_through_the_element_holding_it(
     let reply = rig.client.call("browser_click", json!({"ref": star})).await.unwrap();
     assert!(!reply.is_error, "{}", reply.text);
     assert!(rig.server.wait_for_event("card-clicked", WAIT), "{:?}", rig.server.events());
+    // The star had collapsed under the pointer, so the press reached the card, not the star (a
+    // press on the star would report both, as its click bubbles to the card).
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e == "star-clicked"), "the hover did not collapse the star: {events:?}");
 }
