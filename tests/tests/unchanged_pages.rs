@@ -92,6 +92,45 @@ async fn an_unchanged_page_is_read_from_the_last_capture_and_every_change_is_see
     }
 }
 
+/// An ad frame that did not load shows the browser's own error page, in a process of its own,
+/// which the capture is the first to style. The look right after a kept capture is still answered
+/// from it, and a change on the page around the frame is still seen.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_page_with_an_ad_frame_that_did_not_load_is_read_from_the_last_capture() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    let page = c.call("browser_navigate", json!({"url": rig.server.url("unchanged-ad-frame.html")})).await;
+    let page = page.expect("browser_navigate");
+    assert!(!page.is_error, "{}", page.text);
+    let devtools = rig.devtools();
+    let mut cdp = sightline_e2e::cdp::CdpConnection::connect(&devtools).expect("devtools");
+    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+    let error_frame = targets["targetInfos"].as_array().into_iter().flatten().any(|t| {
+        t["type"] == "iframe"
+            && t["url"].as_str().is_some_and(|u| u.contains("ads.invalid") || u.contains("chrome-error"))
+    });
+    assert!(error_frame, "the ad frame is not an error page of its own process: {targets}");
+
+    // The frame's own session may still be coming up during the navigation's capture, which is
+    // then not kept: look until a capture is kept. The look right after it must use it again.
+    let mut stats = page.structured.as_ref().map(|s| s["stats"].clone()).unwrap_or_default();
+    for _ in 0..5 {
+        if stats["capture_kept"] == true {
+            break;
+        }
+        stats = look(c).await.1;
+    }
+    assert!(stats["capture_kept"] == true, "no capture of the page was kept: {stats}");
+    let (text, after) = look(c).await;
+    assert!(reused(&after), "the look right after a kept capture was captured afresh: {after}");
+    assert!(text.contains("Quiet text beside the ad."), "{text}");
+
+    let (mut page_cdp, session) = service_worker::attach_to_page(&devtools, "unchanged-ad-frame.html").expect("attach");
+    let change = "document.getElementById('line').textContent = 'Changed text beside the ad.'";
+    page_cdp.call(Some(&session), "Runtime.evaluate", json!({"expression": change})).expect("evaluate");
+    seen_once_then_reused(c, change, Some("Changed text beside the ad.")).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn changes_inside_iframes_of_the_same_process_and_of_another_are_seen() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");

@@ -36,6 +36,10 @@ use crate::cdp::page::FrameTreeResult;
 /// The `Performance.getMetrics` counters a probe compares.
 pub const COUNTERS: &[&str] = &["LayoutCount", "RecalcStyleCount"];
 
+/// The address of the browser's own error page, which a frame shows when its page could not be
+/// loaded.
+const ERROR_PAGE: &str = "chrome-error://";
+
 /// The page's watch as its probe expression returns it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct WatchReading {
@@ -126,10 +130,20 @@ impl TargetReading {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let counters = counters(&replies.metrics.ok_or(NotVouched::NoCounters)?);
-        if counters.len() != COUNTERS.len() {
-            return Err(NotVouched::NoCounters);
-        }
+        // A target showing nothing but the browser's own error page (an ad frame whose site did
+        // not answer, or that a blocker stopped) is styled for the first time by the capture
+        // itself, so its style count moves between a capture's probe and the next look's, and
+        // every look after a navigation would be captured afresh. No page script runs in such a
+        // document; its frame tree and watch still tell a navigation or a mutation.
+        let counters = if frames.iter().all(|(_, _, url)| url.starts_with(ERROR_PAGE)) {
+            Vec::new()
+        } else {
+            let counters = counters(&replies.metrics.ok_or(NotVouched::NoCounters)?);
+            if counters.len() != COUNTERS.len() {
+                return Err(NotVouched::NoCounters);
+            }
+            counters
+        };
         Ok(TargetReading { frames, counters, watches })
     }
 }
@@ -245,6 +259,44 @@ mod tests {
         later.targets[0].metrics = Some(fewer(metrics(3.0, 5.0)));
         later.targets[1].metrics = Some(fewer(metrics(1.0, 1.0)));
         assert_eq!(PageProbe::read(replies()).unwrap(), PageProbe::read(later).unwrap());
+    }
+
+    /// The page's replies with its out-of-process iframe showing the browser's error page, its
+    /// counters `layouts` and `styles`.
+    fn with_error_frame(layouts: f64, styles: f64) -> ProbeReplies {
+        let mut r = replies();
+        let frame =
+            json!({"frameTree": {"frame": {"id": "O", "loaderId": "LO", "url": "chrome-error://chromewebdata/"}}});
+        r.targets[1].frame_tree = serde_json::from_value(frame).ok();
+        r.targets[1].metrics = Some(metrics(layouts, styles));
+        r
+    }
+
+    #[test]
+    fn an_error_page_frame_that_the_capture_styled_is_no_change() {
+        // The capture styles the error page for the first time: 0 → 1, and nothing else moved.
+        let before = PageProbe::read(with_error_frame(0.0, 0.0)).unwrap();
+        assert_eq!(before, PageProbe::read(with_error_frame(0.0, 1.0)).unwrap());
+        // Its navigation, a mutation its watch saw, and the page around it still tell.
+        let changes: Vec<fn(&mut ProbeReplies)> = vec![
+            |r| r.targets[1].frame_tree.as_mut().unwrap().frame_tree.frame.loader_id = "LO2".into(),
+            |r| r.targets[1].frame_tree.as_mut().unwrap().frame_tree.frame.url = "https://ad.test/".into(),
+            |r| r.targets[1].watches[0].1 = watch(1),
+            |r| r.targets[0].metrics = Some(metrics(3.0, 6.0)),
+        ];
+        for change in changes {
+            let mut later = with_error_frame(0.0, 1.0);
+            change(&mut later);
+            assert_ne!(before, PageProbe::read(later).unwrap());
+        }
+        // A target whose error page sits beside a page of its own is compared in full.
+        let mut mixed = replies();
+        mixed.targets[0].frame_tree.as_mut().unwrap().frame_tree.child_frames[0].frame.url =
+            "chrome-error://chromewebdata/".into();
+        let mut later = replies();
+        later.targets[0].frame_tree = mixed.targets[0].frame_tree.clone();
+        later.targets[0].metrics = Some(metrics(3.0, 6.0));
+        assert_ne!(PageProbe::read(mixed).unwrap(), PageProbe::read(later).unwrap());
     }
 
     #[test]

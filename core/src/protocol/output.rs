@@ -128,6 +128,11 @@ pub struct SnapshotStats {
     /// Whether the last capture was used again because the probe vouched nothing changed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capture_reused: bool,
+    /// Whether the capture is kept for the next look to use again: the probe read before it
+    /// vouched for the page. A page the probe cannot read whole (an iframe whose watch is not
+    /// running yet) is captured afresh at the next look.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capture_kept: bool,
     /// For a navigation: milliseconds from sending it to the new document's `load`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_ms: Option<f64>,

@@ -32,6 +32,8 @@ pub struct Captured {
     pub capture: Rc<Capture>,
     /// Whether they are the tab's last capture, used again.
     pub reused: bool,
+    /// Whether they are kept for the next look (the probe before them vouched for the page).
+    pub kept: bool,
     /// Milliseconds the probe took.
     pub probe_ms: f64,
     /// Milliseconds spent waiting on CDP.
@@ -70,6 +72,7 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
         return Ok(Captured {
             capture,
             reused: true,
+            kept: true,
             probe_ms,
             capture_ms: 0.0,
             convert_ms: 0.0,
@@ -108,8 +111,9 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
     // Kept only when the probe, read before the capture, vouches for the page: any change
     // during the capture shows in the next probe.
     let kept = probe.ok().map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
+    let is_kept = kept.is_some();
     if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
         session.kept = kept;
     }
-    Ok(Captured { capture, reused: false, probe_ms, capture_ms, convert_ms, by_method })
+    Ok(Captured { capture, reused: false, kept: is_kept, probe_ms, capture_ms, convert_ms, by_method })
 }

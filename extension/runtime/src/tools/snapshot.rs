@@ -51,6 +51,7 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
     snapshot.stats.capture_by_method = captured.by_method;
     snapshot.stats.probe_ms = Some(captured.probe_ms);
     snapshot.stats.capture_reused = captured.reused;
+    snapshot.stats.capture_kept = captured.kept;
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
     snapshot.stats.loads_ms = loads_ms;
     Ok(snapshot)
