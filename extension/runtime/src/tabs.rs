@@ -402,10 +402,11 @@ impl State {
                 .map_err(|e| prepare_error(tab_id, e.into()))?;
         }
         // Best effort, for speed only: the renderer's layout counters for the probe before each
-        // capture. Accessibility is not enabled: the renderer would then keep its accessibility
-        // tree up to date while every page loads, which made loads slower (a median 26 ms a
-        // page over the corpus) and no capture faster.
-        let _ = cdp::send::<serde_json::Value>(tab_id, "Performance.enable", serde_json::json!({})).await;
+        // capture, and an accessibility tree the renderer keeps up to date instead of building
+        // it anew for every capture.
+        for domain in ["Performance.enable", "Accessibility.enable"] {
+            let _ = cdp::send::<serde_json::Value>(tab_id, domain, serde_json::json!({})).await;
+        }
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
@@ -434,7 +435,7 @@ impl State {
         let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
         // The iframe's console and requests belong to the tab's timeline too.
         // Its counters and its watch, for the probe before each capture (`crate::probe`).
-        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Performance.enable"] {
+        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Accessibility.enable", "Performance.enable"] {
             let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
         }
         let watch = crate::probe::watch_hook_params();
