@@ -350,6 +350,29 @@ async fn waiting_for_a_page_to_settle_is_bounded_and_reported() {
     assert!(left.text.contains("# Second page") && kind(&left) == "full", "{}", left.text);
 }
 
+/// A navigation captures the page as soon as it loads, ahead of the wait for a quiet DOM, and
+/// answers with that capture only when the DOM did not change until the page settled. A page
+/// quiet at its load is answered from it; a page that goes on changing its DOM after its load
+/// (here for 600 ms) is captured again once it settles, so the answer shows its last state, not
+/// the one at the load.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_navigation_answers_with_the_page_as_it_settled_not_as_it_loaded() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let stats = |reply: &Reply| reply.structured.as_ref().map(|s| s["stats"].clone()).unwrap_or_default();
+
+    let quiet = c.call("browser_navigate", json!({"url": rig.server.url("shop.html")})).await.unwrap();
+    assert!(!quiet.is_error, "{}", quiet.text);
+    assert!(stats(&quiet)["captured_ahead"] == true, "a quiet page was captured twice: {}", stats(&quiet));
+
+    let late = c.call("browser_navigate", json!({"url": rig.server.url("page-state/late-content.html")})).await;
+    let late = late.unwrap();
+    assert!(!late.is_error, "{}", late.text);
+    assert!(late.text.contains("All loaded") && late.text.contains("Added after the page loaded"), "{}", late.text);
+    assert!(!late.text.contains("Loading step"), "{}", late.text);
+    assert!(stats(&late)["captured_ahead"].is_null(), "the capture at the load was kept: {}", stats(&late));
+}
+
 /// The ref of the icon under the post `post` (`- Post 1`, then `e4 clickable (no name)`), if
 /// the answer shows one: in a full page, or added by a delta (`+ after e3: - Post 1`, then
 /// `+ e4 clickable (no name)`).

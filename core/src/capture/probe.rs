@@ -45,6 +45,8 @@ const ERROR_PAGE: &str = "chrome-error://";
 pub struct WatchReading {
     /// Mutations and events counted since the document started.
     pub changes: u64,
+    /// DOM mutation records alone counted since the document started (what settling watches).
+    pub mutations: u64,
     /// Digest of every form control's value, checked state and selection.
     pub forms: u64,
     /// The document's URL (a same-document navigation keeps the loader id).
@@ -111,6 +113,13 @@ impl PageProbe {
             return Err(NotVouched::Unread);
         }
         Ok(PageProbe { targets, layout: replies.layout.ok_or(NotVouched::Unread)? })
+    }
+
+    /// The DOM mutations the page's main frame counted since its document started: a capture
+    /// taken after this probe shows the DOM of every moment until that count moves.
+    pub fn main_frame_mutations(&self) -> u64 {
+        // A probe holds at least one target, and every target at least its root frame's watch.
+        self.targets[0].watches[0].mutations
     }
 }
 
@@ -191,7 +200,7 @@ mod tests {
     const PROCESS_WIDE: [&str; 4] = ["Nodes", "LayoutObjects", "Documents", "Frames"];
 
     fn watch(changes: u64) -> Option<Value> {
-        Some(json!({"changes": changes, "forms": 2_166_136_261_u64, "url": "https://shop.test/"}))
+        Some(json!({"changes": changes, "mutations": changes, "forms": 2_166_136_261_u64, "url": "https://shop.test/"}))
     }
 
     /// The page with one same-process iframe, and one out-of-process iframe.
@@ -212,6 +221,16 @@ mod tests {
             ],
             layout: Some(json!({"cssVisualViewport": {"pageX": 0, "pageY": 0, "clientWidth": 1280}})),
         }
+    }
+
+    #[test]
+    fn the_main_frames_mutations_are_read_apart_from_its_events_and_other_frames() {
+        let mut page = replies();
+        page.targets[0].watches[0].1 =
+            Some(json!({"changes": 9, "mutations": 7, "forms": 2_166_136_261_u64, "url": "https://shop.test/"}));
+        page.targets[0].watches[1].1 = watch(3);
+        page.targets[1].watches[0].1 = watch(5);
+        assert_eq!(PageProbe::read(page).unwrap().main_frame_mutations(), 7);
     }
 
     #[test]

@@ -133,12 +133,22 @@ pub struct SnapshotStats {
     /// running yet) is captured afresh at the next look.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capture_kept: bool,
+    /// For a navigation: its capture was taken as soon as the page loaded, ahead of the wait for
+    /// a quiet DOM, and the probe after that wait vouched that nothing changed meanwhile (a page
+    /// that changed is captured again after the wait, and this is false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub captured_ahead: bool,
     /// For a navigation: milliseconds from sending it to the new document's `load`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_ms: Option<f64>,
-    /// Milliseconds spent waiting for the page to settle before the capture.
+    /// Milliseconds spent waiting for the page to settle (for a navigation, after the capture
+    /// taken ahead of that wait).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle_ms: Option<f64>,
+    /// For a navigation: milliseconds spent waiting for the page's next frame after its `load`,
+    /// before the capture taken ahead of the settle wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_ms: Option<f64>,
     /// Milliseconds spent waiting, just before the capture, for images, style sheets and fonts
     /// the page was still loading (absent when it was loading none).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,6 +4,8 @@
 //!
 //! Each capture starts with a probe (`crate::probe`): when it vouches that nothing changed since
 //! the tab's last capture, that capture is used again and nothing more is asked of the browser.
+//! After a load, a capture is taken ahead of the wait for a quiet DOM ([`capture_ahead`]); the
+//! navigation answers with it when the DOM did not change until the page settled.
 //!
 //! Replies are kept as they arrive (JS values) and converted into the engine's types only once
 //! all are in, so the time spent waiting on the browser and the time spent converting are
@@ -17,6 +19,7 @@ use futures::stream::FuturesUnordered;
 use serde::de::DeserializeOwned;
 use sightline_core::capture::Capture;
 use sightline_core::capture::plan::{CapturePlan, Payload};
+use sightline_core::capture::probe::PageProbe;
 use wasm_bindgen::JsValue;
 
 use crate::cdp;
@@ -34,13 +37,20 @@ pub struct Captured {
     pub reused: bool,
     /// Whether they are kept for the next look (the probe before them vouched for the page).
     pub kept: bool,
-    /// Milliseconds the probe took.
+    /// What it cost.
+    pub costs: CaptureCosts,
+}
+
+/// What one capture cost, in milliseconds.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureCosts {
+    /// The probe.
     pub probe_ms: f64,
-    /// Milliseconds spent waiting on CDP.
+    /// Waiting on CDP (nothing when the last capture was used again).
     pub capture_ms: f64,
-    /// Milliseconds spent converting the payloads into the engine's types.
+    /// Converting the payloads into the engine's types.
     pub convert_ms: f64,
-    /// Milliseconds from request to reply per CDP method (the slowest of each).
+    /// From request to reply per CDP method (the slowest of each).
     pub by_method: BTreeMap<String, f64>,
 }
 
@@ -69,16 +79,43 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
         && kept.probe == *now
     {
         let capture = kept.capture.clone();
-        return Ok(Captured {
-            capture,
-            reused: true,
-            kept: true,
-            probe_ms,
-            capture_ms: 0.0,
-            convert_ms: 0.0,
-            by_method: BTreeMap::new(),
-        });
+        let costs = CaptureCosts { probe_ms, ..CaptureCosts::default() };
+        return Ok(Captured { capture, reused: true, kept: true, costs });
     }
+    take(state, tab_id, probe.ok(), probe_ms).await
+}
+
+/// A capture taken ahead of a wait (see [`capture_ahead`]).
+pub struct Ahead {
+    /// What it cost.
+    pub costs: CaptureCosts,
+    /// The DOM mutations the main frame's watch had counted just before it.
+    pub dom_mutations: u64,
+}
+
+/// Captures the tab and keeps the capture for the next look, but only when the probe vouches
+/// for the page: whoever waits after it must be able to tell whether the DOM changed since.
+/// `None` when the probe cannot vouch or the capture failed (the look after the wait captures
+/// then, and reports any error).
+pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
+    let probing = timer::now_ms();
+    let probe = probe::probe(state, tab_id).await.ok()?;
+    let probe_ms = timer::now_ms() - probing;
+    let dom_mutations = probe.main_frame_mutations();
+    let captured = take(state, tab_id, Some(probe), probe_ms).await.ok()?;
+    Some(Ahead { costs: captured.costs, dom_mutations })
+}
+
+/// The tab's kept capture, as it is, without a probe: for a caller that knows the page did not
+/// change since (see [`capture_ahead`]).
+pub fn kept(state: &State, tab_id: i32) -> Option<Captured> {
+    let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
+    Some(Captured { capture: kept.capture.clone(), reused: false, kept: true, costs: CaptureCosts::default() })
+}
+
+/// Asks the browser for the payloads, sending each request as soon as the plan allows; the
+/// capture is kept with `probe`, read before it, when there is one.
+async fn take(state: &State, tab_id: i32, probe: Option<PageProbe>, probe_ms: f64) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children);
@@ -110,10 +147,11 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
     let convert_ms = timer::now_ms() - converting;
     // Kept only when the probe, read before the capture, vouches for the page: any change
     // during the capture shows in the next probe.
-    let kept = probe.ok().map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
+    let kept = probe.map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
     let is_kept = kept.is_some();
     if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
         session.kept = kept;
     }
-    Ok(Captured { capture, reused: false, kept: is_kept, probe_ms, capture_ms, convert_ms, by_method })
+    let costs = CaptureCosts { probe_ms, capture_ms, convert_ms, by_method };
+    Ok(Captured { capture, reused: false, kept: is_kept, costs })
 }

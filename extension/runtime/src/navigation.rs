@@ -1,6 +1,8 @@
 //! Loading pages and waiting until they settle: navigation with a bounded wait for `load`,
 //! history moves, and the bounded DOM stabilisation that runs before every capture after an
-//! action (a 100 ms quiet window, a 2 s hard cap).
+//! action (a 100 ms quiet window, a 2 s hard cap). After a load, the page is captured ahead of
+//! that wait, and the capture is answered with when the DOM did not change until it settled
+//! ([`capture_then_settle`]).
 //!
 //! Every wait here holds to its cap in total, not per step: the wait for `load` is one
 //! [`Deadline`] shared by the navigation command, the wait for the new document and every
@@ -13,6 +15,7 @@ use std::rc::Rc;
 use serde::Deserialize;
 use sightline_core::protocol::HistoryMove;
 
+use crate::capture::{self, CaptureCosts};
 use crate::cdp::{self, CdpError, CdpEvent, Subscription};
 use crate::chrome::{self, DebuggeeTarget};
 use crate::error::ToolError;
@@ -41,6 +44,9 @@ const RENDERING_LOADS_CAP_MS: u32 = 1_000;
 const RENDERING_LOAD_AGE_MS: u64 = 5_000;
 /// How often the wait for those loads looks again.
 const RENDERING_LOADS_POLL_MS: u32 = 20;
+
+/// Longest wait for a page that just loaded to render its next frame.
+const FRAME_WAIT_MS: u32 = 100;
 
 /// Longest wait for child frames an action set loading.
 const FRAME_LOAD_TIMEOUT_MS: u32 = 5_000;
@@ -75,12 +81,28 @@ pub struct Settled {
 }
 
 /// How long a navigation's waits took, in milliseconds.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Waited {
     /// From sending the navigation to the new document's load (or the wait's end).
     pub load_ms: Option<f64>,
     /// Waiting for the DOM to settle.
     pub settle_ms: Option<f64>,
+    /// Waiting for the page's next frame before the capture ahead of the settle wait.
+    pub frame_ms: Option<f64>,
+    /// The capture taken as soon as the page loaded, before the wait for a quiet DOM.
+    pub ahead: Option<CapturedAhead>,
+}
+
+/// The capture taken ahead of the wait for a quiet DOM (see [`capture_then_settle`]).
+#[derive(Debug, Clone)]
+pub struct CapturedAhead {
+    /// Waiting for images, style sheets and fonts still loading just before it.
+    pub loads_ms: Option<f64>,
+    /// What it cost.
+    pub costs: CaptureCosts,
+    /// Whether it holds: the DOM did not change from before it until the page settled. It is
+    /// then the tab's kept capture, and the navigation answers with it.
+    pub held: bool,
 }
 
 impl Settled {
@@ -118,7 +140,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
         wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
     }
     settled.waited.load_ms = Some(timer::now_ms() - started);
-    stabilize_into(state, tab_id, &mut settled).await;
+    capture_then_settle(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -153,7 +175,7 @@ pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) ->
         }
         timer::sleep(load.cap(100)).await;
     }
-    stabilize_into(state, tab_id, &mut settled).await;
+    capture_then_settle(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -226,7 +248,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
         Some(_) => {}
         None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
     }
-    stabilize_into(state, tab_id, &mut settled).await;
+    capture_then_settle(state, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -484,6 +506,10 @@ pub struct Stabilization {
     pub elapsed: f64,
     /// Mutation records observed.
     pub mutations: u64,
+    /// The mutation records the page's watch counted since the document started, when the
+    /// script ran beside it.
+    #[serde(default, rename = "domMutations")]
+    pub dom_mutations: Option<u64>,
     // The script also reports `hidden`: the page still hid its own root when the wait ended.
     // The engine sees that in the capture and says it in the snapshot's first line, so it is
     // not read here.
@@ -550,6 +576,47 @@ enum Wait {
     Done,
     /// The document went away mid-wait (noted).
     Navigated,
+}
+
+/// After a load: captures the page at once, then waits for its DOM to settle. When the page's
+/// DOM did not change from just before that capture to the end of the wait (the main frame's
+/// watch counted no mutation), the capture is the settled page's and the navigation answers
+/// with it: a page already quiet when it loaded costs one capture, not a wait and then a
+/// capture. A page that changed meanwhile is captured afresh after the wait, as it would have
+/// been without the capture ahead.
+async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
+    if settled.silent_ms.is_some() {
+        // It answered no probe while loading; capturing and settling would only time out too.
+        return Wait::Done;
+    }
+    let loads_ms = await_rendering_loads(state, tab_id).await;
+    let framing = timer::now_ms();
+    next_frame(state, tab_id).await;
+    settled.waited.frame_ms = Some(timer::now_ms() - framing);
+    let ahead = capture::capture_ahead(state, tab_id).await;
+    let started = timer::now_ms();
+    let outcome = stabilize(state, tab_id, QuietFrom::LastMutation).await;
+    settled.waited.settle_ms = Some(timer::now_ms() - started);
+    if let Some(ahead) = ahead {
+        let held = matches!(&outcome, Ok(s) if s.stable && s.dom_mutations == Some(ahead.dom_mutations));
+        settled.waited.ahead = Some(CapturedAhead { loads_ms, costs: ahead.costs, held });
+    }
+    note_stabilization(outcome, settled)
+}
+
+/// Waits (at most [`FRAME_WAIT_MS`]) until the page has rendered a frame: a document that just
+/// loaded is laid out once more by its first frame (its viewport settles, its fonts and images
+/// are drawn), and a capture taken before that would be out of date at the next look.
+async fn next_frame(state: &State, tab_id: i32) {
+    let main = DebuggeeTarget::main(tab_id);
+    let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
+    let Some(context) = crate::probe::watch_context(&main, &frame).await else { return };
+    let expression = format!(
+        "new Promise((done) => {{ requestAnimationFrame(() => setTimeout(done, 0)); setTimeout(done, {FRAME_WAIT_MS}); }})"
+    );
+    let params = serde_json::json!({"expression": expression, "awaitPromise": true, "contextId": context});
+    let _ =
+        cdp::send_to::<serde_json::Value>(&main, "Runtime.evaluate", params, FRAME_WAIT_MS + PROBE_TIMEOUT_MS).await;
 }
 
 async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {

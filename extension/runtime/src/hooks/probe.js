@@ -1,6 +1,7 @@
-// Reads the page's watch (see watch.js) for a capture probe: the count of changes, a digest of
-// every form control's state (a password field by its length only, so nothing of it is
-// hashed), and the URL. `null` when the watch is not running in this document.
+// Reads the page's watch (see watch.js) for a capture probe: the count of changes (and of DOM
+// mutations alone), a digest of every form control's state (a password field by its length
+// only, so nothing of it is hashed), and the URL. `null` when the watch is not running in this
+// document.
 (() => {
   const watch = globalThis.__sightlineWatch;
   if (!watch) return null;
@@ -22,5 +23,5 @@
   // Brings style and layout up to date, so the renderer's counters read next include any change
   // made just before.
   void document.documentElement?.offsetHeight;
-  return { changes: watch.changes, forms: digest >>> 0, url: location.href };
+  return { changes: watch.changes, mutations: watch.mutations, forms: digest >>> 0, url: location.href };
 })()

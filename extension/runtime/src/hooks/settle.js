@@ -1,5 +1,5 @@
 // Waits (bounded) for the page's DOM to settle: resolves once no mutation has been seen for
-// QUIET ms, or after CAP ms at the latest, with {stable, elapsed, mutations, hidden}. The document
+// QUIET ms, or after CAP ms at the latest, with {stable, elapsed, mutations, hidden, domMutations}. The document
 // itself is observed, so a page without a body, or whose root element is replaced, is still
 // watched.
 //
@@ -27,7 +27,8 @@ new Promise((resolve) => {
   };
   const finish = (stable) => {
     clearTimeout(quietTimer); clearTimeout(hardTimer); observer.disconnect();
-    resolve({ stable, elapsed: performance.now() - start, mutations, hidden: hiddenRoot() });
+    const domMutations = watch ? watch.mutations : null;
+    resolve({ stable, elapsed: performance.now() - start, mutations, hidden: hiddenRoot(), domMutations });
   };
   // Quiet for long enough: done, unless the page still hides itself (then look again later).
   const quietEnough = () => {

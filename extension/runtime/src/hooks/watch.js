@@ -10,12 +10,14 @@
   // `mutated`: the time of the last DOM mutation (what settling waits out); events count as
   // changes for the probe but do not hold settling back (an image that finished loading is
   // no reason to wait).
-  const watch = { changes: 0, mutated: performance.now() };
+  // `mutations`: the DOM mutation records alone (what settling watches; see settle.js).
+  const watch = { changes: 0, mutations: 0, mutated: performance.now() };
   const bump = (n) => {
     watch.changes += n;
   };
   new MutationObserver((records) => {
     bump(records.length);
+    watch.mutations += records.length;
     watch.mutated = performance.now();
   }).observe(document, {
     childList: true,

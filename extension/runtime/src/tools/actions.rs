@@ -166,7 +166,7 @@ async fn page_after_load(
             silent_ms / 1000.0
         )));
     }
-    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
+    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited.clone()).await?)
 }
 
 /// Where an action stands before it runs.

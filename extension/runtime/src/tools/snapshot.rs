@@ -5,14 +5,15 @@
 use std::rc::Rc;
 
 use sightline_core::page_state::{Answer, Delta, PageError};
-use sightline_core::protocol::{SnapshotParams, ToolOutput};
+use sightline_core::protocol::{SnapshotParams, SnapshotStats, ToolOutput};
 use sightline_core::snapshot::Snapshot;
 
 use super::{ToolResult, target_tab};
+use crate::capture::{self, Captured};
 use crate::error::ToolError;
-use crate::navigation::{self, Waited};
+use crate::navigation::{self, CapturedAhead, Waited};
 use crate::state::State;
-use crate::{capture, timer};
+use crate::timer;
 
 /// `browser_snapshot`.
 pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
@@ -38,6 +39,11 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
 pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
     let loads_ms = navigation::await_rendering_loads(state, tab).await;
     let captured = capture::capture(state, tab).await?;
+    Ok(compile(state, session, tab, captured, loads_ms).await)
+}
+
+/// Compiles a capture with the session's page state, and says in its stats what it cost.
+async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured, loads_ms: Option<f64>) -> Snapshot {
     // The person's own secret words apply from the next look on.
     let words = crate::options::Options::read().await.secret_words;
     let started = timer::now_ms();
@@ -46,15 +52,15 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
         page.set_secret_words(&words);
         page.compile(&captured.capture)
     });
-    snapshot.stats.capture_ms = Some(captured.capture_ms);
-    snapshot.stats.convert_ms = Some(captured.convert_ms);
-    snapshot.stats.capture_by_method = captured.by_method;
-    snapshot.stats.probe_ms = Some(captured.probe_ms);
+    snapshot.stats.capture_ms = Some(captured.costs.capture_ms);
+    snapshot.stats.convert_ms = Some(captured.costs.convert_ms);
+    snapshot.stats.capture_by_method = captured.costs.by_method;
+    snapshot.stats.probe_ms = Some(captured.costs.probe_ms);
     snapshot.stats.capture_reused = captured.reused;
     snapshot.stats.capture_kept = captured.kept;
     snapshot.stats.pipeline_ms = Some(timer::now_ms() - started);
     snapshot.stats.loads_ms = loads_ms;
-    Ok(snapshot)
+    snapshot
 }
 
 /// Captures the page and answers for `session`, prefixed by `notes` (waits that hit their
@@ -80,8 +86,37 @@ pub async fn answer_waited(
     notice: Option<&Delta>,
     waited: Waited,
 ) -> Result<ToolOutput, ToolError> {
-    let mut snapshot = capture_and_compile(state, session, tab).await?;
+    // The capture taken as soon as the page loaded, when it held until the page settled.
+    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(state, tab));
+    let mut snapshot = match held {
+        Some(captured) => compile(state, session, tab, captured, None).await,
+        None => capture_and_compile(state, session, tab).await?,
+    };
     snapshot.stats.load_ms = waited.load_ms;
     snapshot.stats.settle_ms = waited.settle_ms;
+    snapshot.stats.frame_ms = waited.frame_ms;
+    if let Some(ahead) = waited.ahead {
+        count_capture_ahead(&mut snapshot.stats, ahead);
+    }
     Ok(state.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
+}
+
+/// Adds what the capture taken ahead of a navigation's settle wait cost to the stats of the
+/// navigation's answer, so its profile counts every capture the navigation made. When the
+/// answer shows that capture (it held, or a probe found nothing changed since), it is the
+/// navigation's own capture, not a reuse of an earlier look's: the answer says it was captured
+/// ahead, and its per-method waits are that capture's.
+fn count_capture_ahead(stats: &mut SnapshotStats, ahead: CapturedAhead) {
+    let add = |field: &mut Option<f64>, ms: f64| *field = Some(field.unwrap_or_default() + ms);
+    add(&mut stats.probe_ms, ahead.costs.probe_ms);
+    add(&mut stats.capture_ms, ahead.costs.capture_ms);
+    add(&mut stats.convert_ms, ahead.costs.convert_ms);
+    if let Some(ms) = ahead.loads_ms {
+        add(&mut stats.loads_ms, ms);
+    }
+    if ahead.held || stats.capture_reused {
+        stats.capture_reused = false;
+        stats.captured_ahead = true;
+        stats.capture_by_method = ahead.costs.by_method;
+    }
 }
