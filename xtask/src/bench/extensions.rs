@@ -67,7 +67,7 @@ pub struct PageProbe<'a> {
     /// Its wall time as the MCP client saw it, when it took one call.
     pub wall_ms: Option<f64>,
     /// The navigation to the page that came before, and its wall time: a new document, so
-    /// always a fresh capture.
+    /// always a fresh capture (taken ahead of its settle wait when that held).
     pub navigate: Option<(&'a Reply, f64)>,
 }
 
@@ -89,6 +89,14 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
     }
     if let Some((navigate, wall)) = probe.navigate {
         columns.extend(profile("navigate: ", navigate, Some(wall)));
+        // Whether the capture taken as soon as the page loaded still held after the settle wait.
+        if let Some(stats) = navigate.structured.as_ref().map(|s| &s["stats"]).filter(|s| s["probe_ms"].is_number()) {
+            let ahead = if stats["captured_ahead"] == true { 1.0 } else { 0.0 };
+            columns.push(ExtraColumn {
+                name: "navigate: captured ahead of the settle wait".into(),
+                value: ExtraValue::Ratio(ahead),
+            });
+        }
     }
     columns
 }
@@ -115,10 +123,16 @@ fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn
         if capture > 0.0 {
             push("pipeline ÷ capture", ExtraValue::Ratio(pipeline / capture));
         }
-        // A navigation's waits: loading, then settling; and the images, style sheets and fonts
-        // still loading just before the capture.
+        // A navigation's waits: loading, its next frame, then settling; and the images, style
+        // sheets and fonts still loading just before the capture.
         let mut waits = 0.0;
-        for (key, name) in [("load_ms", "load"), ("settle_ms", "settle"), ("loads_ms", "subresource loads")] {
+        let waited = [
+            ("load_ms", "load"),
+            ("frame_ms", "next frame"),
+            ("settle_ms", "settle"),
+            ("loads_ms", "subresource loads"),
+        ];
+        for (key, name) in waited {
             if let Some(ms) = millis(key) {
                 waits += ms;
                 push(name, ExtraValue::Millis(ms));
