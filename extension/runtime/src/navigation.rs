@@ -604,19 +604,19 @@ async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) 
     note_stabilization(outcome, settled)
 }
 
-/// Waits (at most [`FRAME_WAIT_MS`]) until the page has rendered a frame: a document that just
-/// loaded is laid out once more by its first frame (its viewport settles, its fonts and images
-/// are drawn), and a capture taken before that would be out of date at the next look.
+/// Waits (at most [`FRAME_WAIT_MS`], counted here, not by the page's timers) until the page has
+/// rendered a frame: a document that just loaded is laid out once more by its first frame (its
+/// viewport settles, its fonts and images are drawn), and a capture taken before that would be
+/// out of date at the next look. A hidden page draws no frames, so it is not waited for.
 async fn next_frame(state: &State, tab_id: i32) {
     let main = DebuggeeTarget::main(tab_id);
     let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
     let Some(context) = crate::probe::watch_context(&main, &frame).await else { return };
-    let expression = format!(
-        "new Promise((done) => {{ requestAnimationFrame(() => setTimeout(done, 0)); setTimeout(done, {FRAME_WAIT_MS}); }})"
-    );
+    let expression = "document.visibilityState !== 'visible' || \
+                      new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)))";
     let params = serde_json::json!({"expression": expression, "awaitPromise": true, "contextId": context});
-    let _ =
-        cdp::send_to::<serde_json::Value>(&main, "Runtime.evaluate", params, FRAME_WAIT_MS + PROBE_TIMEOUT_MS).await;
+    // A page that draws nothing in time is captured as it is.
+    let _ = cdp::send_to::<serde_json::Value>(&main, "Runtime.evaluate", params, FRAME_WAIT_MS).await;
 }
 
 async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
