@@ -133,9 +133,10 @@ pub struct SnapshotStats {
     /// running yet) is captured afresh at the next look.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub capture_kept: bool,
-    /// For a navigation: its capture was taken as soon as the page loaded, ahead of the wait for
-    /// a quiet DOM, and the probe after that wait vouched that nothing changed meanwhile (a page
-    /// that changed is captured again after the wait, and this is false).
+    /// For a navigation: its capture was taken as soon as the page loaded and drew a frame, ahead
+    /// of the wait for a quiet DOM, and the main frame's DOM did not change from just before it to
+    /// the end of that wait (a page whose DOM changed is captured again after the wait, and this
+    /// is false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub captured_ahead: bool,
     /// For a navigation: milliseconds from sending it to the new document's `load`.

@@ -19,7 +19,7 @@ use futures::stream::FuturesUnordered;
 use serde::de::DeserializeOwned;
 use sightline_core::capture::Capture;
 use sightline_core::capture::plan::{CapturePlan, Payload};
-use sightline_core::capture::probe::PageProbe;
+use sightline_core::capture::probe::{NotVouched, PageProbe};
 use wasm_bindgen::JsValue;
 
 use crate::cdp;
@@ -71,9 +71,7 @@ impl Payload for JsPayload {
 
 /// Captures the tab's page and its out-of-process iframes.
 pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> {
-    let probing = timer::now_ms();
-    let probe = probe::probe(state, tab_id).await;
-    let probe_ms = timer::now_ms() - probing;
+    let (probe, probe_ms) = timed_probe(state, tab_id).await;
     let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
     if let (Ok(now), Some(kept)) = (&probe, kept)
         && kept.probe == *now
@@ -98,9 +96,8 @@ pub struct Ahead {
 /// `None` when the probe cannot vouch or the capture failed (the look after the wait captures
 /// then, and reports any error).
 pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
-    let probing = timer::now_ms();
-    let probe = probe::probe(state, tab_id).await.ok()?;
-    let probe_ms = timer::now_ms() - probing;
+    let (probe, probe_ms) = timed_probe(state, tab_id).await;
+    let probe = probe.ok()?;
     let dom_mutations = probe.main_frame_mutations();
     let captured = take(state, tab_id, Some(probe), probe_ms).await.ok()?;
     Some(Ahead { costs: captured.costs, dom_mutations })
@@ -111,6 +108,13 @@ pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
 pub fn kept(state: &State, tab_id: i32) -> Option<Captured> {
     let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
     Some(Captured { capture: kept.capture.clone(), reused: false, kept: true, costs: CaptureCosts::default() })
+}
+
+/// Probes the tab, and says how long that took.
+async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, f64) {
+    let probing = timer::now_ms();
+    let probe = probe::probe(state, tab_id).await;
+    (probe, timer::now_ms() - probing)
 }
 
 /// Asks the browser for the payloads, sending each request as soon as the plan allows; the

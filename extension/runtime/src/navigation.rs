@@ -594,9 +594,7 @@ async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) 
     next_frame(state, tab_id).await;
     settled.waited.frame_ms = Some(timer::now_ms() - framing);
     let ahead = capture::capture_ahead(state, tab_id).await;
-    let started = timer::now_ms();
-    let outcome = stabilize(state, tab_id, QuietFrom::LastMutation).await;
-    settled.waited.settle_ms = Some(timer::now_ms() - started);
+    let outcome = settle_timed(state, tab_id, settled).await;
     if let Some(ahead) = ahead {
         let held = matches!(&outcome, Ok(s) if s.stable && s.dom_mutations == Some(ahead.dom_mutations));
         settled.waited.ahead = Some(CapturedAhead { loads_ms, costs: ahead.costs, held });
@@ -624,10 +622,16 @@ async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wa
         // It answered no probe while loading; the settling script would only time out too.
         return Wait::Done;
     }
+    let outcome = settle_timed(state, tab_id, settled).await;
+    note_stabilization(outcome, settled)
+}
+
+/// Waits for the DOM to settle, counting from its last mutation, and records how long that took.
+async fn settle_timed(state: &State, tab_id: i32, settled: &mut Settled) -> Result<Stabilization, ToolError> {
     let started = timer::now_ms();
     let outcome = stabilize(state, tab_id, QuietFrom::LastMutation).await;
     settled.waited.settle_ms = Some(timer::now_ms() - started);
-    note_stabilization(outcome, settled)
+    outcome
 }
 
 /// Turns a stabilisation's outcome into the agent's notes.

@@ -1,7 +1,8 @@
 // Waits (bounded) for the page's DOM to settle: resolves once no mutation has been seen for
-// QUIET ms, or after CAP ms at the latest, with {stable, elapsed, mutations, hidden, domMutations}. The document
-// itself is observed, so a page without a body, or whose root element is replaced, is still
-// watched.
+// QUIET ms, or after CAP ms at the latest, with {stable, elapsed, mutations, hidden,
+// domMutations} (`domMutations`: the watch's count since the document started, when it runs
+// here). The document itself is observed, so a page without a body, or whose root element is
+// replaced, is still watched.
 //
 // A page that hides its own root while it loads (anti-flicker snippets of A/B-testing tools put
 // `opacity: 0` on <html> until a script or a timeout removes it) is not settled while it is

@@ -86,7 +86,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
                 match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
-                    Ok(settled) => page_after_load(state, session, tab, &settled, None).await,
+                    Ok(settled) => page_after_load(state, session, tab, settled, None).await,
                     Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
                 }
             })
@@ -137,7 +137,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     } else {
         navigation::goto_without_debugger(state, tab, &url).await?
     };
-    page_after_load(state, session, tab, &settled, Some(&url)).await
+    page_after_load(state, session, tab, settled, Some(&url)).await
 }
 
 /// The page after a navigation; for a page that stopped answering the browser while it loaded
@@ -146,7 +146,7 @@ async fn page_after_load(
     state: &Rc<State>,
     session: &str,
     tab: i32,
-    settled: &Settled,
+    settled: Settled,
     url: Option<&str>,
 ) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
@@ -166,7 +166,7 @@ async fn page_after_load(
             silent_ms / 1000.0
         )));
     }
-    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited.clone()).await?)
+    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
 }
 
 /// Where an action stands before it runs.
