@@ -1,7 +1,12 @@
 //! The flood drill: a page that logs 10,000 console messages a second (2,000 control characters
-//! each), keeps 1,000 requests to 1.5 MB URLs waiting on a server that never answers and opens
-//! 1,000 WebSockets. While it runs, every read tool and an action answer within 5 s each, and
-//! what the extension's service worker and the host processes hold stays under stated caps.
+//! each), keeps 1,000 requests waiting on a server that never answers (every tenth to a 1.5 MB
+//! URL) and opens 1,000 WebSockets. While it runs, every read tool and an action answer within
+//! 5 s each, the extension's service worker keeps running, and what it and the host processes
+//! hold stays under stated caps.
+//!
+//! Only every tenth URL is 1.5 MB because Chromium itself cannot keep 1,000 such requests
+//! waiting on a 24 GiB machine: with no debugger attached, its network service holds about 12 MB
+//! per waiting request and crashes within a minute, taking the extension's worker with it.
 //!
 //! The 5 s bound is a cap on a wait (a tool stuck behind the flood would exceed it many times
 //! over), not a measure of speed; the memory caps are several times what a quiet session holds,
@@ -120,7 +125,7 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
     service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker = 1").expect("mark the worker");
 
     // The page starts its requests and sockets ten at a time; the browser's instrumentation of
-    // 1.5 MB URLs keeps its main thread busy while it does, so wait (bounded) for all of them.
+    // 1.5 MB URLs slows its main thread while it does, so wait (bounded) for all of them.
     let establishing = Instant::now();
     loop {
         tokio::time::sleep(Duration::from_secs(5)).await;
@@ -155,6 +160,9 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
         assert!(console.text.len() < 256 * 1024, "a console listing is paged: {} bytes", console.text.len());
         let network = within_cap(&rig, "browser_network_requests", json!({})).await;
         assert!(network.text.len() < 256 * 1024, "a request listing is paged: {} bytes", network.text.len());
+        // The 1.5 MB URLs are listed cut, not whole (the recorder keeps 2,000 characters).
+        let big = network.text.lines().find(|l| l.contains("?n=990&")).unwrap_or_else(|| panic!("{}", network.text));
+        assert!(big.len() < 4_000, "a 1.5 MB URL is listed cut: {} characters", big.len());
         let changes = within_cap(&rig, "get_changes_since", json!({})).await;
         assert!(changes.text.len() < 256 * 1024, "a change report is bounded: {} bytes", changes.text.len());
         let clicked = within_cap(&rig, "browser_click", json!({"ref": tap})).await;
@@ -170,13 +178,9 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
         };
     }
     print("peak under the flood", &peak);
-    // Reported, not asserted: the browser has been seen to stop the worker while the page starts
-    // its 1.5 MB requests (see docs/security-notes/faults.md); the tools above answered anyway.
+    // The worker ran through the flood: nothing made the browser stop it.
     let marker = service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker ?? 0").expect("ask");
-    eprintln!(
-        "the browser {} the extension's worker during the flood",
-        if marker == json!(1) { "kept" } else { "restarted" }
-    );
+    assert_eq!(marker, json!(1), "the browser restarted the extension's worker during the flood");
     assert!(peak.worker_heap < WORKER_HEAP_CAP, "worker JS heap {peak:?}");
     assert!(peak.wasm < WASM_MEMORY_CAP, "wasm memory {peak:?}");
     assert!(peak.bridge < HOST_RSS_CAP && peak.mcp < HOST_RSS_CAP, "host RSS {peak:?}");
