@@ -2,7 +2,9 @@
 //! one, at a few thousand a second at best; a page that logs faster than that builds a queue
 //! in front of everything else from the tab, answers to commands included, and every tool on
 //! the tab waits behind it. When a tab logs more than [`LIMIT_PER_S`] console messages within
-//! a second, the guard switches the tab's console reporting off (`Runtime.disable`) for
+//! a second of the page's own clock (the time each message was logged, not when it reached the
+//! worker: a queue delivers a flood slower than it was logged, and counted on arrival it could
+//! stay under the limit while the queue grows without end), the guard switches the tab's console reporting off (`Runtime.disable`) for
 //! [`PAUSE_MS`], records in the tab's console that it did and, once it is back on, how many
 //! messages went unrecorded. Messages the browser replays when reporting resumes (those logged
 //! during the pause) are dropped: they were counted as unrecorded.
@@ -41,7 +43,7 @@ pub enum Admit {
 
 #[derive(Debug, Default)]
 struct TabWindow {
-    /// Start of the current one-second window ([`timer::now_ms`]).
+    /// Start of the current one-second window (epoch ms, the page's clock where messages say).
     start_ms: f64,
     count: u32,
     paused: bool,
@@ -59,15 +61,16 @@ pub struct FloodGuard {
 
 impl FloodGuard {
     /// Decides about one console message from `tab`, stamped `stamp_epoch_ms` by the page,
-    /// arriving at `now_ms`.
-    pub fn admit(&mut self, tab: i32, stamp_epoch_ms: Option<f64>, now_ms: f64) -> Admit {
+    /// arriving at `now_epoch_ms` (which counts for a message without a stamp).
+    pub fn admit(&mut self, tab: i32, stamp_epoch_ms: Option<f64>, now_epoch_ms: f64) -> Admit {
         let w = self.tabs.entry(tab).or_default();
         if w.paused || stamp_epoch_ms.is_some_and(|t| t < w.resumed_epoch_ms) {
             w.dropped += 1;
             return Admit::Drop;
         }
-        if now_ms - w.start_ms >= 1_000.0 {
-            w.start_ms = now_ms;
+        let logged = stamp_epoch_ms.unwrap_or(now_epoch_ms);
+        if logged - w.start_ms >= 1_000.0 {
+            w.start_ms = logged;
             w.count = 0;
         }
         w.count += 1;
@@ -80,11 +83,11 @@ impl FloodGuard {
     }
 
     /// Reporting is back on for `tab` from `epoch_ms`; returns how many messages were dropped.
-    pub fn resume(&mut self, tab: i32, epoch_ms: f64, now_ms: f64) -> u64 {
+    pub fn resume(&mut self, tab: i32, epoch_ms: f64) -> u64 {
         let w = self.tabs.entry(tab).or_default();
         w.paused = false;
         w.resumed_epoch_ms = epoch_ms;
-        w.start_ms = now_ms;
+        w.start_ms = epoch_ms;
         w.count = 0;
         std::mem::take(&mut w.dropped)
     }
@@ -153,7 +156,7 @@ pub fn pause(state: &Rc<State>, tab: i32) {
             ),
         );
         timer::sleep(PAUSE_MS).await;
-        let dropped = state.flood.borrow_mut().resume(tab, timer::epoch_ms() as f64, timer::now_ms());
+        let dropped = state.flood.borrow_mut().resume(tab, timer::epoch_ms() as f64);
         let attached = state.tabs.borrow().sessions.get(&tab).map(|s| (s.attached, s.bindings.clone()));
         let Some((true, bindings)) = attached else { return };
         let _ = cdp::send::<serde_json::Value>(tab, "Runtime.enable", json!({})).await;
@@ -184,23 +187,39 @@ mod tests {
     fn a_tab_logging_past_the_limit_is_paused_and_its_replays_are_dropped() {
         let mut guard = FloodGuard::default();
         for i in 0..LIMIT_PER_S {
-            assert_eq!(guard.admit(1, Some(100.0), f64::from(i) / 10.0), Admit::Keep);
+            assert_eq!(guard.admit(1, Some(100.0 + f64::from(i) / 10.0), 5_000.0), Admit::Keep);
         }
-        assert_eq!(guard.admit(2, Some(100.0), 50.0), Admit::Keep, "another tab is not paused");
-        assert_eq!(guard.admit(1, Some(100.0), 100.0), Admit::Trip);
-        assert_eq!(guard.admit(1, Some(101.0), 200.0), Admit::Drop);
-        assert_eq!(guard.resume(1, 6_000.0, 5_200.0), 2);
-        assert_eq!(guard.admit(1, Some(5_900.0), 5_300.0), Admit::Drop, "logged during the pause");
-        assert_eq!(guard.admit(1, Some(6_001.0), 5_300.0), Admit::Keep);
+        assert_eq!(guard.admit(2, Some(150.0), 5_000.0), Admit::Keep, "another tab is not paused");
+        assert_eq!(guard.admit(1, Some(200.0), 5_000.0), Admit::Trip);
+        assert_eq!(guard.admit(1, Some(201.0), 5_000.0), Admit::Drop);
+        assert_eq!(guard.resume(1, 6_000.0), 2);
+        assert_eq!(guard.admit(1, Some(5_900.0), 6_100.0), Admit::Drop, "logged during the pause");
+        assert_eq!(guard.admit(1, Some(6_001.0), 6_100.0), Admit::Keep);
     }
 
     #[test]
-    fn a_steady_rate_under_the_limit_is_never_paused() {
+    fn a_flood_is_paused_even_when_its_messages_arrive_slower_than_the_limit() {
+        let mut guard = FloodGuard::default();
+        // Logged at 10,000 a second, delivered at 500 a second.
+        for i in 0..LIMIT_PER_S {
+            let admit = guard.admit(1, Some(f64::from(i) / 10.0), f64::from(i) * 2.0);
+            assert_eq!(admit, Admit::Keep, "message {i}");
+        }
+        assert_eq!(guard.admit(1, Some(100.0), 2_000.0), Admit::Trip);
+    }
+
+    #[test]
+    fn a_steady_rate_under_the_limit_is_never_paused_even_when_it_arrives_in_bursts() {
         let mut guard = FloodGuard::default();
         for i in 0..10 * LIMIT_PER_S {
-            // LIMIT_PER_S messages each second, spread evenly.
-            let now = f64::from(i) * 1_000.0 / f64::from(LIMIT_PER_S);
-            assert_eq!(guard.admit(1, None, now), Admit::Keep, "message {i}");
+            // LIMIT_PER_S messages each second, logged evenly, delivered ten seconds' worth at once.
+            let logged = f64::from(i) * 1_000.0 / f64::from(LIMIT_PER_S);
+            assert_eq!(guard.admit(1, Some(logged), 10_000.0), Admit::Keep, "message {i}");
+        }
+        for i in 0..10 * LIMIT_PER_S {
+            // Without stamps, arrival times count.
+            let now = 20_000.0 + f64::from(i) * 1_000.0 / f64::from(LIMIT_PER_S);
+            assert_eq!(guard.admit(2, None, now), Admit::Keep, "message {i}");
         }
     }
 }

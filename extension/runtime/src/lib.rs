@@ -198,7 +198,7 @@ impl Runtime {
         let tab_id = tab_id as i32;
         if method == "Runtime.consoleAPICalled" {
             // Decided before the event is converted, so a flood costs as little as it can.
-            let admit = self.state.flood.borrow_mut().admit(tab_id, flood::stamp(&params), timer::now_ms());
+            let admit = self.state.flood.borrow_mut().admit(tab_id, flood::stamp(&params), timer::epoch_ms() as f64);
             match admit {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
