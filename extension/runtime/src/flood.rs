@@ -4,10 +4,11 @@
 //! the tab waits behind it. When a tab logs more than [`LIMIT_PER_S`] console messages within
 //! a second of the page's own clock (the time each message was logged, not when it reached the
 //! worker: a queue delivers a flood slower than it was logged, and counted on arrival it could
-//! stay under the limit while the queue grows without end), the guard switches the tab's console reporting off (`Runtime.disable`) for
-//! [`PAUSE_MS`], records in the tab's console that it did and, once it is back on, how many
-//! messages went unrecorded. Messages the browser replays when reporting resumes (those logged
-//! during the pause) are dropped: they were counted as unrecorded.
+//! stay under the limit while the queue grows without end), the guard switches the tab's
+//! console reporting off (`Runtime.disable`) for [`PAUSE_MS`], records in the tab's console
+//! that it did and, once it is back on, how many messages went unrecorded. Messages the browser
+//! replays when reporting resumes (those logged during the pause) are dropped: they were
+//! counted as unrecorded.
 //!
 //! Network events can carry strings of megabytes (a 1.5 MB URL, a large WebSocket frame); the
 //! recorder keeps at most [`MAX_RECORDED_TEXT`] characters of any of them, so they are cut in
