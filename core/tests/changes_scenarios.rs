@@ -5,9 +5,9 @@ use std::sync::Mutex;
 use sightline_core::changes::fingerprint::{endpoint_key, fingerprint, url_path};
 use sightline_core::changes::{
     ActionEntry, ActionKind, ActionSummary, Actor, ChangeReport, ChangesError, ConsoleEntry, ConsoleGroup,
-    ConsoleLevel, Disconnection, EndpointFailure, Limits, NetworkEntry, NewEndpoint, NoisePattern, NoiseRule,
-    NoiseTarget, Reference, Severity, SlowEndpoint, SocketOpened, SourceLocation, Timeline, WebSocketEvent,
-    WebSocketEventKind,
+    ConsoleLevel, Disconnection, EndpointFailure, Limits, MAX_RECORDED_TEXT, NetworkEntry, NewEndpoint, NoisePattern,
+    NoiseRule, NoiseTarget, Reference, SAVED_MAX_BYTES, Severity, SlowEndpoint, SocketOpened, SourceLocation, Timeline,
+    WebSocketEvent, WebSocketEventKind, stored_len,
 };
 use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams, Section, SeverityFilter};
 
@@ -319,6 +319,52 @@ fn log_sizes_set_in_the_options_shrink_the_rings_at_once_and_count_what_went_as_
     }
     let console = report(&mut timeline, &since("start"), T0 + 60).console.unwrap();
     assert_eq!((console.total, console.lost), (10, 40));
+}
+
+#[test]
+fn a_timeline_too_large_for_the_storage_is_saved_without_its_oldest_entries_and_restored_counting_them_as_lost() {
+    let mut timeline = Timeline::new();
+    timeline.create_checkpoint("start", T0).unwrap();
+    // A console flood of the longest messages kept, of control characters JSON escapes to six bytes.
+    let flood = "\u{1}".repeat(MAX_RECORDED_TEXT);
+    for n in 0..1000 {
+        timeline.record_console(error(&format!("{n:04} {flood}"), T0 + n));
+    }
+    timeline.record_network(request("GET", "https://shop.test/api/cart", 500, 30, T0 + 1000));
+    let whole = serde_json::to_string(&timeline.serialize()).unwrap();
+    assert!(stored_len(&whole) > SAVED_MAX_BYTES, "the flood is {} bytes as stored", stored_len(&whole));
+
+    let saved = timeline.saved_text(SAVED_MAX_BYTES).unwrap();
+    assert!(stored_len(&saved.text) <= SAVED_MAX_BYTES, "saved {} bytes", stored_len(&saved.text));
+    assert!((1..1000).contains(&saved.left_out), "left out {}", saved.left_out);
+    let mut restored = Timeline::restore(serde_json::from_str(&saved.text).unwrap()).unwrap();
+    let after_restart = report(&mut restored, &since("start"), T0 + 2000);
+    let console = after_restart.console.unwrap();
+    // The oldest messages were left out, the newest kept, and the report says what it lost.
+    assert_eq!((console.total + console.lost, console.lost as usize), (1000, saved.left_out));
+    let oldest_kept = format!("{:04} ", saved.left_out);
+    assert!(
+        console.errors.first().is_some_and(|g| g.message.starts_with(&oldest_kept)),
+        "{:?}",
+        console.errors.first()
+    );
+    assert_eq!(after_restart.network.unwrap().total, 1, "the newest request is kept");
+    assert!(after_restart.note.is_some_and(|n| n.contains("were evicted before this report")));
+    // The timeline itself keeps everything.
+    let live = report(&mut timeline, &since("start"), T0 + 2000).console.unwrap();
+    assert_eq!((live.total, live.lost), (1000, 0));
+}
+
+#[test]
+fn a_timeline_within_the_storage_is_saved_whole() {
+    let mut timeline = Timeline::new();
+    timeline.create_checkpoint("start", T0).unwrap();
+    for n in 0..1000 {
+        timeline.record_console(error(&format!("failure number {n}"), T0 + n));
+    }
+    let saved = timeline.saved_text(SAVED_MAX_BYTES).unwrap();
+    assert_eq!(saved.left_out, 0);
+    assert_eq!(saved.text, serde_json::to_string(&timeline.serialize()).unwrap());
 }
 
 // 12

@@ -2,7 +2,8 @@
 //! each), keeps 1,000 requests waiting on a server that never answers (every tenth to a 1.5 MB
 //! URL) and opens 1,000 WebSockets. While it runs, every read tool and an action answer within
 //! 5 s each, the extension's service worker keeps running, and what it and the host processes
-//! hold stays under stated caps.
+//! hold stays under stated caps, and the timeline it saves for a restart still fits the session
+//! storage.
 //!
 //! Only every tenth URL is 1.5 MB because Chromium itself cannot keep 1,000 such requests
 //! waiting on a 24 GiB machine: with no debugger attached, its network service holds about 12 MB
@@ -98,6 +99,9 @@ async fn within_cap(rig: &Rig, tool: &str, args: Value) -> Reply {
     eprintln!("{tool} {args}: {took:?}, {} bytes", reply.text.len());
     assert!(took < TOOL_CAP, "{tool} {args} took {took:?} under the flood");
     assert!(!reply.is_error, "{tool} {args} failed under the flood: {}", reply.text);
+    // The timeline saved for a worker restart stays within the session storage: a save that
+    // failed would head every answer.
+    assert!(!reply.text.contains("could not save its state"), "{tool} {args}: {}", reply.text);
     reply
 }
 

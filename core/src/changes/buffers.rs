@@ -13,6 +13,7 @@ use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 use super::fingerprint::endpoint_key;
 use super::noise::NoiseRules;
 use super::ring::Ring;
+use super::stored_len;
 
 /// How much a timeline keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,6 +211,39 @@ impl Buffers {
             + self.actions.forget_all();
         self.answered.repair(self.network.oldest_position(), self.network.next_position());
         dropped
+    }
+
+    /// Evicts the oldest entries of the four rings, oldest first whatever their ring, until
+    /// their size as stored ([`stored_len`]) adds up to at least `excess` bytes; returns how many
+    /// were evicted. They are noted as evicted, as when new entries push them out, so a report
+    /// over them counts them as lost.
+    pub(crate) fn shed_oldest(&mut self, excess: usize) -> usize {
+        fn weights<T: Stamped + Serialize>(ring: &Ring<T>) -> Vec<(u64, usize)> {
+            ring.iter()
+                .map(|e| (e.time_ms(), serde_json::to_string(e).map_or(0, |text| stored_len(&text) + 1)))
+                .collect()
+        }
+        let rings = [weights(&self.console), weights(&self.network), weights(&self.websocket), weights(&self.actions)];
+        let mut taken = [0usize; 4];
+        let mut shed = 0;
+        while shed < excess {
+            // The ring whose oldest entry not yet taken is the oldest of all.
+            let next = (0..4).filter(|&r| taken[r] < rings[r].len()).min_by_key(|&r| rings[r][taken[r]].0);
+            let Some(ring) = next else { break };
+            shed += rings[ring][taken[ring]].1;
+            taken[ring] += 1;
+        }
+        fn evict<T: Stamped>(ring: &mut Ring<T>, count: usize, newest: &mut Option<u64>) {
+            for entry in ring.evict_oldest(count) {
+                note_eviction(newest, Some(entry.time_ms()));
+            }
+        }
+        evict(&mut self.console, taken[0], &mut self.evicted.console);
+        evict(&mut self.network, taken[1], &mut self.evicted.network);
+        evict(&mut self.websocket, taken[2], &mut self.evicted.websocket);
+        evict(&mut self.actions, taken[3], &mut self.evicted.actions);
+        self.answered.repair(self.network.oldest_position(), self.network.next_position());
+        taken.iter().sum()
     }
 
     /// Keeps at most `limits` from now on: rings past their new capacity lose their oldest

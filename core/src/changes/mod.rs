@@ -69,6 +69,28 @@ use checkpoint::CheckpointStore;
 /// saved before them still restores.
 pub const STATE_FORMAT: u32 = 1;
 
+/// Bytes the saved timeline may take in `chrome.storage.session` (see [`Timeline::saved_text`]).
+/// That storage holds 10 MiB for the whole extension; the rest is left to the tabs' grants and
+/// the sessions' places.
+pub const SAVED_MAX_BYTES: usize = 8 * 1024 * 1024;
+
+/// The bytes `text` can count for when stored as a string value: the browser may count it as
+/// JSON, escaping every quote and backslash once more and adding its own two quotes, so each of
+/// those is counted twice. Never less than what the browser counts.
+pub fn stored_len(text: &str) -> usize {
+    text.len() + text.bytes().filter(|b| matches!(b, b'"' | b'\\')).count() + 2
+}
+
+/// A timeline's state as saved: JSON text within a size, and how many of the oldest entries
+/// were left out of it to stay within that size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedText {
+    /// The state ([`TimelineState`]) as JSON.
+    pub text: String,
+    /// Entries of the rings left out of it.
+    pub left_out: usize,
+}
+
 /// The recorded events, noise rules and checkpoints of one browser.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
@@ -288,6 +310,24 @@ impl Timeline {
     /// The whole state: buffers, noise rules, checkpoints, session cursors.
     pub fn serialize(&self) -> TimelineState {
         TimelineState { format: STATE_FORMAT, buffers: self.buffers.clone(), checkpoints: self.checkpoints.clone() }
+    }
+
+    /// The whole state as JSON text taking at most `max_bytes` as stored ([`stored_len`]). When
+    /// it would take more, the oldest entries of the rings are left out of it, oldest first
+    /// whatever their ring (this timeline keeps them), noted as evicted: a timeline restored from
+    /// it counts them as lost in its reports. A console flood of long messages full of control
+    /// characters, each escaped to six bytes, would otherwise outgrow the storage and fail every
+    /// save.
+    pub fn saved_text(&self, max_bytes: usize) -> Result<SavedText, serde_json::Error> {
+        let text = serde_json::to_string(&self.serialize())?;
+        let size = stored_len(&text);
+        if size <= max_bytes {
+            return Ok(SavedText { text, left_out: 0 });
+        }
+        let mut buffers = self.buffers.clone();
+        let left_out = buffers.shed_oldest(size - max_bytes);
+        let state = TimelineState { format: STATE_FORMAT, buffers, checkpoints: self.checkpoints.clone() };
+        Ok(SavedText { text: serde_json::to_string(&state)?, left_out })
     }
 
     /// A timeline from saved state, brought back within its limits.

@@ -122,6 +122,14 @@ impl<T> Ring<T> {
         self.entries.drain(..excess).collect()
     }
 
+    /// Evicts the `count` oldest entries (all of them when it holds fewer), keeping positions
+    /// and capacity, and returns them oldest first.
+    pub(crate) fn evict_oldest(&mut self, count: usize) -> Vec<T> {
+        let count = count.min(self.entries.len());
+        self.first = self.first.saturating_add(count as u64);
+        self.entries.drain(..count).collect()
+    }
+
     /// Brings a ring read from storage back within its invariants: a capacity of at least one
     /// (or `capacity` when given), no more entries than that, positions that do not overflow.
     pub(crate) fn repair(&mut self, capacity: Option<usize>) {

@@ -8,8 +8,9 @@
 //!   only tells it which tabs are shared and when the agent acts.
 //! * Worker restarts: the whole timeline is saved to `chrome.storage.session`, at most once per
 //!   [`SAVE_DELAY_MS`] while events arrive (never on every event), and right after a call that
-//!   moves a checkpoint. It is read back lazily on first use; events that arrive before that are
-//!   held (bounded) and recorded after what was saved.
+//!   moves a checkpoint; a timeline larger than [`SAVED_MAX_BYTES`] is saved without its oldest
+//!   entries (see `Timeline::saved_text`). It is read back lazily on first use; events that
+//!   arrive before that are held (bounded) and recorded after what was saved.
 //! * Browser restarts: `chrome.storage.session` is gone then, so named checkpoints are also kept
 //!   in `chrome.storage.local` and brought back into the fresh timeline.
 //! * Noise rules: the engine's defaults, changed by the [`NoiseConfig`] at [`NOISE_KEY`] in
@@ -23,7 +24,9 @@
 use std::rc::Rc;
 
 use sightline_core::changes::record::{self, Intake, Kept, PendingRequest, Recorder};
-use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, Timeline, TimelineState};
+use sightline_core::changes::{
+    ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, SAVED_MAX_BYTES, Timeline, TimelineState,
+};
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
@@ -275,17 +278,17 @@ impl State {
 
     /// Writes the whole timeline to `chrome.storage.session` now.
     pub async fn save_timeline(&self) {
-        let json = {
+        let saved = {
             let mut store = self.timeline.borrow_mut();
             store.save_scheduled = false;
             // Never overwrite what was saved with a timeline that has not read it yet.
             if !store.loaded {
                 return;
             }
-            serde_json::to_string(&store.timeline.serialize())
+            store.timeline.saved_text(SAVED_MAX_BYTES)
         };
-        let result = match json {
-            Ok(json) => chrome::session_storage_set(STATE_KEY, &json).await.map_err(|e| e.to_string()),
+        let result = match saved {
+            Ok(saved) => chrome::session_storage_set(STATE_KEY, &saved.text).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         self.saved("timeline", result);
