@@ -6,9 +6,7 @@
 //! * [`sightline_page_extras`]: per corpus page, beside Sightline's snapshot tokens — fidelity
 //!   (interactive coverage, text coverage) and a profile of the call: the pipeline time in wasm,
 //!   the CDP capture with each method's own wait, payload conversion, and the rest of the wall
-//!   time (settling, page state, bridge, host, MCP); and, for reference, the capture's two large
-//!   requests sent again by a DevTools client of the bench's own, so the report shows what the
-//!   browser takes to build them apart from what handing them to the extension takes.
+//!   time (settling, page state, bridge, host, MCP).
 //! * [`sightline_changes`]: after the scripted errors of the tracking page, the size of
 //!   `get_changes_since`, compared in the report with reading each peer's console and network
 //!   lists after the same errors.
@@ -89,7 +87,6 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
         let reused = if stats["capture_reused"] == true { 1.0 } else { 0.0 };
         columns.push(ExtraColumn { name: "snapshot reused the last capture".into(), value: ExtraValue::Ratio(reused) });
     }
-    columns.extend(direct_capture(probe));
     if let Some((navigate, wall)) = probe.navigate {
         columns.extend(profile("navigate: ", navigate, Some(wall)));
         // Whether the capture taken as soon as the page loaded still held after the settle wait.
@@ -99,33 +96,6 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
                 name: "navigate: captured ahead of the settle wait".into(),
                 value: ExtraValue::Ratio(ahead),
             });
-        }
-    }
-    columns
-}
-
-/// The capture's two large requests, `Accessibility.getFullAXTree` and
-/// `DOMSnapshot.captureSnapshot` (with the extension's parameters), sent one after the other by a
-/// DevTools client of the bench's own on the browser's WebSocket, right after Sightline's snapshot
-/// of the page: the browser's own time to build and send each, as a client outside the browser
-/// receives it. Against the extension's wait for the same request (`CDP …`), the difference is
-/// what `chrome.debugger` takes to hand the reply to the extension. Nothing is measured when the
-/// browser has no DevTools endpoint or the page cannot be attached to.
-fn direct_capture(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
-    let Some(devtools) = probe.server.devtools() else { return Vec::new() };
-    let Ok((mut cdp, session)) = sightline_e2e::service_worker::attach_to_page(&devtools, probe.url) else {
-        return Vec::new();
-    };
-    let requests = [
-        ("Accessibility.getFullAXTree", serde_json::json!({})),
-        ("DOMSnapshot.captureSnapshot", sightline_core::capture::capture_snapshot_params()),
-    ];
-    let mut columns = Vec::new();
-    for (method, params) in requests {
-        let started = std::time::Instant::now();
-        if cdp.call(Some(&session), method, params).is_ok() {
-            let ms = started.elapsed().as_secs_f64() * 1000.0;
-            columns.push(ExtraColumn { name: format!("direct CDP {method}"), value: ExtraValue::Millis(ms) });
         }
     }
     columns

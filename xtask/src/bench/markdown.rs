@@ -198,10 +198,7 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
          wait for a quiet DOM, and answers with that capture when the DOM did not change until the page settled \
          (`navigate: captured ahead of the settle wait`, 100% or 0% per page; otherwise it captures again, and its \
          capture times add both). A snapshot of a page nothing changed on since the navigation is answered from its \
-         capture (`snapshot reused the last capture`, 100% or 0% per page). For reference, `direct CDP …` is the \
-         same request sent again, right after the snapshot, by a DevTools client of the bench's own on the browser's \
-         WebSocket, one after the other: the browser's own time to build and send it. Against the extension's wait \
-         for it, the difference is what handing the reply to the extension through `chrome.debugger` takes.\n"
+         capture (`snapshot reused the last capture`, 100% or 0% per page).\n"
     );
     let _ = writeln!(out, "| measure | pages | median | p90 | minimum |\n|---|--:|--:|--:|--:|");
     for (name, values, ratio) in by_name {
