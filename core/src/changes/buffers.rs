@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 use super::answered::{AnsweredRequests, LoadEnd, LoadOutcome, RequestId};
 use super::endpoints::EndpointBook;
 use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
+use super::escaped_len;
 use super::fingerprint::endpoint_key;
 use super::noise::NoiseRules;
 use super::ring::Ring;
-use super::stored_len;
 
 /// How much a timeline keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,13 +214,14 @@ impl Buffers {
     }
 
     /// Evicts the oldest entries of the four rings, oldest first whatever their ring, until
-    /// their size as stored ([`stored_len`]) adds up to at least `excess` bytes; returns how many
+    /// what they add to the stored state ([`escaped_len`] of each, and its comma) comes to at
+    /// least `excess` bytes; returns how many
     /// were evicted. They are noted as evicted, as when new entries push them out, so a report
     /// over them counts them as lost.
     pub(crate) fn shed_oldest(&mut self, excess: usize) -> usize {
         fn weights<T: Stamped + Serialize>(ring: &Ring<T>) -> Vec<(u64, usize)> {
             ring.iter()
-                .map(|e| (e.time_ms(), serde_json::to_string(e).map_or(0, |text| stored_len(&text) + 1)))
+                .map(|e| (e.time_ms(), serde_json::to_string(e).map_or(0, |text| escaped_len(&text) + 1)))
                 .collect()
         }
         let rings = [weights(&self.console), weights(&self.network), weights(&self.websocket), weights(&self.actions)];

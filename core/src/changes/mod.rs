@@ -74,11 +74,20 @@ pub const STATE_FORMAT: u32 = 1;
 /// the sessions' places.
 pub const SAVED_MAX_BYTES: usize = 8 * 1024 * 1024;
 
-/// The bytes `text` can count for when stored as a string value: the browser may count it as
-/// JSON, escaping every quote and backslash once more and adding its own two quotes, so each of
-/// those is counted twice. Never less than what the browser counts.
+/// Room [`Timeline::saved_text`] leaves beyond the entries it sheds, for the bookkeeping that
+/// changes with them (the time of the newest entry evicted from each log).
+const SHED_SLACK_BYTES: usize = 1024;
+
+/// The bytes `text` counts for when stored as a string value in `chrome.storage`, whose quota is
+/// measured on the JSON stringification of each value: `text` with every quote and backslash
+/// escaped once more, between two quotes.
 pub fn stored_len(text: &str) -> usize {
-    text.len() + text.bytes().filter(|b| matches!(b, b'"' | b'\\')).count() + 2
+    escaped_len(text) + 2
+}
+
+/// The bytes of `text` with every quote and backslash escaped (what it adds to a JSON string).
+fn escaped_len(text: &str) -> usize {
+    text.len() + text.bytes().filter(|b| matches!(b, b'"' | b'\\')).count()
 }
 
 /// A timeline's state as saved: JSON text within a size, and how many of the oldest entries
@@ -325,7 +334,7 @@ impl Timeline {
             return Ok(SavedText { text, left_out: 0 });
         }
         let mut buffers = self.buffers.clone();
-        let left_out = buffers.shed_oldest(size - max_bytes);
+        let left_out = buffers.shed_oldest(size - max_bytes + SHED_SLACK_BYTES);
         let state = TimelineState { format: STATE_FORMAT, buffers, checkpoints: self.checkpoints.clone() };
         Ok(SavedText { text: serde_json::to_string(&state)?, left_out })
     }
