@@ -66,6 +66,13 @@ fn note_eviction(newest: &mut Option<u64>, evicted_time: Option<u64>) {
     }
 }
 
+/// Notes `evicted` (entries a ring let go, oldest first) in `newest`.
+fn note_evictions<T: Stamped>(evicted: Vec<T>, newest: &mut Option<u64>) {
+    for entry in evicted {
+        note_eviction(newest, Some(entry.time_ms()));
+    }
+}
+
 /// Access to the time and tab of any recorded entry.
 pub(crate) trait Stamped {
     fn time_ms(&self) -> u64;
@@ -213,36 +220,42 @@ impl Buffers {
         dropped
     }
 
-    /// Evicts the oldest entries of the four rings, oldest first whatever their ring, until
-    /// what they add to the stored state ([`escaped_len`] of each, and its comma) comes to at
-    /// least `excess` bytes; returns how many
-    /// were evicted. They are noted as evicted, as when new entries push them out, so a report
-    /// over them counts them as lost.
+    /// Evicts the oldest entries of the four rings, oldest first whatever their ring, until what
+    /// they add to the stored state ([`escaped_len`] of each, and its comma) comes to at least
+    /// `excess` bytes; returns how many were evicted. They are noted as evicted, as when new
+    /// entries push them out, so a report over them counts them as lost. Only the entries shed
+    /// are serialised to weigh them.
     pub(crate) fn shed_oldest(&mut self, excess: usize) -> usize {
-        fn weights<T: Stamped + Serialize>(ring: &Ring<T>) -> Vec<(u64, usize)> {
-            ring.iter()
-                .map(|e| (e.time_ms(), serde_json::to_string(e).map_or(0, |text| escaped_len(&text) + 1)))
-                .collect()
+        fn time_at<T: Stamped>(ring: &Ring<T>, offset: usize) -> Option<u64> {
+            ring.get(ring.oldest_position() + offset as u64).map(Stamped::time_ms)
         }
-        let rings = [weights(&self.console), weights(&self.network), weights(&self.websocket), weights(&self.actions)];
+        fn weight_at<T: Serialize>(ring: &Ring<T>, offset: usize) -> usize {
+            let entry = ring.get(ring.oldest_position() + offset as u64);
+            entry.and_then(|e| serde_json::to_string(e).ok()).map_or(0, |text| escaped_len(&text) + 1)
+        }
         let mut taken = [0usize; 4];
         let mut shed = 0;
         while shed < excess {
+            let heads = [
+                time_at(&self.console, taken[0]),
+                time_at(&self.network, taken[1]),
+                time_at(&self.websocket, taken[2]),
+                time_at(&self.actions, taken[3]),
+            ];
             // The ring whose oldest entry not yet taken is the oldest of all.
-            let next = (0..4).filter(|&r| taken[r] < rings[r].len()).min_by_key(|&r| rings[r][taken[r]].0);
-            let Some(ring) = next else { break };
-            shed += rings[ring][taken[ring]].1;
+            let Some(ring) = (0..4).filter(|&r| heads[r].is_some()).min_by_key(|&r| heads[r]) else { break };
+            shed += match ring {
+                0 => weight_at(&self.console, taken[0]),
+                1 => weight_at(&self.network, taken[1]),
+                2 => weight_at(&self.websocket, taken[2]),
+                _ => weight_at(&self.actions, taken[3]),
+            };
             taken[ring] += 1;
         }
-        fn evict<T: Stamped>(ring: &mut Ring<T>, count: usize, newest: &mut Option<u64>) {
-            for entry in ring.evict_oldest(count) {
-                note_eviction(newest, Some(entry.time_ms()));
-            }
-        }
-        evict(&mut self.console, taken[0], &mut self.evicted.console);
-        evict(&mut self.network, taken[1], &mut self.evicted.network);
-        evict(&mut self.websocket, taken[2], &mut self.evicted.websocket);
-        evict(&mut self.actions, taken[3], &mut self.evicted.actions);
+        note_evictions(self.console.evict_oldest(taken[0]), &mut self.evicted.console);
+        note_evictions(self.network.evict_oldest(taken[1]), &mut self.evicted.network);
+        note_evictions(self.websocket.evict_oldest(taken[2]), &mut self.evicted.websocket);
+        note_evictions(self.actions.evict_oldest(taken[3]), &mut self.evicted.actions);
         self.answered.repair(self.network.oldest_position(), self.network.next_position());
         taken.iter().sum()
     }
@@ -250,15 +263,10 @@ impl Buffers {
     /// Keeps at most `limits` from now on: rings past their new capacity lose their oldest
     /// entries (noted as evicted, as when new entries push them out).
     pub(crate) fn resize(&mut self, limits: Limits) {
-        fn shrink<T: Stamped>(ring: &mut Ring<T>, capacity: usize, newest: &mut Option<u64>) {
-            for entry in ring.resize(capacity) {
-                note_eviction(newest, Some(entry.time_ms()));
-            }
-        }
-        shrink(&mut self.console, limits.console, &mut self.evicted.console);
-        shrink(&mut self.network, limits.network, &mut self.evicted.network);
-        shrink(&mut self.websocket, limits.websocket, &mut self.evicted.websocket);
-        shrink(&mut self.actions, limits.actions, &mut self.evicted.actions);
+        note_evictions(self.console.resize(limits.console), &mut self.evicted.console);
+        note_evictions(self.network.resize(limits.network), &mut self.evicted.network);
+        note_evictions(self.websocket.resize(limits.websocket), &mut self.evicted.websocket);
+        note_evictions(self.actions.resize(limits.actions), &mut self.evicted.actions);
         self.endpoints.repair(limits.endpoints);
         self.answered.repair(self.network.oldest_position(), self.network.next_position());
         self.limits = limits;

@@ -117,9 +117,7 @@ impl<T> Ring<T> {
     /// are evicted, positions kept, and returned oldest first.
     pub fn resize(&mut self, capacity: usize) -> Vec<T> {
         self.capacity = capacity.max(1);
-        let excess = self.entries.len().saturating_sub(self.capacity);
-        self.first = self.first.saturating_add(excess as u64);
-        self.entries.drain(..excess).collect()
+        self.evict_oldest(self.entries.len().saturating_sub(self.capacity))
     }
 
     /// Evicts the `count` oldest entries (all of them when it holds fewer), keeping positions
