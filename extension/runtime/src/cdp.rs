@@ -49,6 +49,13 @@ pub enum CdpError {
         /// The command.
         method: String,
     },
+    /// The command named an execution context the browser does not know (any more): its
+    /// document went away before the command reached it.
+    #[error("{method} failed: the page navigated away while it ran")]
+    UnknownContext {
+        /// The command.
+        method: String,
+    },
     /// The node the command named is not in the document any more.
     #[error("{method} failed: the node is no longer in the document")]
     NoSuchNode {
@@ -108,8 +115,9 @@ impl CdpError {
             ChromeError::Detached => return CdpError::Detached,
             other => other.to_string(),
         };
-        if message.contains("Execution context was destroyed")
-            || message.contains("Cannot find context")
+        if message.contains("Cannot find context") {
+            CdpError::UnknownContext { method }
+        } else if message.contains("Execution context was destroyed")
             || message.contains("Inspected target navigated or closed")
         {
             CdpError::ContextGone { method }

@@ -552,15 +552,19 @@ async fn stabilize(state: &State, tab_id: i32, from: QuietFrom) -> Result<Stabil
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
     let main = DebuggeeTarget::main(tab_id);
-    let mut params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
-    if from == QuietFrom::LastMutation {
-        let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
-        if let Some(context) = crate::probe::watch_context(&main, &frame).await {
-            params["contextId"] = context.into();
-        }
-    }
+    let params = serde_json::json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
     let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
-    let result: EvaluateResult = cdp::send_to(&main, "Runtime.evaluate", params, timeout).await?;
+    let in_watch = match from {
+        QuietFrom::LastMutation => {
+            let frame = main_frame(state, tab_id);
+            crate::probe::evaluate_in_watch(state, &main, &frame, params.clone(), timeout).await
+        }
+        QuietFrom::Now => None,
+    };
+    let result: EvaluateResult = match in_watch {
+        Some(result) => result?,
+        None => cdp::send_to(&main, "Runtime.evaluate", params, timeout).await?,
+    };
     if let Some(exception) = result.exception {
         return Err(ToolError::Unexpected { what: "the settling script", message: exception.to_string() });
     }
@@ -608,13 +612,12 @@ async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) 
 /// out of date at the next look. A hidden page draws no frames, so it is not waited for.
 async fn next_frame(state: &State, tab_id: i32) {
     let main = DebuggeeTarget::main(tab_id);
-    let frame = state.tabs.borrow().frames(tab_id).main_frame().to_owned();
-    let Some(context) = crate::probe::watch_context(&main, &frame).await else { return };
+    let frame = main_frame(state, tab_id);
     let expression = "document.visibilityState !== 'visible' || \
                       new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)))";
-    let params = serde_json::json!({"expression": expression, "awaitPromise": true, "contextId": context});
-    // A page that draws nothing in time is captured as it is.
-    let _ = cdp::send_to::<serde_json::Value>(&main, "Runtime.evaluate", params, FRAME_WAIT_MS).await;
+    let params = serde_json::json!({"expression": expression, "awaitPromise": true});
+    // A page that draws nothing in time, or whose watch world cannot be found, is captured as it is.
+    let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(state, &main, &frame, params, FRAME_WAIT_MS).await;
 }
 
 async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
@@ -646,7 +649,7 @@ fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut S
             ));
             Wait::Done
         }
-        Err(ToolError::Cdp(CdpError::ContextGone { .. })) => {
+        Err(ToolError::Cdp(CdpError::ContextGone { .. } | CdpError::UnknownContext { .. })) => {
             settled.note("the page navigated while waiting for it to settle".into());
             Wait::Navigated
         }

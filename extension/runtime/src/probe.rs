@@ -8,12 +8,13 @@
 use std::rc::Rc;
 
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sightline_core::capture::Capture;
 use sightline_core::capture::probe::{NotVouched, PageProbe, ProbeReplies, TargetReplies};
 use sightline_core::cdp::page::FrameTreeResult;
 
-use crate::cdp;
+use crate::cdp::{self, CdpError};
 use crate::chrome::DebuggeeTarget;
 use crate::state::State;
 
@@ -52,45 +53,101 @@ pub async fn probe(state: &State, tab_id: i32) -> Result<PageProbe, NotVouched> 
         .map(|session_id| DebuggeeTarget { tab_id, session_id });
     let main = DebuggeeTarget::main(tab_id);
     let (targets, layout) = futures::join!(
-        futures::future::join_all(targets.map(|target| async move { probe_target(&target).await })),
+        futures::future::join_all(targets.map(|target| async move { probe_target(state, &target).await })),
         cdp::send_to::<Value>(&main, "Page.getLayoutMetrics", json!({}), PROBE_TIMEOUT_MS),
     );
     PageProbe::read(ProbeReplies { targets, layout: layout.ok() })
 }
 
-/// Probes one target: its frame tree, then the watch in each of its frames — reading it brings
+/// Probes one target: its frame tree and the watch in each of its frames — reading it brings
 /// style and layout up to date, so a change the page made just before is counted now rather
 /// than laid out by the capture after the counters were read — then the renderer's counters.
-async fn probe_target(target: &DebuggeeTarget) -> TargetReplies {
-    let frame_tree =
-        cdp::send_to::<FrameTreeResult>(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS).await.ok();
-    let frames: Vec<String> = frame_tree
-        .as_ref()
-        .map(|tree| tree.frame_tree.frames().into_iter().map(|f| f.id.clone()).collect())
+///
+/// The watch is read at once, beside the frame tree, in the frames whose watch world the tab's
+/// events reported for their current document; a frame the tree shows that was not read then
+/// (its world was not reported) is read once the tree is in. Every reading is in before the
+/// counters are asked for.
+async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
+    let known: Vec<String> = state
+        .tabs
+        .borrow()
+        .frames_of(target.tab_id)
+        .map(|frames| frames.frames_with_world(target.session_id.as_deref(), WATCH_WORLD).map(str::to_owned).collect())
         .unwrap_or_default();
-    let watches = futures::future::join_all(
-        frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(target, &frame).await) }),
-    )
-    .await;
+    let read_all = |frames: Vec<String>| {
+        futures::future::join_all(
+            frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(state, target, &frame).await) }),
+        )
+    };
+    let (frame_tree, mut watches) = futures::join!(
+        cdp::send_to::<FrameTreeResult>(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
+        read_all(known),
+    );
+    let frame_tree = frame_tree.ok();
+    let unread: Vec<String> = frame_tree
+        .as_ref()
+        .map(|tree| tree.frame_tree.frames().into_iter().map(|f| f.id.clone()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|frame| !watches.iter().any(|(read, _)| read == frame))
+        .collect();
+    if !unread.is_empty() {
+        watches.extend(read_all(unread).await);
+    }
     let metrics = cdp::send_to::<Value>(target, "Performance.getMetrics", json!({}), PROBE_TIMEOUT_MS).await.ok();
     TargetReplies { frame_tree, metrics, watches }
 }
 
-/// The watch world's execution context in `frame_id` (created empty when the watch never ran
-/// there).
-pub async fn watch_context(target: &DebuggeeTarget, frame_id: &str) -> Option<i64> {
+/// The watch world's execution context in `frame_id` of `target`: the one the tab's events
+/// reported for the frame's current document, else the one `Page.createIsolatedWorld` finds
+/// (created empty when the watch never ran there), which is then remembered. The flag says
+/// whether it came from what was remembered.
+async fn watch_context(state: &State, target: &DebuggeeTarget, frame_id: &str) -> Option<(i64, bool)> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct World {
         execution_context_id: i64,
     }
+    let session = target.session_id.as_deref();
+    let remembered =
+        state.tabs.borrow().frames_of(target.tab_id).and_then(|f| f.world_context(session, frame_id, WATCH_WORLD));
+    if let Some(id) = remembered {
+        return Some((id, true));
+    }
     let params = json!({"frameId": frame_id, "worldName": WATCH_WORLD});
     let world: World = cdp::send_to(target, "Page.createIsolatedWorld", params, PROBE_TIMEOUT_MS).await.ok()?;
-    Some(world.execution_context_id)
+    if let Some(frames) = state.tabs.borrow_mut().frames_of_mut(target.tab_id) {
+        frames.remember_world(session, frame_id, WATCH_WORLD, world.execution_context_id);
+    }
+    Some((world.execution_context_id, false))
+}
+
+/// Runs `params`, a `Runtime.evaluate`, in the watch world of `frame_id` of `target`; `None`
+/// when that world could not be found. A remembered context the browser no longer knows (its
+/// document went before its events arrived) is forgotten, and the world looked up afresh, once.
+pub async fn evaluate_in_watch<T: DeserializeOwned>(
+    state: &State,
+    target: &DebuggeeTarget,
+    frame_id: &str,
+    mut params: Value,
+    timeout_ms: u32,
+) -> Option<Result<T, CdpError>> {
+    let (context, remembered) = watch_context(state, target, frame_id).await?;
+    params["contextId"] = context.into();
+    let result = cdp::send_to(target, "Runtime.evaluate", params.clone(), timeout_ms).await;
+    if !(remembered && matches!(result, Err(CdpError::UnknownContext { .. }))) {
+        return Some(result);
+    }
+    if let Some(frames) = state.tabs.borrow_mut().frames_of_mut(target.tab_id) {
+        frames.forget_world(target.session_id.as_deref(), context);
+    }
+    let (context, _) = watch_context(state, target, frame_id).await?;
+    params["contextId"] = context.into();
+    Some(cdp::send_to(target, "Runtime.evaluate", params, timeout_ms).await)
 }
 
 /// The watch's reading in one frame; `None` when it could not be read.
-async fn read_watch(target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
+async fn read_watch(state: &State, target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
     #[derive(Deserialize)]
     struct Evaluated {
         result: Remote,
@@ -100,8 +157,7 @@ async fn read_watch(target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
         #[serde(default)]
         value: Option<Value>,
     }
-    let context = watch_context(target, frame_id).await?;
-    let params = json!({"expression": PROBE, "contextId": context, "returnByValue": true});
-    let evaluated: Evaluated = cdp::send_to(target, "Runtime.evaluate", params, PROBE_TIMEOUT_MS).await.ok()?;
+    let params = json!({"expression": PROBE, "returnByValue": true});
+    let evaluated: Evaluated = evaluate_in_watch(state, target, frame_id, params, PROBE_TIMEOUT_MS).await?.ok()?;
     evaluated.result.value
 }
