@@ -37,6 +37,22 @@
   document.addEventListener('scroll', (event) => {
     if (event.target !== document) bump(1);
   }, { capture: true, passive: true });
-  addEventListener('pageshow', () => bump(1), { capture: true, passive: true });
+  // `drawn`: the page drew a frame since its `load` (or since it was shown again from the
+  // back-forward cache). A capture right after a load waits for that frame, which lays the page
+  // out once more; a page that drew it already, while the load was being reported, is not
+  // made to wait for another.
+  watch.drawn = false;
+  const drawAfterLoad = () => requestAnimationFrame(() => setTimeout(() => {
+    watch.drawn = true;
+  }, 0));
+  if (document.readyState === 'complete') drawAfterLoad();
+  else addEventListener('load', drawAfterLoad, { once: true, passive: true });
+  addEventListener('pageshow', (event) => {
+    bump(1);
+    if (event.persisted) {
+      watch.drawn = false;
+      drawAfterLoad();
+    }
+  }, { capture: true, passive: true });
   globalThis.__sightlineWatch = watch;
 })();
