@@ -1,5 +1,6 @@
 //! The user's choices from the extension's options, kept in `chrome.storage.local` under
-//! [`OPTIONS_KEY`] and read when a call needs them (so a change applies to the next call).
+//! [`OPTIONS_KEY`] and read once as each call starts (so a change applies to the next call);
+//! what a call reads of them later in its run is that reading ([`Options::for_call`]).
 //! Everything is off by default; an unreadable value counts as the default. The history and
 //! log sizes are applied by [`apply_sizes`] before and after every call and when the timeline
 //! is loaded, always brought within the engine's bounds.
@@ -41,6 +42,19 @@ impl Options {
                 Options::default()
             }
         }
+    }
+
+    /// Reads the options as a call starts, for everything the call does: a change the user makes
+    /// meanwhile applies from the next call on.
+    pub async fn read_for_call(state: &State) -> Options {
+        let options = Options::read().await;
+        *state.options.borrow_mut() = options.clone();
+        options
+    }
+
+    /// The options the running call read as it started (the latest call's, when calls overlap).
+    pub fn for_call(state: &State) -> Options {
+        state.options.borrow().clone()
     }
 
     /// Which URLs agents may load.

@@ -76,6 +76,9 @@ pub struct State {
     pub panel_seen: RefCell<HashMap<i32, f64>>,
     /// Screenshots around the agent's actions, for the panel.
     pub shots: RefCell<sightline_core::review::ShotStore>,
+    /// The user's options as the latest call read them as it started (see
+    /// [`crate::options::Options::for_call`]).
+    pub options: RefCell<crate::options::Options>,
 }
 
 impl State {
@@ -98,6 +101,7 @@ impl State {
             selections: RefCell::default(),
             picking: RefCell::default(),
             panel_seen: RefCell::default(),
+            options: RefCell::default(),
             shots: RefCell::default(),
         }
     }

@@ -99,7 +99,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
 /// Loads `url` in `tab` (if the user's options allow it) and answers with the page (for
 /// `browser_tabs new`, whose call is bounded as a whole).
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
-    let url = Options::read().await.url_policy().check(url)?.to_string();
+    let url = Options::for_call(state).url_policy().check(url)?.to_string();
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     let settled = match state.ensure_attached(tab).await {
@@ -114,7 +114,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
 
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
 async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
-    let url = Options::read().await.url_policy().check(url).map_err(ToolError::from)?.to_string();
+    let url = Options::for_call(state).url_policy().check(url).map_err(ToolError::from)?.to_string();
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source

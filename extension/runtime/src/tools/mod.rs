@@ -118,9 +118,9 @@ pub async fn run_within(
 ) -> Option<ToolOutput> {
     let ctx = CallContext::new(call.name(), limit_ms);
     let action = call.action();
-    // The person's history and log sizes, as they are now: before the call for what it reads,
-    // after it for the page state it may have created.
-    crate::options::apply_sizes(state, crate::options::Options::read().await.sizes);
+    // The person's options, read once as the call starts. Their history and log sizes apply
+    // before the call for what it reads, and after it for the page state it may have created.
+    crate::options::apply_sizes(state, crate::options::Options::read_for_call(state).await.sizes);
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
         match select(called_off, Box::pin(ctx.deadline.reached())).await {
@@ -131,7 +131,7 @@ pub async fn run_within(
     let how = match select(work, stop).await {
         Either::Left((mut output, _)) => {
             // The host lists browser_evaluate only while the user allows it.
-            let options = crate::options::Options::read().await;
+            let options = crate::options::Options::for_call(state);
             output.evaluate_allowed = Some(options.allow_evaluate);
             crate::options::apply_sizes(state, options.sizes);
             return Some(output);

@@ -45,7 +45,7 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
 /// Compiles a capture with the session's page state, and says in its stats what it cost.
 async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured, loads_ms: Option<f64>) -> Snapshot {
     // The person's own secret words apply from the next look on.
-    let words = crate::options::Options::read().await.secret_words;
+    let words = crate::options::Options::for_call(state).secret_words;
     let started = timer::now_ms();
     let mut snapshot = state.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();

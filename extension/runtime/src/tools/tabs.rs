@@ -77,7 +77,7 @@ pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError
 
 async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let controlled: Vec<(i32, Grant)> = state.tabs.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
-    let policy = Options::read().await.url_policy();
+    let policy = Options::for_call(state).url_policy();
     let current = state.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
