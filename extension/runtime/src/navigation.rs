@@ -607,15 +607,13 @@ async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) 
 }
 
 /// Waits (at most [`FRAME_WAIT_MS`], counted here, not by the page's timers) until the page has
-/// rendered a frame since its `load`: a document that just loaded is laid out once more by its
-/// first frame (its viewport settles, its fonts and images are drawn), and a capture taken before
-/// that would be out of date at the next look. The page's watch notes that frame, so a page that
-/// drew it while its load was being reported is not made to wait for another. A hidden page
-/// draws no frames, so it is not waited for.
+/// rendered a frame: a document that just loaded is laid out once more by its first frame (its
+/// viewport settles, its fonts and images are drawn), and a capture taken before that would be
+/// out of date at the next look. A hidden page draws no frames, so it is not waited for.
 async fn next_frame(state: &State, tab_id: i32) {
     let main = DebuggeeTarget::main(tab_id);
     let frame = main_frame(state, tab_id);
-    let expression = "document.visibilityState !== 'visible' || globalThis.__sightlineWatch?.drawn === true || \
+    let expression = "document.visibilityState !== 'visible' || \
                       new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)))";
     let params = serde_json::json!({"expression": expression, "awaitPromise": true});
     // A page that draws nothing in time, or whose watch world cannot be found, is captured as it is.

@@ -37,25 +37,6 @@
   document.addEventListener('scroll', (event) => {
     if (event.target !== document) bump(1);
   }, { capture: true, passive: true });
-  // `drawn`: the page drew a frame since its `load` (or since it was shown again from the
-  // back-forward cache, or moved within its history). A capture right after a load waits for
-  // that frame, which lays the page out once more; a page that drew it already, while the load
-  // was being reported, is not made to wait for another.
-  watch.drawn = false;
-  const drawAfterLoad = () => requestAnimationFrame(() => setTimeout(() => {
-    watch.drawn = true;
-  }, 0));
-  if (document.readyState === 'complete') drawAfterLoad();
-  else addEventListener('load', drawAfterLoad, { once: true, passive: true });
-  const drawAgain = () => {
-    watch.drawn = false;
-    drawAfterLoad();
-  };
-  addEventListener('pageshow', (event) => {
-    bump(1);
-    if (event.persisted) drawAgain();
-  }, { capture: true, passive: true });
-  // A move within the document's history: the page redraws itself for it.
-  for (const type of ['popstate', 'hashchange']) addEventListener(type, drawAgain, { capture: true, passive: true });
+  addEventListener('pageshow', () => bump(1), { capture: true, passive: true });
   globalThis.__sightlineWatch = watch;
 })();
