@@ -121,7 +121,7 @@ impl FrameTracker {
             }
             "Runtime.executionContextDestroyed" => {
                 if let Some(id) = params["executionContextId"].as_i64() {
-                    self.worlds.retain(|w| !(w.session.as_deref() == session && w.id == id));
+                    self.forget_world(session, id);
                 }
             }
             "Runtime.executionContextsCleared" => self.worlds.retain(|w| w.session.as_deref() != session),
@@ -132,22 +132,25 @@ impl FrameTracker {
     /// The execution context of the isolated world `world` in the current document of
     /// `frame_id` (reported on `session`), when it is known.
     pub fn world_context(&self, session: Option<&str>, frame_id: &str, world: &str) -> Option<i64> {
-        let loader = self.loaders.get(frame_id)?;
-        self.worlds
-            .iter()
-            .find(|w| w.session.as_deref() == session && w.frame == frame_id && w.world == world && w.loader == *loader)
-            .map(|w| w.id)
+        self.current_worlds(session, world).find(|w| w.frame == frame_id).map(|w| w.id)
     }
 
     /// The frames (reported on `session`) whose current document's isolated world `world` has a
     /// known context.
     pub fn frames_with_world<'a>(&'a self, session: Option<&'a str>, world: &'a str) -> impl Iterator<Item = &'a str> {
-        self.worlds
-            .iter()
-            .filter(move |w| {
-                w.session.as_deref() == session && w.world == world && self.loaders.get(&w.frame) == Some(&w.loader)
-            })
-            .map(|w| w.frame.as_str())
+        self.current_worlds(session, world).map(|w| w.frame.as_str())
+    }
+
+    /// The contexts of `world` reported on `session` that belong to their frame's current
+    /// document.
+    fn current_worlds<'a>(
+        &'a self,
+        session: Option<&'a str>,
+        world: &'a str,
+    ) -> impl Iterator<Item = &'a WorldContext> {
+        self.worlds.iter().filter(move |w| {
+            w.session.as_deref() == session && w.world == world && self.loaders.get(&w.frame) == Some(&w.loader)
+        })
     }
 
     /// Records that the isolated world `world` of `frame_id`'s current document runs in context

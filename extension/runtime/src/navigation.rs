@@ -557,7 +557,7 @@ async fn stabilize(state: &State, tab_id: i32, from: QuietFrom) -> Result<Stabil
     let in_watch = match from {
         QuietFrom::LastMutation => {
             let frame = main_frame(state, tab_id);
-            crate::probe::evaluate_in_watch(state, &main, &frame, params.clone(), timeout).await
+            crate::probe::evaluate_in_watch(state, &main, &frame, &params, timeout).await
         }
         QuietFrom::Now => None,
     };
@@ -617,7 +617,7 @@ async fn next_frame(state: &State, tab_id: i32) {
                       new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)))";
     let params = serde_json::json!({"expression": expression, "awaitPromise": true});
     // A page that draws nothing in time, or whose watch world cannot be found, is captured as it is.
-    let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(state, &main, &frame, params, FRAME_WAIT_MS).await;
+    let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(state, &main, &frame, &params, FRAME_WAIT_MS).await;
 }
 
 async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {

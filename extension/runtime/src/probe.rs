@@ -85,11 +85,10 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
     );
     let frame_tree = frame_tree.ok();
     let unread: Vec<String> = frame_tree
-        .as_ref()
-        .map(|tree| tree.frame_tree.frames().into_iter().map(|f| f.id.clone()).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|frame| !watches.iter().any(|(read, _)| read == frame))
+        .iter()
+        .flat_map(|tree| tree.frame_tree.frames())
+        .filter(|frame| !watches.iter().any(|(read, _)| *read == frame.id))
+        .map(|frame| frame.id.clone())
         .collect();
     if !unread.is_empty() {
         watches.extend(read_all(unread).await);
@@ -129,12 +128,16 @@ pub async fn evaluate_in_watch<T: DeserializeOwned>(
     state: &State,
     target: &DebuggeeTarget,
     frame_id: &str,
-    mut params: Value,
+    params: &Value,
     timeout_ms: u32,
 ) -> Option<Result<T, CdpError>> {
+    let in_context = |context: i64| {
+        let mut params = params.clone();
+        params["contextId"] = context.into();
+        cdp::send_to(target, "Runtime.evaluate", params, timeout_ms)
+    };
     let (context, remembered) = watch_context(state, target, frame_id).await?;
-    params["contextId"] = context.into();
-    let result = cdp::send_to(target, "Runtime.evaluate", params.clone(), timeout_ms).await;
+    let result = in_context(context).await;
     if !(remembered && matches!(result, Err(CdpError::UnknownContext { .. }))) {
         return Some(result);
     }
@@ -142,8 +145,7 @@ pub async fn evaluate_in_watch<T: DeserializeOwned>(
         frames.forget_world(target.session_id.as_deref(), context);
     }
     let (context, _) = watch_context(state, target, frame_id).await?;
-    params["contextId"] = context.into();
-    Some(cdp::send_to(target, "Runtime.evaluate", params, timeout_ms).await)
+    Some(in_context(context).await)
 }
 
 /// The watch's reading in one frame; `None` when it could not be read.
@@ -158,6 +160,6 @@ async fn read_watch(state: &State, target: &DebuggeeTarget, frame_id: &str) -> O
         value: Option<Value>,
     }
     let params = json!({"expression": PROBE, "returnByValue": true});
-    let evaluated: Evaluated = evaluate_in_watch(state, target, frame_id, params, PROBE_TIMEOUT_MS).await?.ok()?;
+    let evaluated: Evaluated = evaluate_in_watch(state, target, frame_id, &params, PROBE_TIMEOUT_MS).await?.ok()?;
     evaluated.result.value
 }
