@@ -127,6 +127,7 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let started = timer::now_ms();
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
+    crate::probe::pause_layout_counters(state, tab_id).await;
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
     let result: NavigateResult =
         cdp::send_to(&DebuggeeTarget::main(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout)
@@ -195,6 +196,7 @@ struct HistoryEntry {
 pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Result<Settled, ToolError> {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
+    crate::probe::pause_layout_counters(state, tab_id).await;
     match step {
         HistoryMove::Reload => {
             let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);

@@ -79,9 +79,10 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
             frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(state, target, &frame).await) }),
         )
     };
-    let (frame_tree, mut watches) = futures::join!(
+    let (frame_tree, mut watches, ()) = futures::join!(
         cdp::send_to::<FrameTreeResult>(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
         read_all(known),
+        count_layouts(state, target),
     );
     let frame_tree = frame_tree.ok();
     let unread: Vec<String> = frame_tree
@@ -95,6 +96,39 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
     }
     let metrics = cdp::send_to::<Value>(target, "Performance.getMetrics", json!({}), PROBE_TIMEOUT_MS).await.ok();
     TargetReplies { frame_tree, metrics, watches }
+}
+
+/// Turns on the main frame's layout counters if they are off (see [`pause_layout_counters`]).
+/// Counting starts now; a capture is compared only with probes read after it, so nothing
+/// before matters. Child sessions count from when they are prepared.
+async fn count_layouts(state: &State, target: &DebuggeeTarget) {
+    let counting = state.tabs.borrow().sessions.get(&target.tab_id).is_some_and(|s| s.counting_layouts);
+    if target.session_id.is_some() || counting {
+        return;
+    }
+    if cdp::send_to::<Value>(target, "Performance.enable", json!({}), PROBE_TIMEOUT_MS).await.is_ok()
+        && let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&target.tab_id)
+    {
+        session.counting_layouts = true;
+    }
+}
+
+/// Turns the main frame's layout counters off before the tab loads a document: counting costs
+/// the renderer time on every task, and during a load nothing reads them (the probe after the
+/// load turns them on again). The kept capture goes too, as its counters are no longer
+/// comparable with later ones.
+pub async fn pause_layout_counters(state: &State, tab_id: i32) {
+    let counting = match state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+        Some(session) => {
+            session.kept = None;
+            std::mem::take(&mut session.counting_layouts)
+        }
+        None => false,
+    };
+    if counting {
+        let main = DebuggeeTarget::main(tab_id);
+        let _ = cdp::send_to::<Value>(&main, "Performance.disable", json!({}), PROBE_TIMEOUT_MS).await;
+    }
 }
 
 /// The watch world's execution context in `frame_id` of `target`: the one the tab's events

@@ -103,6 +103,15 @@ pub struct TabSession {
     pub chooser: Option<FileChooser>,
     /// The last capture, kept while a probe vouches the page did not change (`crate::probe`).
     pub kept: Option<Rc<crate::probe::KeptCapture>>,
+    /// Whether the main frame's renderer counts layouts for the probe (`Performance.enable`).
+    pub counting_layouts: bool,
+}
+
+/// `Network.enable` for the timeline, which reads requests and responses but never their
+/// bodies: the browser keeps no copy of bodies for us (by default it copies every response's
+/// data into a buffer, which measurably slowed page loads).
+fn network_enable_params() -> serde_json::Value {
+    serde_json::json!({"maxTotalBufferSize": 0, "maxResourceBufferSize": 0, "maxPostDataSize": 0})
 }
 
 /// A file chooser an agent's action opened (intercepted, so no window showed).
@@ -395,8 +404,8 @@ impl State {
             ("Page.enable", serde_json::json!({})),
             ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
             ("Runtime.enable", serde_json::json!({})),
-            // Console messages, requests and WebSockets for the timeline (no bodies are read).
-            ("Network.enable", serde_json::json!({})),
+            // Console messages, requests and WebSockets for the timeline.
+            ("Network.enable", network_enable_params()),
             ("Log.enable", serde_json::json!({})),
             // The page behaves as if it had focus, so focusing an element runs the page's focus
             // handlers at once (a background tab would run them later, while keys arrive).
@@ -411,12 +420,10 @@ impl State {
                 .await
                 .map_err(|e| prepare_error(tab_id, e.into()))?;
         }
-        // Best effort, for speed only: the renderer's layout counters for the probe before each
-        // capture, and an accessibility tree the renderer keeps up to date instead of building
-        // it anew for every capture.
-        for domain in ["Performance.enable", "Accessibility.enable"] {
-            let _ = cdp::send::<serde_json::Value>(tab_id, domain, serde_json::json!({})).await;
-        }
+        // Best effort, for speed only: an accessibility tree the renderer keeps up to date
+        // instead of building it anew for every capture. (The layout counters the probe reads
+        // are turned on by the probe itself: `crate::probe`.)
+        let _ = cdp::send::<serde_json::Value>(tab_id, "Accessibility.enable", serde_json::json!({})).await;
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
@@ -427,6 +434,7 @@ impl State {
             bindings: Vec::new(),
             chooser: None,
             kept: None,
+            counting_layouts: false,
         };
         self.tabs.borrow_mut().sessions.insert(tab_id, session);
         let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
@@ -445,8 +453,14 @@ impl State {
         let _ = cdp::send_to::<serde_json::Value>(&target, "Page.enable", serde_json::json!({}), timeout).await;
         // The iframe's console and requests belong to the tab's timeline too.
         // Its counters and its watch, for the probe before each capture (`crate::probe`).
-        for domain in ["Runtime.enable", "Network.enable", "Log.enable", "Accessibility.enable", "Performance.enable"] {
-            let _ = cdp::send_to::<serde_json::Value>(&target, domain, serde_json::json!({}), timeout).await;
+        for (domain, params) in [
+            ("Runtime.enable", serde_json::json!({})),
+            ("Network.enable", network_enable_params()),
+            ("Log.enable", serde_json::json!({})),
+            ("Accessibility.enable", serde_json::json!({})),
+            ("Performance.enable", serde_json::json!({})),
+        ] {
+            let _ = cdp::send_to::<serde_json::Value>(&target, domain, params, timeout).await;
         }
         let watch = crate::probe::watch_hook_params();
         let _ =
