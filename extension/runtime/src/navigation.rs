@@ -417,10 +417,7 @@ async fn wait_for_load(
             None => {}
         }
         events.still_there()?;
-        let committed = {
-            let frames = state.tabs.borrow().frames(tab_id);
-            loader.as_deref().is_none_or(|l| frames.main_loader() == Some(l))
-        };
+        let committed = loader.as_deref().is_none_or(|l| state.tabs.borrow().frames(tab_id).main_loader() == Some(l));
         if !committed || load.passed() {
             continue;
         }

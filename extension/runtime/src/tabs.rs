@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use sightline_core::cdp::page::FrameTreeResult;
@@ -167,8 +168,9 @@ impl TabRegistry {
     }
 
     /// The frames of `tab_id` (empty when it is not attached).
-    pub fn frames(&self, tab_id: i32) -> FrameTracker {
-        self.sessions.get(&tab_id).map(|s| s.frames.clone()).unwrap_or_default()
+    pub fn frames(&self, tab_id: i32) -> &FrameTracker {
+        static UNTRACKED: LazyLock<FrameTracker> = LazyLock::new(FrameTracker::default);
+        self.sessions.get(&tab_id).map_or(&UNTRACKED, |s| &s.frames)
     }
 
     /// The frames of `tab_id` as they are tracked, when it is attached.

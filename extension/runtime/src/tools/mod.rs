@@ -362,9 +362,9 @@ pub async fn target_tab(
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let frames = state.tabs.borrow().frames(tab_id);
+    let tabs = state.tabs.borrow();
     state.with_session(session, |s| match s.pages.get(&tab_id) {
-        Some(page) => page.resolve(element_ref, frames.loaders()).map_err(ToolError::from),
+        Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
     })
 }

@@ -38,9 +38,11 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     };
     let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.
-    let frames = state.tabs.borrow().frames(tab);
-    let in_process = |frame: &str| frames.session_of(frame) == selection.session.as_deref();
-    let Some(pointed) = snapshot.and_then(|snap| locate(&snap, &selection.chain, &in_process)) else {
+    let tabs = state.tabs.borrow();
+    let in_process = |frame: &str| tabs.frames(tab).session_of(frame) == selection.session.as_deref();
+    let pointed = snapshot.and_then(|snap| locate(&snap, &selection.chain, &in_process));
+    drop(tabs);
+    let Some(pointed) = pointed else {
         return Err(ToolError::SelectionNotShown { tab });
     };
     let mut output = pointed.answer(version, selection.by);
