@@ -316,6 +316,13 @@ async fn requests_whose_bodies_are_never_read_are_reported_and_one_never_answere
     listed_as(&stock, "200", "XHR");
     listed_as(&stock, "500", "XHR");
     listed_as(&missing, "404", "Fetch");
+    // The browser keeps no copy of response bodies for Sightline; a finished load's size is listed
+    // all the same.
+    let page = lines_naming(&all, &rig.server.url("changes/unread.html"));
+    assert!(
+        page.len() == 1 && page[0].contains(" (Document, ") && (page[0].ends_with(" kB)") || page[0].ends_with(" B)")),
+        "the page's own request is listed with its size: {all}"
+    );
     assert_eq!(lines_naming(&all, &items).len(), 2, "one entry per request, whatever came after the response: {all}");
     assert_eq!(lines_naming(&all, &stock).len(), 2, "{all}");
     let pending = lines_naming(&all, &hang);
