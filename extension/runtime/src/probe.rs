@@ -71,9 +71,10 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
     let known: Vec<String> = state
         .tabs
         .borrow()
-        .frames_of(target.tab_id)
-        .map(|frames| frames.frames_with_world(target.session_id.as_deref(), WATCH_WORLD).map(str::to_owned).collect())
-        .unwrap_or_default();
+        .frames(target.tab_id)
+        .frames_with_world(target.session_id.as_deref(), WATCH_WORLD)
+        .map(str::to_owned)
+        .collect();
     let read_all = |frames: Vec<String>| {
         futures::future::join_all(
             frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(state, target, &frame).await) }),
@@ -142,8 +143,7 @@ async fn watch_context(state: &State, target: &DebuggeeTarget, frame_id: &str) -
         execution_context_id: i64,
     }
     let session = target.session_id.as_deref();
-    let remembered =
-        state.tabs.borrow().frames_of(target.tab_id).and_then(|f| f.world_context(session, frame_id, WATCH_WORLD));
+    let remembered = state.tabs.borrow().frames(target.tab_id).world_context(session, frame_id, WATCH_WORLD);
     if let Some(id) = remembered {
         return Some((id, true));
     }

@@ -173,11 +173,6 @@ impl TabRegistry {
         self.sessions.get(&tab_id).map_or(&UNTRACKED, |s| &s.frames)
     }
 
-    /// The frames of `tab_id` as they are tracked, when it is attached.
-    pub fn frames_of(&self, tab_id: i32) -> Option<&FrameTracker> {
-        self.sessions.get(&tab_id).map(|s| &s.frames)
-    }
-
     /// The frames of `tab_id` to change, when it is attached.
     pub fn frames_of_mut(&mut self, tab_id: i32) -> Option<&mut FrameTracker> {
         self.sessions.get_mut(&tab_id).map(|s| &mut s.frames)
