@@ -122,41 +122,56 @@ pub struct PageResult {
     pub extras: Vec<ExtraColumn>,
 }
 
-/// The corpus on one server.
-pub struct CorpusRun {
-    /// One result per case, in order.
-    pub pages: Vec<PageResult>,
+/// One server measuring corpus pages, one page at a time, so the bench can take turns between
+/// servers page by page.
+pub struct Measurer {
+    kind: ServerKind,
+    /// The server, running (`None` once a restart failed).
+    current: Option<Server>,
+    /// Why the server is gone, for the pages it can no longer measure.
+    broken: String,
     /// How often the server was restarted after a failure.
     pub restarts: usize,
-    /// The server, still running (`None` when a restart failed).
-    pub server: Option<Server>,
 }
 
-/// Measures `cases` (served by `site` from `dir`) on `server`, restarting it after a call that
-/// ran out of time or lost the connection.
-pub async fn measure(
-    server: Server,
-    corpus: Corpus,
-    site: &FixtureServer,
-    dir: &Path,
-    cases: &[String],
-    tokenizer: &Tokenizer,
-    replies: &Replies,
-) -> CorpusRun {
-    let kind = server.kind();
-    let mut current = Some(server);
-    let mut run = CorpusRun { pages: Vec::with_capacity(cases.len()), restarts: 0, server: None };
-    let mut broken = String::new();
-    for (i, case) in cases.iter().enumerate() {
-        let Some(server) = current.as_ref() else {
-            let failed = Outcome::Failed { error: broken.clone(), ms: None };
-            run.pages.push(PageResult {
-                case: case.clone(),
+impl Measurer {
+    /// Starts measuring with `server`.
+    pub fn new(server: Server) -> Measurer {
+        Measurer { kind: server.kind(), current: Some(server), broken: String::new(), restarts: 0 }
+    }
+
+    /// Which server this is.
+    pub fn kind(&self) -> ServerKind {
+        self.kind
+    }
+
+    /// Hands the server back (`None` when a restart failed).
+    pub fn into_server(self) -> Option<Server> {
+        self.current
+    }
+
+    /// Measures one corpus page (served by `site` from `dir`), restarting the server after a
+    /// call that ran out of time or lost the connection. `progress` names the page in the log.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn page(
+        &mut self,
+        corpus: Corpus,
+        site: &FixtureServer,
+        dir: &Path,
+        case: &str,
+        progress: &str,
+        tokenizer: &Tokenizer,
+        replies: &Replies,
+    ) -> PageResult {
+        let kind = self.kind;
+        let Some(server) = self.current.as_ref() else {
+            let failed = Outcome::Failed { error: self.broken.clone(), ms: None };
+            return PageResult {
+                case: case.to_owned(),
                 navigate: failed.clone(),
                 snapshot: failed,
                 extras: Vec::new(),
-            });
-            continue;
+            };
         };
         let url = site.url(&corpus.page(case));
         let navigated = server.navigate(&url).await;
@@ -186,23 +201,21 @@ pub async fn measure(
             };
             extras = extensions::sightline_page_extras(&probe).await;
         }
-        let progress = format!("bench: {} {}/{} {case}", kind.label(), i + 1, cases.len());
+        let progress = format!("bench: {} {progress}", kind.label());
         match (snapshot.size(), snapshot.error()) {
             (Some(size), _) => eprintln!("{progress}: {} tokens", size.tokens),
             (None, error) => eprintln!("{progress}: failed: {}", error.unwrap_or_default()),
         }
         let connection_lost = navigated.is_err() || matches!(snapped, Some(Err(_)));
-        run.pages.push(PageResult { case: case.clone(), navigate, snapshot, extras });
-        if connection_lost && let Some(old) = current.take() {
-            run.restarts += 1;
+        if connection_lost && let Some(old) = self.current.take() {
+            self.restarts += 1;
             match old.restart().await {
-                Ok(fresh) => current = Some(fresh),
-                Err(e) => broken = format!("not measured: {} could not be restarted: {e:#}", kind.label()),
+                Ok(fresh) => self.current = Some(fresh),
+                Err(e) => self.broken = format!("not measured: {} could not be restarted: {e:#}", kind.label()),
             }
         }
+        PageResult { case: case.to_owned(), navigate, snapshot, extras }
     }
-    run.server = current;
-    run
 }
 
 /// Milliseconds of a call, to a tenth.

@@ -9,8 +9,10 @@
 //! 5. slots for measures other parts of Sightline will provide (`extensions`), including the
 //!    console-and-network comparison after scripted failures (`changes`).
 //!
-//! Servers run one at a time, each on a fresh browser, so they never compete for the CPU. The
-//! report goes to `target/bench/report.md` with the raw `report.json` beside it.
+//! Each server drives its own fresh browser. Over the corpora the servers take turns page by
+//! page, so a machine whose speed drifts during the run weighs on each alike; the flows run one
+//! server at a time. The report goes to `target/bench/report.md` with the raw `report.json`
+//! beside it.
 
 mod changes;
 mod corpus;
@@ -36,7 +38,7 @@ use std::path::PathBuf;
 use sightline_e2e::FixtureServer;
 use sightline_e2e::paths::{self, Corpus};
 
-use self::corpus::{Outcome, PageResult};
+use self::corpus::{Measurer, Outcome, PageResult};
 use self::flow::{Flow, FlowRun, StepRecord};
 use self::report::{CorpusSection, FlowSection, Report, ServerInfo, ServerPages, ToolsFootprint};
 use self::servers::{Server, ServerKind};
@@ -98,38 +100,17 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     let mut full_pages: Option<flow::FullPageRun> = None;
     let mut memory = None;
     let mut changes = changes::ChangesRun { page: changes::TRACKING_PAGE.to_owned(), readings: Vec::new() };
+    // The corpora, side by side: every server runs at once, each on its own fresh browser, and
+    // each page is measured on one server after another before the next page, the order turning
+    // page by page. A machine that speeds up or slows down during the run then weighs on every
+    // server alike; a server waiting its turn sits on a loaded page and takes next to no CPU.
+    let mut measurers = Vec::new();
     for kind in ServerKind::ALL {
-        let mut restarts = 0;
-
-        // First session: tools/list, then every page of every corpus.
         eprintln!("bench: starting {}", kind.label());
         match Server::start(kind, &chromium).await {
             Ok(server) => {
                 tools.push(footprint(&server, &tokenizer).await);
-                let mut server = Some(server);
-                for (section, site) in corpora.iter_mut().zip(&sites) {
-                    let (Some(running), Some((site, dir))) = (server.take(), site) else { continue };
-                    let run =
-                        corpus::measure(running, section.corpus, site, dir, &section.cases, &tokenizer, &replies).await;
-                    section.results.push(ServerPages { server: kind, pages: run.pages });
-                    restarts += run.restarts;
-                    server = run.server;
-                    if server.is_none() {
-                        break;
-                    }
-                }
-                for section in corpora.iter_mut().filter(|c| c.skipped.is_none()) {
-                    if !section.results.iter().any(|r| r.server == kind) {
-                        let why = format!("{} could not be restarted", kind.label());
-                        section.results.push(ServerPages { server: kind, pages: not_measured(&section.cases, &why) });
-                    }
-                }
-                if let Some(server) = server {
-                    if kind == ServerKind::Sightline {
-                        memory = memory_run(&server, &corpora, &sites, quick).await;
-                    }
-                    server.close().await;
-                }
+                measurers.push(Measurer::new(server));
             }
             Err(e) => {
                 let why = format!("{} did not start: {e:#}", kind.label());
@@ -140,7 +121,38 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
                 }
             }
         }
+    }
+    for (section, site) in corpora.iter_mut().zip(&sites) {
+        let Some((site, dir)) = site else { continue };
+        let mut pages: Vec<Vec<PageResult>> = measurers.iter().map(|_| Vec::new()).collect();
+        for (i, case) in section.cases.iter().enumerate() {
+            let progress = format!("{}/{} {case}", i + 1, section.cases.len());
+            for turn in 0..measurers.len() {
+                let which = (i + turn) % measurers.len();
+                let result =
+                    measurers[which].page(section.corpus, site, dir, case, &progress, &tokenizer, &replies).await;
+                pages[which].push(result);
+            }
+        }
+        for (measurer, pages) in measurers.iter().zip(pages) {
+            section.results.push(ServerPages { server: measurer.kind(), pages });
+        }
+        section.results.sort_by_key(|r| ServerKind::ALL.iter().position(|k| *k == r.server));
+    }
+    let mut restarts: Vec<(ServerKind, usize)> = Vec::new();
+    for measurer in measurers {
+        let kind = measurer.kind();
+        restarts.push((kind, measurer.restarts));
+        if let Some(server) = measurer.into_server() {
+            if kind == ServerKind::Sightline {
+                memory = memory_run(&server, &corpora, &sites, quick).await;
+            }
+            server.close().await;
+        }
+    }
 
+    for kind in ServerKind::ALL {
+        let restarts = restarts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n);
         // Second session, on a fresh browser (an empty basket): the flow, then the failures.
         let shop = FixtureServer::start(&shop_dir)?;
         match Server::start(kind, &chromium).await {
