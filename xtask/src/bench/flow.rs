@@ -203,19 +203,27 @@ impl FlowRun {
     }
 }
 
-/// Runs `flow` on `server` against `site` (a fixture server of the flow's site, fresh for this
-/// run so its events are this run's alone).
-pub async fn run(
-    server: &Server,
-    flow: &Flow,
-    site: &FixtureServer,
-    tokenizer: &Tokenizer,
-    replies: &Replies,
-) -> FlowRun {
-    let mut runner = Runner { server, tokenizer, replies, step_number: 0, seen: Vec::new() };
-    let mut steps = Vec::with_capacity(flow.steps.len());
-    let mut lost: Option<String> = None;
-    for (i, step) in flow.steps.iter().enumerate() {
+/// One server going through a flow one step at a time, against `site` (a fixture server of the
+/// flow's site, fresh for this run so its events are this run's alone), so the bench can let
+/// servers take turns step by step.
+pub struct FlowTurns<'a> {
+    runner: Runner<'a>,
+    site: &'a FixtureServer,
+    steps: Vec<StepRecord>,
+    /// Why the rest of the flow cannot run, once a step lost the server.
+    lost: Option<String>,
+}
+
+impl<'a> FlowTurns<'a> {
+    /// Starts `server` on a flow.
+    pub fn new(server: &'a Server, site: &'a FixtureServer, tokenizer: &'a Tokenizer, replies: &'a Replies) -> Self {
+        let runner = Runner { server, tokenizer, replies, step_number: 0, seen: Vec::new() };
+        FlowTurns { runner, site, steps: Vec::new(), lost: None }
+    }
+
+    /// Runs step `i` of `flow` (steps go in order, each once).
+    pub async fn step(&mut self, flow: &Flow, i: usize) {
+        let step = &flow.steps[i];
         let mut record = StepRecord {
             label: step.action.label(),
             navigation: step.action.is_navigation(),
@@ -223,31 +231,36 @@ pub async fn run(
             error: None,
             note: None,
         };
-        if let Some(why) = &lost {
+        if let Some(why) = &self.lost {
             record.error = Some(format!("not run: {why}"));
-            steps.push(record);
-            continue;
+            self.steps.push(record);
+            return;
         }
-        runner.step_number = i + 1;
-        if let Err(e) = runner.step(&step.action, site, &mut record).await {
+        self.runner.step_number = i + 1;
+        if let Err(e) = self.runner.step(&step.action, self.site, &mut record).await {
             // The connection failed or a call ran out of time: the browser's state is unknown,
             // so the rest of the flow cannot mean anything.
-            lost = Some(format!("step {} lost the server: {}", i + 1, shorten(&format!("{e:#}"))));
+            self.lost = Some(format!("step {} lost the server: {}", i + 1, shorten(&format!("{e:#}"))));
             record.error = Some(shorten(&format!("{e:#}")));
         }
         eprintln!(
             "bench: {} flow {}/{} {}: {} tokens{}",
-            server.kind().label(),
+            self.runner.server.kind().label(),
             i + 1,
             flow.steps.len(),
             record.label,
             record.tokens(),
             record.error.as_deref().map(|e| format!(" — {e}")).unwrap_or_default()
         );
-        steps.push(record);
+        self.steps.push(record);
     }
-    let completed = lost.is_none() && wait_for_event(site, &flow.expect_event, Duration::from_secs(5)).await;
-    FlowRun { server: server.kind(), steps, completed }
+
+    /// The run, once every step had its turn: complete when the site reported the flow's event.
+    pub async fn finish(self, flow: &Flow) -> FlowRun {
+        let completed =
+            self.lost.is_none() && wait_for_event(self.site, &flow.expect_event, Duration::from_secs(5)).await;
+        FlowRun { server: self.runner.server.kind(), steps: self.steps, completed }
+    }
 }
 
 struct Runner<'a> {

@@ -525,8 +525,9 @@ fn method(out: &mut String, r: &Report) {
     );
     let _ = writeln!(
         out,
-        "- Servers are driven over MCP (stdio) by the same client, one call at a time; over the corpora they take \
-         turns page by page (the order turning each page), so drift in the machine's speed weighs on each alike. \
+        "- Servers are driven over MCP (stdio) by the same client, one call at a time; they take turns page by page \
+         over the corpora and step by step through the flow (the order turning each time), so drift in the machine's \
+         speed weighs on each alike. \
          Tokens are counted with {} over the text blocks of each reply (what an MCP client hands the model).",
         r.machine.tokenizer
     );

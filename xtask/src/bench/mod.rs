@@ -9,9 +9,9 @@
 //! 5. slots for measures other parts of Sightline will provide (`extensions`), including the
 //!    console-and-network comparison after scripted failures (`changes`).
 //!
-//! Each server drives its own fresh browser. Over the corpora the servers take turns page by
-//! page, so a machine whose speed drifts during the run weighs on each alike; the flows run one
-//! server at a time. The report goes to `target/bench/report.md` with the raw `report.json`
+//! Each server drives its own fresh browser. The servers take turns, page by page over the
+//! corpora and step by step through the flow, so a machine whose speed drifts during the run
+//! weighs on each alike. The report goes to `target/bench/report.md` with the raw `report.json`
 //! beside it.
 
 mod changes;
@@ -39,7 +39,7 @@ use sightline_e2e::FixtureServer;
 use sightline_e2e::paths::{self, Corpus};
 
 use self::corpus::{Measurer, Outcome, PageResult};
-use self::flow::{Flow, FlowRun, StepRecord};
+use self::flow::{Flow, FlowRun, FlowTurns, StepRecord};
 use self::report::{CorpusSection, FlowSection, Report, ServerInfo, ServerPages, ToolsFootprint};
 use self::servers::{Server, ServerKind};
 use self::tokens::{Size, Tokenizer};
@@ -151,35 +151,50 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         }
     }
 
+    // The flow, side by side as well: each server on a fresh browser (an empty basket) with its
+    // own copy of the shop, taking turns step by step, the order turning each step; then the
+    // failures.
+    let mut sessions = Vec::new();
     for kind in ServerKind::ALL {
-        let restarts = restarts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n);
-        // Second session, on a fresh browser (an empty basket): the flow, then the failures.
         let shop = FixtureServer::start(&shop_dir)?;
         match Server::start(kind, &chromium).await {
-            Ok(server) => {
-                runs.push(flow::run(&server, &flow, &shop, &tokenizer, &replies).await);
-                if let Some(reading) = changes::read(&server, &shop, &tokenizer).await {
-                    changes.readings.push(reading);
-                }
-                server.close().await;
-            }
+            Ok(server) => sessions.push((server, shop)),
             Err(e) => runs.push(not_run(kind, &flow, &format!("{} did not start: {e:#}", kind.label()))),
         }
-        // Sightline once more, on a fresh browser: the same flow read as a full page after
-        // every step, to show what deltas and region dedup save.
-        if kind == ServerKind::Sightline {
-            let shop = FixtureServer::start(&shop_dir)?;
-            match Server::start(kind, &chromium).await {
-                Ok(server) => {
-                    match flow::run_full_pages(&server, &flow, &shop, &tokenizer, &replies).await {
-                        Ok(run) => full_pages = Some(run),
-                        Err(e) => eprintln!("bench: the full-page flow failed: {e:#}"),
-                    }
-                    server.close().await;
-                }
-                Err(e) => eprintln!("bench: Sightline did not start for the full-page flow: {e:#}"),
-            }
+    }
+    let mut turns: Vec<_> =
+        sessions.iter().map(|(server, shop)| FlowTurns::new(server, shop, &tokenizer, &replies)).collect();
+    for i in 0..flow.steps.len() {
+        for turn in 0..turns.len() {
+            let which = (i + turn) % turns.len();
+            turns[which].step(&flow, i).await;
         }
+    }
+    for turns in turns {
+        runs.push(turns.finish(&flow).await);
+    }
+    runs.sort_by_key(|run| ServerKind::ALL.iter().position(|k| *k == run.server));
+    for (server, shop) in sessions {
+        if let Some(reading) = changes::read(&server, &shop, &tokenizer).await {
+            changes.readings.push(reading);
+        }
+        server.close().await;
+    }
+    // Sightline once more, on a fresh browser: the same flow read as a full page after every
+    // step, to show what deltas and region dedup save.
+    let shop = FixtureServer::start(&shop_dir)?;
+    match Server::start(ServerKind::Sightline, &chromium).await {
+        Ok(server) => {
+            match flow::run_full_pages(&server, &flow, &shop, &tokenizer, &replies).await {
+                Ok(run) => full_pages = Some(run),
+                Err(e) => eprintln!("bench: the full-page flow failed: {e:#}"),
+            }
+            server.close().await;
+        }
+        Err(e) => eprintln!("bench: Sightline did not start for the full-page flow: {e:#}"),
+    }
+    for kind in ServerKind::ALL {
+        let restarts = restarts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n);
         servers.push(ServerInfo { server: kind, label: kind.label().to_owned(), version: version(kind), restarts });
     }
 
