@@ -127,8 +127,7 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         let mut pages: Vec<Vec<PageResult>> = measurers.iter().map(|_| Vec::new()).collect();
         for (i, case) in section.cases.iter().enumerate() {
             let progress = format!("{}/{} {case}", i + 1, section.cases.len());
-            for turn in 0..measurers.len() {
-                let which = (i + turn) % measurers.len();
+            for which in turn_order(i, measurers.len()) {
                 let result =
                     measurers[which].page(section.corpus, site, dir, case, &progress, &tokenizer, &replies).await;
                 pages[which].push(result);
@@ -137,7 +136,7 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         for (measurer, pages) in measurers.iter().zip(pages) {
             section.results.push(ServerPages { server: measurer.kind(), pages });
         }
-        section.results.sort_by_key(|r| ServerKind::ALL.iter().position(|k| *k == r.server));
+        section.results.sort_by_key(|r| r.server);
     }
     let mut restarts: Vec<(ServerKind, usize)> = Vec::new();
     for measurer in measurers {
@@ -165,15 +164,14 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
     let mut turns: Vec<_> =
         sessions.iter().map(|(server, shop)| FlowTurns::new(server, shop, &tokenizer, &replies)).collect();
     for i in 0..flow.steps.len() {
-        for turn in 0..turns.len() {
-            let which = (i + turn) % turns.len();
+        for which in turn_order(i, turns.len()) {
             turns[which].step(&flow, i).await;
         }
     }
     for turns in turns {
         runs.push(turns.finish(&flow).await);
     }
-    runs.sort_by_key(|run| ServerKind::ALL.iter().position(|k| *k == run.server));
+    runs.sort_by_key(|run| run.server);
     for (server, shop) in sessions {
         if let Some(reading) = changes::read(&server, &shop, &tokenizer).await {
             changes.readings.push(reading);
@@ -216,6 +214,12 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         summaries,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The order in which `servers` servers take their turn at round `round` (a page or a flow
+/// step): each goes first in turn, so none is always measured right after the same other.
+fn turn_order(round: usize, servers: usize) -> impl Iterator<Item = usize> {
+    (0..servers).map(move |turn| (round + turn) % servers)
 }
 
 /// The large page the memory run snapshots again and again, and how many times.
