@@ -37,8 +37,13 @@ impl CdpConnection {
         match self.socket.read() {
             Ok(Message::Text(text)) => Ok(Some(serde_json::from_str(text.as_str())?)),
             Ok(_) => Ok(None),
+            // A socket with a read timeout is never restarted after a signal (signal(7)), so a
+            // child process exiting elsewhere in the test can interrupt this read: read again.
             Err(tungstenite::Error::Io(e))
-                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted
+                ) =>
             {
                 Ok(None)
             }
