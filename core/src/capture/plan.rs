@@ -19,14 +19,20 @@
 //! accessibility tree is refused (another process answers for it) has none, and missing layout
 //! metrics read as defaults.
 //!
-//! Payloads stay in the driver's own form (`P`) until [`CaptureParts::decode`], so a driver can
-//! measure waiting on the browser apart from converting what it sent.
+//! Each reply is read into the engine's types as soon as it is handed back
+//! ([`CapturePlan::reply`]), so a driver that keeps other requests waiting meanwhile converts
+//! one payload while the browser still works on the next. The page's accessibility tree is asked
+//! for before its DOM snapshot: the larger of the two to convert arrives first, and is read while
+//! the renderer builds the snapshot. Each payload is also kept in the driver's own form (`P`),
+//! for a recorder that writes them out as they came ([`CaptureParts::to_json`]).
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Capture, FrameAxTree, TargetCapture, ax_tree_params, capture_snapshot_params};
-use crate::cdp::page::FrameTreeResult;
+use crate::cdp::accessibility::FullAxTree;
+use crate::cdp::dom_snapshot::CaptureSnapshot;
+use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
 
 /// Time limit of `DOMSnapshot.captureSnapshot`: a large page takes a while.
 pub const SNAPSHOT_TIMEOUT_MS: u32 = 30_000;
@@ -94,17 +100,17 @@ enum Slot {
     Layout,
 }
 
-/// Everything gathered for one target, payloads still in the driver's form.
+/// Everything gathered for one target, each payload as the driver handed it back and as read.
 #[derive(Debug, Clone)]
 pub struct TargetParts<P> {
     /// The flat session (`None` for the page itself).
     pub session: Option<String>,
-    /// `Page.getFrameTree`, as sent and as read.
+    /// `Page.getFrameTree`.
     pub frame_tree: Option<(P, FrameTreeResult)>,
     /// `DOMSnapshot.captureSnapshot`.
-    pub snapshot: Option<P>,
+    pub snapshot: Option<(P, CaptureSnapshot)>,
     /// `Accessibility.getFullAXTree` per frame id (`None`: the root frame).
-    ax_trees: Vec<(Option<String>, P)>,
+    ax_trees: Vec<(Option<String>, P, FullAxTree)>,
     /// For an iframe: the backend node id of its `<iframe>` element in the page.
     pub owner_backend_node_id: Option<i64>,
     failed: bool,
@@ -131,14 +137,14 @@ pub struct CaptureParts<P> {
     /// Out-of-process iframes that answered, in the order they were given.
     pub children: Vec<TargetParts<P>>,
     /// `Page.getLayoutMetrics`.
-    pub layout: Option<P>,
+    pub layout: Option<(P, LayoutMetrics)>,
 }
 
 /// One capture in progress.
 #[derive(Debug)]
 pub struct CapturePlan<P> {
     targets: Vec<TargetParts<P>>,
-    layout: Option<P>,
+    layout: Option<(P, LayoutMetrics)>,
     slots: Vec<Slot>,
     outstanding: usize,
     queued: Vec<Request>,
@@ -161,16 +167,11 @@ impl<P: Payload> CapturePlan<P> {
         for t in 0..plan.targets.len() {
             let session = plan.targets[t].session.clone();
             plan.queue(Slot::FrameTree(t), session.clone(), "Page.getFrameTree", json!({}), REQUEST_TIMEOUT_MS);
-            let snapshot = capture_snapshot_params();
-            plan.queue(
-                Slot::Snapshot(t),
-                session.clone(),
-                "DOMSnapshot.captureSnapshot",
-                snapshot,
-                SNAPSHOT_TIMEOUT_MS,
-            );
             let root = json!({});
-            plan.queue(Slot::AxTree(t, None), session, "Accessibility.getFullAXTree", root, REQUEST_TIMEOUT_MS);
+            let ax = "Accessibility.getFullAXTree";
+            plan.queue(Slot::AxTree(t, None), session.clone(), ax, root, REQUEST_TIMEOUT_MS);
+            let snapshot = capture_snapshot_params();
+            plan.queue(Slot::Snapshot(t), session, "DOMSnapshot.captureSnapshot", snapshot, SNAPSHOT_TIMEOUT_MS);
         }
         plan
     }
@@ -193,12 +194,18 @@ impl<P: Payload> CapturePlan<P> {
         self.outstanding == 0
     }
 
-    /// The reply to request `id`; `None` when it failed or timed out.
+    /// The reply to request `id` (`None` when it failed or timed out), read into the engine's
+    /// types at once.
     pub fn reply(&mut self, id: RequestId, reply: Option<P>) {
         let Some(slot) = self.slots.get(id.0).cloned() else { return };
         self.outstanding = self.outstanding.saturating_sub(1);
         match (slot, reply) {
-            (Slot::Layout, reply) => self.layout = reply,
+            (Slot::Layout, reply) => {
+                self.layout = reply.and_then(|raw| {
+                    let read = raw.decode().ok()?;
+                    Some((raw, read))
+                });
+            }
             (Slot::FrameTree(t), Some(raw)) => match raw.decode::<FrameTreeResult>() {
                 Ok(tree) => {
                     let session = self.targets[t].session.clone();
@@ -223,9 +230,20 @@ impl<P: Payload> CapturePlan<P> {
                 }
                 Err(_) => self.targets[t].failed = true,
             },
-            (Slot::Snapshot(t), Some(raw)) => self.targets[t].snapshot = Some(raw),
+            (Slot::Snapshot(t), Some(raw)) => match raw.decode::<CaptureSnapshot>() {
+                Ok(snapshot) => self.targets[t].snapshot = Some((raw, snapshot)),
+                Err(message) if t == 0 => {
+                    self.unreadable = Some(CaptureError::Unreadable { what: "DOM snapshot", message });
+                }
+                Err(_) => self.targets[t].failed = true,
+            },
             (Slot::FrameTree(t) | Slot::Snapshot(t), None) => self.targets[t].failed = true,
-            (Slot::AxTree(t, frame), Some(raw)) => self.targets[t].ax_trees.push((frame, raw)),
+            // A tree that cannot be read is left out, as one the browser refused.
+            (Slot::AxTree(t, frame), Some(raw)) => {
+                if let Ok(tree) = raw.decode::<FullAxTree>() {
+                    self.targets[t].ax_trees.push((frame, raw, tree));
+                }
+            }
             (Slot::AxTree(..), None) => {}
             (Slot::Owner(t), reply) => {
                 #[derive(serde::Deserialize)]
@@ -258,46 +276,42 @@ impl<P: Payload> CapturePlan<P> {
 }
 
 impl<P> TargetParts<P> {
-    /// Each frame's accessibility tree by frame id, the root frame's id read from the frame
-    /// tree.
+    /// Each frame's accessibility tree (as handed back) by frame id, the root frame's id read
+    /// from the frame tree.
     pub fn ax_trees(&self) -> impl Iterator<Item = (&str, &P)> {
         let root = self.frame_tree.as_ref().map(|(_, tree)| tree.frame_tree.frame.id.as_str());
-        self.ax_trees.iter().filter_map(move |(frame, tree)| Some((frame.as_deref().or(root)?, tree)))
+        self.ax_trees.iter().filter_map(move |(frame, raw, _)| Some((frame.as_deref().or(root)?, raw)))
     }
-}
 
-impl<P: Payload> TargetParts<P> {
-    /// The target's payloads read as the engine's types; fails when its DOM snapshot is
-    /// unreadable. Accessibility trees that cannot be read are left out.
-    fn decode(&self) -> Result<TargetCapture, CaptureError> {
-        let (_, frame_tree) = self.frame_tree.as_ref().ok_or(CaptureError::Missing("frame tree"))?;
-        let snapshot = self.snapshot.as_ref().ok_or(CaptureError::Missing("DOM snapshot"))?;
-        Ok(TargetCapture {
-            frame_tree: frame_tree.clone(),
-            snapshot: snapshot
-                .decode()
-                .map_err(|message| CaptureError::Unreadable { what: "DOM snapshot", message })?,
-            ax_trees: self
-                .ax_trees()
-                .filter_map(|(frame_id, tree)| {
-                    Some(FrameAxTree { frame_id: frame_id.to_owned(), tree: tree.decode().ok()? })
-                })
-                .collect(),
+    /// The target's payloads as the engine reads them; `None` without its frame tree or DOM
+    /// snapshot ([`CapturePlan::finish`] lets no such target through).
+    fn into_capture(self) -> Option<TargetCapture> {
+        let (_, frame_tree) = self.frame_tree?;
+        let (_, snapshot) = self.snapshot?;
+        let root = frame_tree.frame_tree.frame.id.clone();
+        let ax_trees = self
+            .ax_trees
+            .into_iter()
+            .map(|(frame, _, tree)| FrameAxTree { frame_id: frame.unwrap_or_else(|| root.clone()), tree })
+            .collect();
+        Some(TargetCapture {
+            frame_tree,
+            snapshot,
+            ax_trees,
             owner_backend_node_id: self.owner_backend_node_id,
             owner_frame_id: None,
         })
     }
 }
 
-impl<P: Payload> CaptureParts<P> {
-    /// The capture in the engine's types. The page's DOM snapshot must be readable; an iframe
-    /// whose is not is left out.
-    pub fn decode(&self) -> Result<Capture, CaptureError> {
-        Ok(Capture {
-            main: self.main.decode()?,
-            children: self.children.iter().filter_map(|c| c.decode().ok()).collect(),
-            layout: self.layout.as_ref().and_then(|l| l.decode().ok()).unwrap_or_default(),
-        })
+impl<P> CaptureParts<P> {
+    /// The capture in the engine's types, every payload already read as it arrived.
+    pub fn into_capture(self) -> Capture {
+        Capture {
+            main: self.main.into_capture().unwrap_or_default(),
+            children: self.children.into_iter().filter_map(TargetParts::into_capture).collect(),
+            layout: self.layout.map(|(_, read)| read).unwrap_or_default(),
+        }
     }
 }
 
@@ -308,7 +322,7 @@ impl CaptureParts<Value> {
         let target = |t: &TargetParts<Value>| {
             let mut out = json!({
                 "frameTree": t.frame_tree.as_ref().map(|(raw, _)| raw.clone()),
-                "snapshot": t.snapshot,
+                "snapshot": t.snapshot.as_ref().map(|(raw, _)| raw.clone()),
                 "axTrees": t.ax_trees().map(|(frame, tree)| json!({"frameId": frame, "tree": tree})).collect::<Vec<_>>(),
             });
             if let Some(owner) = t.owner_backend_node_id {
@@ -319,7 +333,7 @@ impl CaptureParts<Value> {
         json!({
             "main": target(&self.main),
             "children": self.children.iter().map(target).collect::<Vec<_>>(),
-            "layout": self.layout,
+            "layout": self.layout.as_ref().map(|(raw, _)| raw.clone()),
         })
     }
 }
@@ -384,11 +398,11 @@ mod tests {
                 vec![
                     "Page.getLayoutMetrics",
                     "Page.getFrameTree",
-                    "DOMSnapshot.captureSnapshot",
                     "Accessibility.getFullAXTree",
+                    "DOMSnapshot.captureSnapshot",
                     "S1:Page.getFrameTree",
-                    "S1:DOMSnapshot.captureSnapshot",
-                    "S1:Accessibility.getFullAXTree"
+                    "S1:Accessibility.getFullAXTree",
+                    "S1:DOMSnapshot.captureSnapshot"
                 ],
                 vec!["Accessibility.getFullAXTree", "DOM.getFrameOwner"],
             ]
@@ -399,11 +413,12 @@ mod tests {
         assert_eq!(frames, ["MAIN", "SAME"]);
         assert_eq!(parts.children.len(), 1);
         assert_eq!(parts.children[0].owner_backend_node_id, Some(42));
-        let capture = parts.decode().unwrap();
-        assert_eq!(capture.children[0].owner_backend_node_id, Some(42));
-        assert_eq!(capture.main.ax_trees.len(), 2);
         let file: Capture = serde_json::from_value(parts.to_json()).unwrap();
         assert_eq!(file.children[0].frame_tree.frame_tree.frame.id, "OOP");
+        let capture = parts.into_capture();
+        assert_eq!(capture.children[0].owner_backend_node_id, Some(42));
+        let frames: Vec<&str> = capture.main.ax_trees.iter().map(|t| t.frame_id.as_str()).collect();
+        assert_eq!(frames, ["MAIN", "SAME"]);
     }
 
     #[test]
@@ -425,6 +440,25 @@ mod tests {
         let parts = plan.finish().unwrap();
         assert!(parts.children.is_empty());
         assert_eq!(parts.main.ax_trees().count(), 1);
+    }
+
+    #[test]
+    fn an_unreadable_dom_snapshot_fails_the_page_and_leaves_an_iframe_out() {
+        let mut plan = CapturePlan::new(["S1".to_owned()]);
+        let garbled = |r: &Request| match (r.session.as_deref(), r.method) {
+            (Some("S1"), "DOMSnapshot.captureSnapshot") => Some(json!({"documents": "garbled"})),
+            _ => browser(r),
+        };
+        drive(&mut plan, garbled);
+        assert!(plan.finish().unwrap().children.is_empty());
+        let mut plan = CapturePlan::new(Vec::new());
+        drive(&mut plan, |r| {
+            if r.method == "DOMSnapshot.captureSnapshot" { Some(json!({"strings": 7})) } else { browser(r) }
+        });
+        assert!(
+            matches!(plan.finish(), Err(CaptureError::Unreadable { what: "DOM snapshot", .. })),
+            "the page's DOM snapshot could not be read"
+        );
     }
 
     #[test]

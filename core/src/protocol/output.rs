@@ -110,10 +110,12 @@ pub struct SnapshotStats {
     /// Milliseconds the pipeline took (measured by the caller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline_ms: Option<f64>,
-    /// Milliseconds the CDP capture took (measured by the caller).
+    /// Milliseconds the CDP capture spent waiting on the browser, less the converting done
+    /// meanwhile (measured by the caller): with `convert_ms`, the capture's wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capture_ms: Option<f64>,
-    /// Milliseconds spent converting the captured payloads into the engine's types.
+    /// Milliseconds spent converting the captured payloads into the engine's types, each as it
+    /// arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub convert_ms: Option<f64>,
     /// Milliseconds from request to reply of each CDP method of the capture (the slowest, for a

@@ -7,9 +7,10 @@
 //! After a load, a capture is taken ahead of the wait for a quiet DOM ([`capture_ahead`]); the
 //! navigation answers with it when the DOM did not change until the page settled.
 //!
-//! Replies are kept as they arrive (JS values) and converted into the engine's types only once
-//! all are in, so the time spent waiting on the browser and the time spent converting are
-//! measured apart; each request's own wait is measured too, per CDP method.
+//! Each reply is read into the engine's types as it arrives, while the browser still works on
+//! the others (the page's accessibility tree, the largest payload, is asked for first and read
+//! while the renderer builds the DOM snapshot). The time spent reading and the time spent
+//! waiting on the browser are measured apart, and each request's own wait per CDP method.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -46,9 +47,10 @@ pub struct Captured {
 pub struct CaptureCosts {
     /// The probe.
     pub probe_ms: f64,
-    /// Waiting on CDP (nothing when the last capture was used again).
+    /// Waiting on CDP, less the reading done meanwhile (nothing when the last capture was used
+    /// again): with `convert_ms`, the capture's wall time.
     pub capture_ms: f64,
-    /// Converting the payloads into the engine's types.
+    /// Reading the payloads into the engine's types, as they arrived.
     pub convert_ms: f64,
     /// From request to reply per CDP method (the slowest of each).
     pub by_method: BTreeMap<String, f64>,
@@ -117,14 +119,17 @@ async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouche
     (probe, timer::now_ms() - probing)
 }
 
-/// Asks the browser for the payloads, sending each request as soon as the plan allows; the
-/// capture is kept with `probe`, read before it, when there is one.
+/// Asks the browser for the payloads, sending each request as soon as the plan allows and
+/// handing each reply to the plan as it arrives: the plan reads it into the engine's types while
+/// the browser still works on the requests after it. The capture is kept with `probe`, read
+/// before it, when there is one.
 async fn take(state: &State, tab_id: i32, probe: Option<PageProbe>, probe_ms: f64) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children);
     let mut running = FuturesUnordered::new();
     let mut by_method: BTreeMap<String, f64> = BTreeMap::new();
+    let mut convert_ms = 0.0;
     loop {
         for request in plan.requests() {
             let target = DebuggeeTarget { tab_id, session_id: request.session.clone() };
@@ -138,17 +143,19 @@ async fn take(state: &State, tab_id: i32, probe: Option<PageProbe>, probe_ms: f6
         let slowest = by_method.entry(request.method.to_owned()).or_default();
         *slowest = slowest.max(took);
         match reply {
-            Ok(value) => plan.reply(request.id, Some(JsPayload(value))),
+            Ok(value) => {
+                let reading = timer::now_ms();
+                plan.reply(request.id, Some(JsPayload(value)));
+                convert_ms += timer::now_ms() - reading;
+            }
             // Without the page's own frame tree or DOM snapshot there is nothing to show.
             Err(e) if request.required => return Err(e.into()),
             Err(_) => plan.reply(request.id, None),
         }
     }
-    let parts = plan.finish()?;
-    let capture_ms = timer::now_ms() - started;
-    let converting = timer::now_ms();
-    let capture = Rc::new(parts.decode()?);
-    let convert_ms = timer::now_ms() - converting;
+    let capture = Rc::new(plan.finish()?.into_capture());
+    // Reading overlapped the waiting; the rest of the wall time was spent waiting.
+    let capture_ms = (timer::now_ms() - started - convert_ms).max(0.0);
     // Kept only when the probe, read before the capture, vouches for the page: any change
     // during the capture shows in the next probe.
     let kept = probe.map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));

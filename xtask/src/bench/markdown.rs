@@ -191,8 +191,9 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
          the pipeline the extension runs, compiled natively. Timings profile the snapshot call and, as `navigate: …`, \
          the navigation before it (a new document, so always a fresh capture): what the extension measured in the \
          browser (its pipeline in wasm, the probe that asks whether the page changed since the last capture, the CDP \
-         capture, each CDP method's own wait from request to reply — they run concurrently, so they overlap — and \
-         converting the payloads), a navigation's waits (from sending it to the new document's `load`, then for its \
+         capture — waiting on the browser, less the converting done meanwhile —, each CDP method's own wait from \
+         request to reply — they run concurrently, so they overlap — and converting the payloads into the engine's \
+         types, each as it arrives), a navigation's waits (from sending it to the new document's `load`, then for its \
          next frame and for a quiet DOM), and the rest of the wall time the MCP client saw (page-state work and \
          rendering, bridge, host and MCP). A navigation captures the page as soon as it has loaded, ahead of the \
          wait for a quiet DOM, and answers with that capture when the DOM did not change until the page settled \
