@@ -203,27 +203,37 @@ impl FlowRun {
     }
 }
 
-/// One server going through a flow one step at a time, against `site` (a fixture server of the
+/// One server going through `flow` one step at a time, against `site` (a fixture server of the
 /// flow's site, fresh for this run so its events are this run's alone), so the bench can let
 /// servers take turns step by step.
 pub struct FlowTurns<'a> {
     runner: Runner<'a>,
+    flow: &'a Flow,
     site: &'a FixtureServer,
+    /// The steps taken so far; the next one is the step after them.
     steps: Vec<StepRecord>,
     /// Why the rest of the flow cannot run, once a step lost the server.
     lost: Option<String>,
 }
 
 impl<'a> FlowTurns<'a> {
-    /// Starts `server` on a flow.
-    pub fn new(server: &'a Server, site: &'a FixtureServer, tokenizer: &'a Tokenizer, replies: &'a Replies) -> Self {
+    /// Starts `server` on `flow`.
+    pub fn new(
+        server: &'a Server,
+        flow: &'a Flow,
+        site: &'a FixtureServer,
+        tokenizer: &'a Tokenizer,
+        replies: &'a Replies,
+    ) -> Self {
         let runner = Runner { server, tokenizer, replies, step_number: 0, seen: Vec::new() };
-        FlowTurns { runner, site, steps: Vec::new(), lost: None }
+        FlowTurns { runner, flow, site, steps: Vec::new(), lost: None }
     }
 
-    /// Runs step `i` of `flow` (steps go in order, each once).
-    pub async fn step(&mut self, flow: &Flow, i: usize) {
-        let step = &flow.steps[i];
+    /// Runs the flow's next step (nothing once every step has run).
+    pub async fn step(&mut self) {
+        let i = self.steps.len();
+        let flow = self.flow;
+        let Some(step) = flow.steps.get(i) else { return };
         let mut record = StepRecord {
             label: step.action.label(),
             navigation: step.action.is_navigation(),
@@ -256,9 +266,9 @@ impl<'a> FlowTurns<'a> {
     }
 
     /// The run, once every step had its turn: complete when the site reported the flow's event.
-    pub async fn finish(self, flow: &Flow) -> FlowRun {
-        let completed =
-            self.lost.is_none() && wait_for_event(self.site, &flow.expect_event, Duration::from_secs(5)).await;
+    pub async fn finish(self) -> FlowRun {
+        let expected = &self.flow.expect_event;
+        let completed = self.lost.is_none() && wait_for_event(self.site, expected, Duration::from_secs(5)).await;
         FlowRun { server: self.runner.server.kind(), steps: self.steps, completed }
     }
 }

@@ -162,14 +162,14 @@ async fn bench(quick: bool) -> anyhow::Result<Report> {
         }
     }
     let mut turns: Vec<_> =
-        sessions.iter().map(|(server, shop)| FlowTurns::new(server, shop, &tokenizer, &replies)).collect();
+        sessions.iter().map(|(server, shop)| FlowTurns::new(server, &flow, shop, &tokenizer, &replies)).collect();
     for i in 0..flow.steps.len() {
         for which in turn_order(i, turns.len()) {
-            turns[which].step(&flow, i).await;
+            turns[which].step().await;
         }
     }
     for turns in turns {
-        runs.push(turns.finish(&flow).await);
+        runs.push(turns.finish().await);
     }
     runs.sort_by_key(|run| run.server);
     for (server, shop) in sessions {
