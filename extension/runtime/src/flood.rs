@@ -6,9 +6,10 @@
 //! worker: a queue delivers a flood slower than it was logged, and counted on arrival it could
 //! stay under the limit while the queue grows without end), the guard switches the tab's
 //! console reporting off (`Runtime.disable`) for [`PAUSE_MS`], records in the tab's console
-//! that it did and, once it is back on, how many messages went unrecorded. Messages the browser
-//! replays when reporting resumes (those logged during the pause) are dropped: they were
-//! counted as unrecorded.
+//! that it did and, once it is back on, how many messages went unrecorded. The messages logged
+//! during the pause were counted as unrecorded, so the browser's store of them is discarded
+//! before reporting resumes (else it replays up to a thousand at once, a burst every answer from
+//! the tab would wait behind); any it replays anyway are dropped.
 //!
 //! Network events can carry strings of megabytes (a 1.5 MB URL, a large WebSocket frame); the
 //! recorder keeps at most [`MAX_RECORDED_TEXT`] characters of any of them, so they are cut in
@@ -160,6 +161,10 @@ pub fn pause(state: &Rc<State>, tab: i32) {
         let dropped = state.flood.borrow_mut().resume(tab, timer::epoch_ms() as f64);
         let attached = state.tabs.borrow().sessions.get(&tab).map(|s| (s.attached, s.bindings.clone()));
         let Some((true, bindings)) = attached else { return };
+        // What the page logged during the pause is counted as unrecorded already; without this the
+        // browser would replay up to a thousand of those messages on `Runtime.enable`, a burst
+        // that holds up every answer from the tab while it drains.
+        let _ = cdp::send::<serde_json::Value>(tab, "Runtime.discardConsoleEntries", json!({})).await;
         let _ = cdp::send::<serde_json::Value>(tab, "Runtime.enable", json!({})).await;
         for binding in bindings {
             let _ = cdp::send::<serde_json::Value>(tab, "Runtime.addBinding", binding).await;
