@@ -765,3 +765,20 @@ fn scripted_a_focusable_list_around_its_one_suggestion_shows_the_suggestion() {
     assert!(has_target(&l, "clickable", "\"Cincinnati, OH (CVG)\""), "{l:#?}");
     assert!(!has_target(&l, "list", "\"Cincinnati, OH (CVG)\""), "{l:#?}");
 }
+
+/// A capture whose frames lack their accessibility trees (the requests failed) reads from the
+/// roles, names and states the engine derives from the DOM: for these fixture pages, the same
+/// snapshot as with Chrome's trees.
+#[test]
+fn frames_without_their_accessibility_tree_read_the_same() {
+    for name in ["forms", "lists-tables", "controls", "containers", "text"] {
+        let with_trees = capture(name);
+        let mut bare = with_trees.clone();
+        bare.main.ax_trees.clear();
+        for child in &mut bare.children {
+            child.ax_trees.clear();
+        }
+        let read = |c: &Capture| body(&compile(c, &mut RefRegistry::default()));
+        assert_eq!(read(&bare), read(&with_trees), "{name}: derived semantics read differently");
+    }
+}

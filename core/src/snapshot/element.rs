@@ -64,7 +64,7 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     let own_text = normalise(inner_text);
     // Names for what has none: its title, its description, an icon's alternative text, its
     // own text (not a field's: that is its value).
-    let description = node.ax.node.and_then(|a| a.description.as_ref()).map(|d| normalise(&d.text()));
+    let description = node.ax.description().map(|d| normalise(&d));
     let name = [
         Some(normalise(&node.ax.name())),
         node.attr("title").map(normalise),
@@ -191,25 +191,16 @@ fn current_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
             }
             _ => node.input_value.map(str::to_owned),
         },
-        _ if matches!(role, "slider" | "spinbutton" | "combobox" | "textbox" | "searchbox") => node
-            .ax
-            .node
-            .and_then(|a| a.value.as_ref())
-            .map(|v| v.text())
-            .filter(|v| !v.is_empty())
-            .map(|v| normalise(&v)),
+        _ if matches!(role, "slider" | "spinbutton" | "combobox" | "textbox" | "searchbox") => {
+            node.ax.value().filter(|v| !v.is_empty()).map(|v| normalise(&v))
+        }
         _ => None,
     }
 }
 
 fn states(tree: &PageTree, id: NodeId) -> Vec<&'static str> {
     let node = &tree.nodes[id];
-    let prop = |name: &str| -> Option<String> {
-        node.ax.node.and_then(|a| a.property(name)).and_then(|v| v.value.as_ref()).map(|v| match v {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
+    let prop = |name: &str| node.ax.property(name);
     let mut out = Vec::new();
     match prop("checked").as_deref() {
         Some("true") => out.push("checked"),
@@ -264,7 +255,7 @@ fn pruned_attrs(tree: &PageTree, id: NodeId, name: &str, role: &str, input_type:
     if let Some(p) = node.attr("placeholder") {
         push("hint", p);
     }
-    if let Some(d) = node.ax.node.and_then(|a| a.description.as_ref()).map(|d| d.text()) {
+    if let Some(d) = node.ax.description() {
         push("desc", &d);
     }
     if let Some(t) = node.attr("title") {

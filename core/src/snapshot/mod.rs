@@ -28,6 +28,7 @@ pub mod occlusion;
 pub mod outline;
 pub mod render;
 pub mod secrets;
+pub mod semantics;
 pub mod signal;
 pub mod text;
 pub mod tree;

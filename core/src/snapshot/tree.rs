@@ -103,20 +103,53 @@ pub struct Layout {
 pub struct Accessibility<'a> {
     /// The accessibility node.
     pub node: Option<&'a AxNode>,
+    /// What the DOM says, for a frame captured without its accessibility tree.
+    pub derived: Option<super::semantics::Semantics>,
 }
 
 impl<'a> Accessibility<'a> {
     /// The role (`""` when unknown).
     pub fn role(&self) -> String {
-        self.node.map(AxNode::role).unwrap_or_default()
+        match (self.node, &self.derived) {
+            (Some(node), _) => node.role(),
+            (None, Some(derived)) => derived.role.to_owned(),
+            (None, None) => String::new(),
+        }
     }
     /// The accessible name.
     pub fn name(&self) -> String {
-        self.node.map(AxNode::name).unwrap_or_default()
+        match (self.node, &self.derived) {
+            (Some(node), _) => node.name(),
+            (None, Some(derived)) => derived.name.clone(),
+            (None, None) => String::new(),
+        }
+    }
+    /// A state or relation (`expanded`, `level`, …) as text.
+    pub fn property(&self, name: &str) -> Option<String> {
+        match (self.node, &self.derived) {
+            (Some(node), _) => node.property(name).and_then(|v| v.value.as_ref()).map(|v| match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+            (None, Some(derived)) => derived.properties.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone()),
+            (None, None) => None,
+        }
+    }
+    /// The accessible description.
+    pub fn description(&self) -> Option<String> {
+        match (self.node, &self.derived) {
+            (Some(node), _) => node.description.as_ref().map(|d| d.text()),
+            (None, Some(derived)) => derived.description.clone(),
+            (None, None) => None,
+        }
+    }
+    /// The accessible value (of a slider, a spin button, a text field).
+    pub fn value(&self) -> Option<String> {
+        self.node.and_then(|n| n.value.as_ref()).map(|v| v.text())
     }
     /// Whether the node is ignored by assistive technology.
     pub fn ignored(&self) -> bool {
-        self.node.is_some_and(|n| n.ignored)
+        self.node.is_some_and(|n| n.ignored) || self.derived.as_ref().is_some_and(|d| d.ignored)
     }
 }
 
@@ -164,6 +197,9 @@ pub struct Node<'a> {
     pub option_selected: bool,
     /// Chrome considers it clickable (a click listener or native activation).
     pub clickable: bool,
+    /// The text its layout shows, for a text node the layout keeps (`text-transform` applied,
+    /// collapsed whitespace dropped).
+    pub layout_text: Option<&'a str>,
     /// The page state remembers this field as secret from an earlier look
     /// (`super::secrets::SecretFields`).
     pub remembered_secret: bool,
@@ -225,6 +261,17 @@ impl<'a> PageTree<'a> {
             });
             let parent = owner.unwrap_or(tree.root);
             tree.attach_document(child_root, parent);
+        }
+        let with_tree: std::collections::HashSet<&str> = std::iter::once(&capture.main)
+            .chain(&capture.children)
+            .flat_map(|t| t.ax_trees.iter().map(|a| a.frame_id.as_str()))
+            .collect();
+        for id in 0..tree.nodes.len() {
+            if tree.nodes[id].kind == NodeKind::Element
+                && !with_tree.contains(tree.frames[tree.nodes[id].frame].frame_id.as_str())
+            {
+                tree.nodes[id].ax.derived = super::semantics::derive(&tree, id);
+            }
         }
         tree
     }
@@ -317,9 +364,13 @@ impl<'a> PageTree<'a> {
         let selected = flags(&n.option_selected);
         let clickable = flags(&n.is_clickable);
         let mut layout_of: HashMap<usize, Layout> = HashMap::new();
+        let mut layout_texts: HashMap<usize, &'a str> = HashMap::new();
         let l = &doc.layout;
         for (j, &node_index) in l.node_index.iter().enumerate() {
             let Ok(i) = usize::try_from(node_index) else { continue };
+            if let Some(&t) = l.text.get(j).filter(|&&t| t >= 0) {
+                layout_texts.entry(i).or_insert(snapshot.string(t));
+            }
             if layout_of.contains_key(&i) {
                 continue; // a node's first layout object carries its box
             }
@@ -386,11 +437,12 @@ impl<'a> PageTree<'a> {
                 frame,
                 backend_id,
                 layout: layout_of.remove(&i),
-                ax: Accessibility { node: ax.and_then(|m| m.get(&backend_id).copied()) },
+                ax: Accessibility { node: ax.and_then(|m| m.get(&backend_id).copied()), derived: None },
                 input_value: input_values.get(&i).copied().or_else(|| text_values.get(&i).copied()),
                 checked: checked.contains(&i),
                 option_selected: selected.contains(&i),
                 clickable: clickable.contains(&i),
+                layout_text: layout_texts.get(&i).copied(),
                 remembered_secret: false,
             });
         }

@@ -112,8 +112,7 @@ pub(super) fn heading_level(tag: &str, role: &str, node: &crate::snapshot::tree:
         return Some(l);
     }
     if role == "heading" {
-        let level =
-            node.ax.node.and_then(|a| a.property("level")).and_then(|v| v.value.as_ref()).and_then(|v| v.as_u64());
+        let level = node.ax.property("level").and_then(|v| v.parse::<u64>().ok());
         return Some(level.map(|l| l.clamp(1, 6) as u8).unwrap_or(2));
     }
     None
