@@ -1,0 +1,207 @@
+//! Accessible names from content and references: an element's rendered text (images by `alt`,
+//! SVG by title, generated text, blocks set apart), the text `aria-labelledby` points at, a
+//! label's text.
+
+use crate::snapshot::text::normalise;
+use crate::snapshot::tree::{NodeId, NodeKind, PageTree};
+
+/// The text of the elements `ids` (space-separated) point at, in the frame of `id`; `None`
+/// where one holds what these rules do not follow.
+pub(super) fn referenced_text(tree: &PageTree, id: NodeId, ids: &str) -> Option<String> {
+    let frame = tree.nodes[id].frame;
+    let mut out = String::new();
+    for wanted in ids.split_whitespace() {
+        let Some(target) = tree
+            .nodes
+            .iter()
+            .position(|n| n.frame == frame && n.kind == NodeKind::Element && n.attr("id") == Some(wanted))
+        else {
+            continue;
+        };
+        let node = &tree.nodes[target];
+        if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
+            out.push_str(&label);
+        } else {
+            let mut text = String::new();
+            all_text(tree, target, &mut text);
+            out.push_str(&text);
+        }
+        out.push(' ');
+    }
+    Some(normalise(&out))
+}
+
+/// Every text of a subtree, shown or not (a label may point at hidden text).
+pub(super) fn all_text(tree: &PageTree, id: NodeId, out: &mut String) {
+    for &child in &tree.nodes[id].children {
+        let node = &tree.nodes[child];
+        match node.kind {
+            NodeKind::Text => out.push_str(node.layout_text.unwrap_or(node.text)),
+            NodeKind::Element if node.tag == "script" || node.tag == "style" => {}
+            NodeKind::Element => all_text(tree, child, out),
+            _ => {}
+        }
+    }
+}
+
+/// A label's text, leaving out the field it names; `None` where it holds other fields.
+pub(super) fn label_text(tree: &PageTree, id: NodeId, field: NodeId, out: &mut String) -> Option<()> {
+    for &child in &tree.nodes[id].children {
+        let node = &tree.nodes[child];
+        match node.kind {
+            NodeKind::Text => {
+                if let Some(text) = node.layout_text {
+                    out.push_str(text);
+                }
+            }
+            NodeKind::Element if child == field => {}
+            NodeKind::Element if matches!(node.tag.as_str(), "input" | "select" | "textarea" | "button") => {
+                return None;
+            }
+            NodeKind::Element => {
+                let mut inner = String::new();
+                content_text(tree, child, &mut inner)?;
+                out.push_str(&inner);
+            }
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
+/// Appends the name `id`'s content gives it: its shown text, images by their `alt`, blocks set
+/// apart by spaces. `None` where the content holds something these rules do not follow.
+pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Option<()> {
+    for &child in &tree.nodes[id].children {
+        let node = &tree.nodes[child];
+        match node.kind {
+            NodeKind::Text => {
+                if let Some(text) = node.layout_text {
+                    out.push_str(text);
+                }
+            }
+            NodeKind::Element => {
+                if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+                    continue;
+                }
+                if node.has_attr("role") || node.has_attr("aria-labelledby") {
+                    return None;
+                }
+                if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
+                    out.push(' ');
+                    out.push_str(&label);
+                    out.push(' ');
+                    continue;
+                }
+                let Some(layout) = node.layout.as_ref() else {
+                    // Not laid out: hidden, or `display: contents`.
+                    if node.children.is_empty() || node.tag == "br" {
+                        continue;
+                    }
+                    return None;
+                };
+                if layout.visibility != "visible" && !layout.visibility.is_empty() {
+                    return None;
+                }
+                match node.tag.as_str() {
+                    "img" => {
+                        // An image is named by its `alt`, else its `title`.
+                        out.push(' ');
+                        out.push_str(node.attr("alt").or(node.attr("title")).unwrap_or(""));
+                        out.push(' ');
+                        continue;
+                    }
+                    "svg" => {
+                        out.push(' ');
+                        out.push_str(&svg_name(tree, child)?);
+                        out.push(' ');
+                        continue;
+                    }
+                    "::before" | "::after" => {
+                        // Generated text (`content`), or an image with nothing to say.
+                        if !node.children.is_empty() {
+                            return None;
+                        }
+                        let block = !layout.display.starts_with("inline");
+                        if block {
+                            out.push(' ');
+                        }
+                        out.push_str(node.layout_text.unwrap_or(""));
+                        if block {
+                            out.push(' ');
+                        }
+                        continue;
+                    }
+                    "br" => {
+                        out.push('\n');
+                        continue;
+                    }
+                    "iframe" | "input" | "select" | "textarea" | "video" | "audio" | "canvas" | "object" | "embed"
+                    | "math" | "table" | "header" | "footer" | "nav" | "section" | "article" | "figure" | "aside"
+                    | "main" | "form" | "fieldset" | "details" | "dialog" | "legend" | "label" => {
+                        return None;
+                    }
+                    // A list marker or a disclosure triangle is not part of a name.
+                    "::marker" => continue,
+                    t if t.starts_with("::") => return None,
+                    _ => {}
+                }
+                let block = !layout.display.starts_with("inline");
+                if block {
+                    out.push(' ');
+                }
+                content_text(tree, child, out)?;
+                if block {
+                    out.push(' ');
+                }
+            }
+            NodeKind::Document | NodeKind::Other => return None,
+        }
+    }
+    Some(())
+}
+
+/// The name of an inline `<svg>` drawing: its title; `None` where it holds text of its own,
+/// which these rules do not follow.
+pub(super) fn svg_name(tree: &PageTree, id: NodeId) -> Option<String> {
+    let node = &tree.nodes[id];
+    if node.has_attr("aria-labelledby") || node.has_attr("role") {
+        return None;
+    }
+    if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
+        return Some(label);
+    }
+    let mut stack = vec![id];
+    while let Some(at) = stack.pop() {
+        if tree.nodes[at].tag == "text" || tree.nodes[at].tag == "foreignobject" {
+            return None;
+        }
+        stack.extend(tree.nodes[at].children.iter().copied());
+    }
+    let mut text = String::new();
+    if let Some(&title) = node.children.iter().find(|&&c| tree.nodes[c].tag == "title") {
+        all_text(tree, title, &mut text);
+    }
+    Some(normalise(&text))
+}
+
+/// Every text `id` shows, blocks set apart by spaces (the fallback name of a table cell).
+pub(super) fn shown_text(tree: &PageTree, id: NodeId, out: &mut String) {
+    for &child in &tree.nodes[id].children {
+        let node = &tree.nodes[child];
+        match node.kind {
+            NodeKind::Text => out.push_str(node.layout_text.unwrap_or("")),
+            NodeKind::Element if node.tag == "img" => {
+                out.push(' ');
+                out.push_str(node.attr("alt").unwrap_or(""));
+                out.push(' ');
+            }
+            NodeKind::Element if node.layout.is_some() => {
+                out.push(' ');
+                shown_text(tree, child, out);
+                out.push(' ');
+            }
+            _ => {}
+        }
+    }
+}
