@@ -5,6 +5,9 @@
 use crate::snapshot::text::normalise;
 use crate::snapshot::tree::{NodeId, NodeKind, PageTree};
 
+use super::roles::landmark_in_context;
+use super::tables::table_part;
+
 /// The text of the elements `ids` (space-separated) point at, in the frame of `id`; `None`
 /// where one holds what these rules do not follow.
 pub(super) fn referenced_text(tree: &PageTree, id: NodeId, ids: &str) -> Option<String> {
@@ -69,6 +72,126 @@ pub(super) fn label_text(tree: &PageTree, id: NodeId, field: NodeId, out: &mut S
     Some(())
 }
 
+/// What an element inside another's content gives that element's name, by its role.
+enum Part {
+    /// Its own content, walked in turn.
+    Content,
+    /// Only its own name: a container of many things (a menu, a navigation landmark, a data
+    /// table, an image) does not lend its content to an ancestor's name.
+    OwnName,
+    /// Something these rules do not follow (a field's value, MathML, an unknown role).
+    Unsure,
+}
+
+/// Roles whose content names them or their ancestors (as Chrome's name computation has it).
+const CONTENT_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "treeitem",
+    "tooltip",
+    "heading",
+    "option",
+    "switch",
+    "checkbox",
+    "radio",
+    "cell",
+    "gridcell",
+    "columnheader",
+    "rowheader",
+    "generic",
+    "none",
+    "presentation",
+    "list",
+    "listitem",
+    "paragraph",
+    "region",
+    "term",
+    "definition",
+    "caption",
+    "code",
+    "emphasis",
+    "strong",
+    "deletion",
+    "insertion",
+    "subscript",
+    "superscript",
+    "time",
+    "mark",
+];
+
+/// Roles that never lend their content to a name: containers of many things.
+const CONTAINER_ROLES: &[&str] = &[
+    "menu",
+    "menubar",
+    "navigation",
+    "banner",
+    "main",
+    "contentinfo",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "tablist",
+    "tabpanel",
+    "group",
+    "toolbar",
+    "alert",
+    "status",
+    "img",
+    "image",
+    "listbox",
+    "tree",
+    "grid",
+    "treegrid",
+    "table",
+    "article",
+    "note",
+    "form",
+    "separator",
+    "log",
+    "marquee",
+    "timer",
+    "radiogroup",
+    "feed",
+    "figure",
+    "document",
+    "application",
+];
+
+fn part(tree: &PageTree, id: NodeId) -> Part {
+    let node = &tree.nodes[id];
+    if let Some(role) = node.attr("role").and_then(|r| r.split_whitespace().next()) {
+        let role = role.to_ascii_lowercase();
+        return if CONTENT_ROLES.contains(&role.as_str()) {
+            Part::Content
+        } else if CONTAINER_ROLES.contains(&role.as_str()) {
+            Part::OwnName
+        } else {
+            Part::Unsure
+        };
+    }
+    let labelled = node.has_attr("aria-label");
+    match node.tag.as_str() {
+        "nav" | "article" | "figure" | "main" | "dialog" | "iframe" | "video" | "audio" => Part::OwnName,
+        "header" | "footer" | "aside" => match landmark_in_context(tree, id, labelled) {
+            Some("generic") => Part::Content,
+            _ => Part::OwnName,
+        },
+        "form" if labelled => Part::OwnName,
+        "table" => match table_part(tree, id) {
+            Some("table") => Part::OwnName,
+            Some(_) => Part::Content,
+            None => Part::Unsure,
+        },
+        "input" | "select" | "textarea" | "object" | "embed" | "math" | "fieldset" | "canvas" => Part::Unsure,
+        _ => Part::Content,
+    }
+}
+
 /// Appends the name `id`'s content gives it: its shown text, images by their `alt`, blocks set
 /// apart by spaces. `None` where the content holds something these rules do not follow.
 pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Option<()> {
@@ -84,7 +207,7 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
                 if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
                     continue;
                 }
-                if node.has_attr("role") || node.has_attr("aria-labelledby") {
+                if node.has_attr("aria-labelledby") {
                     return None;
                 }
                 if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
@@ -93,12 +216,25 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
                     out.push(' ');
                     continue;
                 }
-                let Some(layout) = node.layout.as_ref() else {
-                    // Not laid out: hidden, or `display: contents`.
-                    if node.children.is_empty() || node.tag == "br" {
+                match part(tree, child) {
+                    Part::Content => {}
+                    Part::OwnName => {
+                        // A container gives only what names it (here, no more than a title).
+                        out.push(' ');
+                        out.push_str(node.attr("title").unwrap_or(""));
+                        out.push(' ');
                         continue;
                     }
-                    return None;
+                    Part::Unsure => return None,
+                }
+                let Some(layout) = node.layout.as_ref() else {
+                    // Not laid out: hidden with all it holds (not part of the name), or
+                    // `display: contents`, whose children are laid out in its place.
+                    if !laid_out_within(tree, child) {
+                        continue;
+                    }
+                    content_text(tree, child, out)?;
+                    continue;
                 };
                 if layout.visibility != "visible" && !layout.visibility.is_empty() {
                     return None;
@@ -135,11 +271,6 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
                     "br" => {
                         out.push('\n');
                         continue;
-                    }
-                    "iframe" | "input" | "select" | "textarea" | "video" | "audio" | "canvas" | "object" | "embed"
-                    | "math" | "table" | "header" | "footer" | "nav" | "section" | "article" | "figure" | "aside"
-                    | "main" | "form" | "fieldset" | "details" | "dialog" | "legend" | "label" => {
-                        return None;
                     }
                     // A list marker or a disclosure triangle is not part of a name.
                     "::marker" => continue,
@@ -204,4 +335,10 @@ pub(super) fn shown_text(tree: &PageTree, id: NodeId, out: &mut String) {
             _ => {}
         }
     }
+}
+
+/// Whether anything under `id` is laid out (a `display: contents` element), rather than the
+/// whole subtree being hidden.
+fn laid_out_within(tree: &PageTree, id: NodeId) -> bool {
+    tree.nodes[id].children.iter().any(|&c| tree.nodes[c].layout.is_some() || laid_out_within(tree, c))
 }

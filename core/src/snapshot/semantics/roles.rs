@@ -315,10 +315,20 @@ pub(super) fn field(tree: &PageTree, id: NodeId, label: Option<String>) -> Optio
 pub(super) fn landmark_in_context(tree: &PageTree, id: NodeId, named: bool) -> Option<&'static str> {
     let tag = tree.nodes[id].tag.as_str();
     let frame = tree.nodes[id].frame;
+    // Sectioning content by its tag, or an element given the matching role.
     let scoped = |sections: &[&str]| {
-        tree.ancestors(id)
-            .take_while(|&a| tree.nodes[a].frame == frame)
-            .any(|a| sections.contains(&tree.nodes[a].tag.as_str()))
+        tree.ancestors(id).take_while(|&a| tree.nodes[a].frame == frame).any(|a| {
+            let node = &tree.nodes[a];
+            let by_role = match node.attr("role").and_then(|r| r.split_whitespace().next()) {
+                Some("article") => "article",
+                Some("complementary") => "aside",
+                Some("main") => "main",
+                Some("navigation") => "nav",
+                Some("region") => "section",
+                _ => "",
+            };
+            sections.contains(&node.tag.as_str()) || sections.contains(&by_role)
+        })
     };
     Some(match tag {
         "header" if scoped(&["article", "aside", "main", "nav", "section"]) => "sectionheader",
