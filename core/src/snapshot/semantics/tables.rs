@@ -31,15 +31,13 @@ pub(super) fn table_rows(tree: &PageTree, table: NodeId) -> Vec<NodeId> {
 
 /// Whether the accessibility tree takes `table` for a data table rather than one that only
 /// lays the page out, as far as the capture can tell: its markup says so (a caption, header or
-/// footer group, columns, header cells or header attributes, 20 rows or more), or its rows are
-/// striped in turn. Chrome also counts cells drawn with borders, or set apart from the table by
-/// colour and spacing; the capture does not carry borders or spacing, so such a table reads
-/// here as a layout one.
+/// footer group, columns, header cells or header attributes, 20 rows or more), at least half its
+/// cells are set apart from it by their own colour with space between them, or its rows are
+/// striped in turn. Chrome also counts cells drawn with borders; the capture does not carry
+/// borders, so a table set apart only by them reads here as a layout one.
 pub(super) fn data_table(tree: &PageTree, table: NodeId) -> bool {
     let node = &tree.nodes[table];
-    if node.layout.is_none() {
-        return true;
-    }
+    let Some(layout) = node.layout.as_ref() else { return true };
     if node.attr("summary").is_some_and(|v| !v.is_empty())
         || node.attr("rules").is_some_and(|r| !r.is_empty())
         || children_tagged(tree, table, &["caption", "thead", "tfoot", "col", "colgroup"]).next().is_some()
@@ -54,7 +52,8 @@ pub(super) fn data_table(tree: &PageTree, table: NodeId) -> bool {
     if rows.len() == 1 && children_tagged(tree, first, &["td", "th"]).count() == 1 {
         return false;
     }
-    let mut valid = 0;
+    let spaced = cells_spaced(tree, table, &rows);
+    let (mut valid, mut coloured) = (0, 0);
     let mut row_colours: Vec<&str> = Vec::new();
     for (r, &row) in rows.iter().enumerate() {
         for cell in children_tagged(tree, row, &["td", "th"]) {
@@ -69,6 +68,12 @@ pub(super) fn data_table(tree: &PageTree, table: NodeId) -> bool {
                 continue;
             }
             valid += 1;
+            if spaced && cell_layout.background != layout.background && !transparent(&cell_layout.background) {
+                coloured += 1;
+                if coloured >= 10 {
+                    return true;
+                }
+            }
             if r < 5
                 && r == row_colours.len()
                 && let Some(row_layout) = tree.nodes[row].layout.as_ref()
@@ -77,9 +82,42 @@ pub(super) fn data_table(tree: &PageTree, table: NodeId) -> bool {
             }
         }
     }
-    valid > 1
-        && row_colours.len() > 2
-        && row_colours.iter().enumerate().skip(1).all(|(k, c)| (k % 2 == 0) == (*c == row_colours[0]))
+    if valid <= 1 {
+        return false;
+    }
+    if coloured >= valid / 2 {
+        return true;
+    }
+    row_colours.len() > 2 && row_colours.iter().enumerate().skip(1).all(|(k, c)| (k % 2 == 0) == (*c == row_colours[0]))
+}
+
+/// Whether the table leaves space between its cells both ways (`border-spacing`, which the
+/// capture does not carry), read off the boxes: a gap between neighbouring cells of a row, or
+/// before the first cell; and a gap between rows, or above the first.
+fn cells_spaced(tree: &PageTree, table: NodeId, rows: &[NodeId]) -> bool {
+    let Some(table_box) = tree.nodes[table].layout.as_ref().map(|l| l.bounds) else { return false };
+    let boxes = |row: NodeId| -> Vec<crate::snapshot::tree::Rect> {
+        children_tagged(tree, row, &["td", "th"])
+            .filter_map(|c| tree.nodes[c].layout.as_ref().map(|l| l.bounds))
+            .collect()
+    };
+    let gap = |a: f64, b: f64| b - a >= 0.5;
+    let first: Vec<_> = rows.first().map(|&r| boxes(r)).unwrap_or_default();
+    let Some(corner) = first.first() else { return false };
+    let across = match first.get(1) {
+        Some(next) => gap(corner.right(), next.x),
+        None => gap(table_box.x, corner.x),
+    };
+    let down = match rows.get(1).map(|&r| boxes(r)).and_then(|b| b.first().copied()) {
+        Some(below) => gap(corner.bottom(), below.y),
+        None => gap(table_box.y, corner.y),
+    };
+    across && down
+}
+
+/// A computed colour with nothing to show.
+fn transparent(colour: &str) -> bool {
+    colour.is_empty() || colour == "transparent" || colour.replace(' ', "").ends_with(",0)")
 }
 
 /// The role of a table part (`table`, `thead`/`tbody`/`tfoot`, `tr`, `td`, `th`) laid out as
