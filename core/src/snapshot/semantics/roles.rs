@@ -218,9 +218,9 @@ pub(super) fn implicit(tree: &PageTree, id: NodeId) -> Option<Semantics> {
             return Some(Semantics::new("group", normalise(&text)));
         }
         "fieldset" => return labelled("group"),
-        "a" if !node.has_attr("href") => {
-            return (!titled && !node.clickable).then(|| labelled("generic")).flatten();
-        }
+        // Without an `href`, an anchor is a link only when something listens for its clicks.
+        "a" if !node.has_attr("href") && !node.clickable => return labelled("generic"),
+        "a" if !node.has_attr("href") => return named_by_content(tree, id, "link", label),
         _ => {}
     }
     named_by_content(tree, id, content_named_role(tag)?, label)
