@@ -168,7 +168,7 @@ pub(super) fn implicit(tree: &PageTree, id: NodeId) -> Option<Semantics> {
             _ => None,
         };
     }
-    if (tag == "input" || tag == "textarea" || tag == "select") && !node.has_attr("alt") {
+    if tag == "input" || tag == "textarea" || tag == "select" {
         return field(tree, id, label);
     }
     if titled && unnamed_role(tag).is_none() && tag != "a" {
@@ -256,6 +256,16 @@ pub(super) fn field(tree: &PageTree, id: NodeId, label: Option<String>) -> Optio
         (_, "text" | "email" | "tel" | "url" | "password" | "") => "textbox",
         (_, "search") => "searchbox",
         (_, "submit" | "reset" | "button") => "button",
+        (_, "image") => {
+            // A picture that submits: named by its `alt`, else its `value`, else its title.
+            let name = [node.attr("alt"), node.attr("value"), node.attr("title")]
+                .into_iter()
+                .flatten()
+                .map(normalise)
+                .find(|n| !n.is_empty())
+                .unwrap_or_else(|| "Submit".into());
+            return Some(Semantics::new("button", label.unwrap_or(name)));
+        }
         (_, "checkbox") => "checkbox",
         (_, "radio") => "radio",
         (_, "number") => "spinbutton",
