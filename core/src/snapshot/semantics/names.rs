@@ -178,7 +178,9 @@ fn part(tree: &PageTree, id: NodeId) -> Part {
     match node.tag.as_str() {
         "nav" | "article" | "figure" | "main" | "dialog" | "iframe" | "video" | "audio" => Part::OwnName,
         "header" | "footer" | "aside" => match landmark_in_context(tree, id, labelled) {
-            Some("generic") => Part::Content,
+            // A section's footer lends its text (a teaser's "7 comments"), its header not: so
+            // Chrome's names read on the recorded pages.
+            Some("generic" | "sectionfooter") => Part::Content,
             _ => Part::OwnName,
         },
         "form" if labelled => Part::OwnName,

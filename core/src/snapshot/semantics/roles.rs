@@ -171,7 +171,7 @@ pub(super) fn implicit(tree: &PageTree, id: NodeId) -> Option<Semantics> {
     if tag == "input" || tag == "textarea" || tag == "select" {
         return field(tree, id, label);
     }
-    if titled && unnamed_role(tag).is_none() && tag != "a" {
+    if titled && unnamed_role(tag).is_none() && content_named_role(tag).is_none() && tag != "a" {
         return None;
     }
     let labelled = |role: &'static str| Some(Semantics::new(role, label.clone().unwrap_or_default()));
