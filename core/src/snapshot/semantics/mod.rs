@@ -103,7 +103,28 @@ fn properties(tree: &PageTree, id: NodeId, role: &str) -> Vec<(&'static str, Str
     let node = &tree.nodes[id];
     let mut out = Vec::new();
     let aria = |name: &str| node.attr(name).map(|v| v.trim().to_ascii_lowercase());
-    if let Some(v) = aria("aria-expanded").filter(|v| v == "true" || v == "false") {
+    // Only roles that open and close take `aria-expanded`.
+    let expands = matches!(
+        role,
+        "button"
+            | "link"
+            | "combobox"
+            | "menuitem"
+            | "menuitemcheckbox"
+            | "menuitemradio"
+            | "tab"
+            | "treeitem"
+            | "row"
+            | "gridcell"
+            | "columnheader"
+            | "rowheader"
+            | "checkbox"
+            | "switch"
+            | "listbox"
+            | "application"
+            | "DisclosureTriangle"
+    );
+    if let Some(v) = aria("aria-expanded").filter(|v| expands && (v == "true" || v == "false")) {
         out.push(("expanded", v));
     } else if role == "combobox" && node.tag == "select" {
         out.push(("expanded", "false".into()));
@@ -129,6 +150,9 @@ fn properties(tree: &PageTree, id: NodeId, role: &str) -> Vec<(&'static str, Str
     }
     if let Some(v) = aria("aria-invalid").filter(|v| !v.is_empty() && v != "false") {
         out.push(("invalid", if v == "grammar" || v == "spelling" { v } else { "true".into() }));
+    } else if role == "checkbox" && node.tag == "input" && node.has_attr("required") && !node.checked {
+        // A required box left unticked fails the form's own validation.
+        out.push(("invalid", "true".into()));
     }
     if aria("aria-readonly").as_deref() == Some("true") || (node.has_attr("readonly") && node.tag != "select") {
         out.push(("readonly", "true".into()));

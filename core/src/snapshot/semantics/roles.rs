@@ -311,10 +311,9 @@ pub(super) fn field(tree: &PageTree, id: NodeId, label: Option<String>) -> Optio
             label_text(tree, l, id, &mut text)?;
             text.push(' ');
         }
-        let name = normalise(&text);
-        if !name.is_empty() {
-            return Some(Semantics::new(role, name));
-        }
+        // A label names the field even when it shows nothing: the title and placeholder
+        // then name it no more.
+        return Some(Semantics::new(role, normalise(&text)));
     }
     let hint = node.attr("title").or(node.attr("placeholder")).map(normalise).unwrap_or_default();
     Some(Semantics::new(role, hint))
