@@ -89,8 +89,7 @@ pub fn derive(tree: &PageTree, id: NodeId) -> Option<Semantics> {
         Some(ids) => Some(referenced_text(tree, id, ids)?).filter(|d| !d.is_empty()),
         // A title says nothing more where the content already named the element with it.
         None => node.attr("title").map(normalise).filter(|t| {
-            let repeats = *t == semantics.name
-                && if semantics.from_content { !named_by_title } else { named_by_title && node.tag != "img" };
+            let repeats = *t == semantics.name && (semantics.from_content || named_by_title && node.tag != "img");
             !t.is_empty() && !repeats
         }),
     };
