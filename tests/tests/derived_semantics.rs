@@ -4,13 +4,17 @@
 //!
 //! The engine uses them for a frame captured without its tree. Two gates:
 //!
-//! * **per element**: of the elements Chrome exposes and lays out, at least 97 % get Chrome's
-//!   role and name (or are ignored as Chrome ignores them), at most 1 % a different one, and the
-//!   rest are left unknown; of those that agree, at most 0.2 % differ in a state the engine reads
-//!   and at most 1 % in their description;
+//! * **per element**: of the elements Chrome exposes and lays out, at least 98 % get Chrome's
+//!   role and name (or are ignored as Chrome ignores them), at most 0.75 % a different one, and
+//!   the rest are left unknown; of those that agree, at most 0.1 % differ in a state the engine
+//!   reads and at most 0.6 % in their description;
 //! * **per snapshot**: each page's snapshot written from the derived semantics (the trees
-//!   removed from the capture) against the one written from Chrome's: at least 60 % of the pages
-//!   come out identical and at most 5 % of the lines differ.
+//!   removed from the capture) against the one written from Chrome's: at least 75 % of the pages
+//!   come out identical and at most 2.5 % of the lines differ.
+//!
+//! The thresholds sit a little below the figures measured when they were set (98.76 %, 0.41 %,
+//! 0.01 %, 0.28 %, 82.5 % and 1.48 %), so a change that drifts from Chrome fails while pages
+//! recorded afresh on another run do not.
 
 use std::collections::HashMap;
 
@@ -165,10 +169,10 @@ fn derived_semantics_agree_with_chrome() {
     let o = &per_snapshot;
     println!("pages: {}, identical snapshots: {}", o.pages, o.identical);
     println!("snapshot lines: {}, lines apart: {} ({:.2} %)", o.lines, o.changed, 100.0 * share(o.changed, o.lines));
-    assert!(share(a.agree, a.exposed) >= 0.97, "too few elements derived as Chrome has them: {a:?}");
-    assert!(share(a.disagree, a.exposed) <= 0.01, "too many elements derived otherwise than Chrome: {a:?}");
-    assert!(share(a.states_differ, a.agree) <= 0.002, "too many states differ: {a:?}");
-    assert!(share(a.descriptions_differ, a.agree) <= 0.01, "too many descriptions differ: {a:?}");
-    assert!(share(o.identical, o.pages) >= 0.60, "too few snapshots identical: {o:?}");
-    assert!(share(o.changed, o.lines) <= 0.05, "too many snapshot lines differ: {o:?}");
+    assert!(share(a.agree, a.exposed) >= 0.98, "too few elements derived as Chrome has them: {a:?}");
+    assert!(share(a.disagree, a.exposed) <= 0.0075, "too many elements derived otherwise than Chrome: {a:?}");
+    assert!(share(a.states_differ, a.agree) <= 0.001, "too many states differ: {a:?}");
+    assert!(share(a.descriptions_differ, a.agree) <= 0.006, "too many descriptions differ: {a:?}");
+    assert!(share(o.identical, o.pages) >= 0.75, "too few snapshots identical: {o:?}");
+    assert!(share(o.changed, o.lines) <= 0.025, "too many snapshot lines differ: {o:?}");
 }
