@@ -234,7 +234,7 @@ fn ax_hidden_verdict(tree: &PageTree, id: NodeId) -> AxHidden {
     if is_dialog && node.layout.is_some() {
         return AxHidden::Dialog;
     }
-    if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) || node.has_attr("hidden") {
+    if node.aria_hidden() || node.has_attr("hidden") {
         return AxHidden::Hidden;
     }
     AxHidden::Inherit

@@ -216,6 +216,11 @@ impl<'a> Node<'a> {
         self.attr(name).is_some()
     }
 
+    /// Marked `aria-hidden="true"`: hidden from assistive technology with all it holds.
+    pub fn aria_hidden(&self) -> bool {
+        self.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    }
+
     /// Border box, if laid out.
     pub fn bounds(&self) -> Option<Rect> {
         self.layout.as_ref().map(|l| l.bounds)

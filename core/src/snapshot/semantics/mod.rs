@@ -173,7 +173,5 @@ fn properties(tree: &PageTree, id: NodeId, role: &str) -> Vec<(&'static str, Str
 
 /// Under `aria-hidden="true"`: the tree ignores it, which these rules do not work out yet.
 fn hidden_from_tree(tree: &PageTree, id: NodeId) -> bool {
-    std::iter::once(id)
-        .chain(tree.ancestors(id))
-        .any(|a| tree.nodes[a].attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")))
+    std::iter::once(id).chain(tree.ancestors(id)).any(|a| tree.nodes[a].aria_hidden())
 }

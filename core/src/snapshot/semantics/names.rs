@@ -35,7 +35,7 @@ pub(super) fn referenced_text(tree: &PageTree, id: NodeId, ids: &str) -> Option<
 }
 
 /// Every text of a subtree, shown or not (a label may point at hidden text).
-pub(super) fn all_text(tree: &PageTree, id: NodeId, out: &mut String) {
+fn all_text(tree: &PageTree, id: NodeId, out: &mut String) {
     for &child in &tree.nodes[id].children {
         let node = &tree.nodes[child];
         match node.kind {
@@ -52,11 +52,8 @@ pub(super) fn label_text(tree: &PageTree, id: NodeId, field: NodeId, out: &mut S
     for &child in &tree.nodes[id].children {
         let node = &tree.nodes[child];
         match node.kind {
-            NodeKind::Text => {
-                if let Some(text) = node.layout_text {
-                    out.push_str(text);
-                }
-            }
+            // Text the layout dropped (collapsed whitespace, hidden) says nothing.
+            NodeKind::Text => out.push_str(node.layout_text.unwrap_or("")),
             NodeKind::Element if child == field => {}
             NodeKind::Element if matches!(node.tag.as_str(), "input" | "select" | "textarea" | "button") => {
                 return None;
@@ -200,31 +197,24 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
     for &child in &tree.nodes[id].children {
         let node = &tree.nodes[child];
         match node.kind {
-            NodeKind::Text => {
-                if let Some(text) = node.layout_text {
-                    out.push_str(text);
-                }
-            }
+            // Text the layout dropped (collapsed whitespace, hidden) says nothing.
+            NodeKind::Text => out.push_str(node.layout_text.unwrap_or("")),
             NodeKind::Element => {
-                if node.attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+                if node.aria_hidden() {
                     continue;
                 }
                 if node.has_attr("aria-labelledby") {
                     return None;
                 }
                 if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
-                    out.push(' ');
-                    out.push_str(&label);
-                    out.push(' ');
+                    set_apart(out, &label);
                     continue;
                 }
                 match part(tree, child) {
                     Part::Content => {}
                     Part::OwnName => {
                         // A container gives only what names it (here, no more than a title).
-                        out.push(' ');
-                        out.push_str(node.attr("title").unwrap_or(""));
-                        out.push(' ');
+                        set_apart(out, node.attr("title").unwrap_or(""));
                         continue;
                     }
                     Part::Unsure => return None,
@@ -244,32 +234,16 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
                 match node.tag.as_str() {
                     "img" => {
                         // An image is named by its `alt`, else its `title`.
-                        out.push(' ');
-                        out.push_str(node.attr("alt").or(node.attr("title")).unwrap_or(""));
-                        out.push(' ');
+                        set_apart(out, node.attr("alt").or(node.attr("title")).unwrap_or(""));
                         continue;
                     }
                     "svg" => {
-                        out.push(' ');
-                        out.push_str(&svg_name(tree, child)?);
-                        out.push(' ');
+                        set_apart(out, &svg_name(tree, child)?);
                         continue;
                     }
-                    "::before" | "::after" => {
-                        // Generated text (`content`), or an image with nothing to say.
-                        if !node.children.is_empty() {
-                            return None;
-                        }
-                        let block = !layout.display.starts_with("inline");
-                        if block {
-                            out.push(' ');
-                        }
-                        out.push_str(node.layout_text.unwrap_or(""));
-                        if block {
-                            out.push(' ');
-                        }
-                        continue;
-                    }
+                    // Generated text (`content`), or an image with nothing to say.
+                    "::before" | "::after" if !node.children.is_empty() => return None,
+                    "::before" | "::after" => {}
                     "br" => {
                         out.push('\n');
                         continue;
@@ -279,11 +253,15 @@ pub(super) fn content_text(tree: &PageTree, id: NodeId, out: &mut String) -> Opt
                     t if t.starts_with("::") => return None,
                     _ => {}
                 }
+                // A block is set apart from what stands beside it; inline content runs on.
                 let block = !layout.display.starts_with("inline");
                 if block {
                     out.push(' ');
                 }
-                content_text(tree, child, out)?;
+                match node.tag.as_str() {
+                    "::before" | "::after" => out.push_str(node.layout_text.unwrap_or("")),
+                    _ => content_text(tree, child, out)?,
+                }
                 if block {
                     out.push(' ');
                 }
@@ -311,11 +289,23 @@ pub(super) fn svg_name(tree: &PageTree, id: NodeId) -> Option<String> {
         }
         stack.extend(tree.nodes[at].children.iter().copied());
     }
+    Some(svg_title(tree, id).unwrap_or_default())
+}
+
+/// The text of an `<svg>`'s own `<title>`, if it has one.
+pub(super) fn svg_title(tree: &PageTree, svg: NodeId) -> Option<String> {
+    let &title = tree.nodes[svg].children.iter().find(|&&c| tree.nodes[c].tag == "title")?;
     let mut text = String::new();
-    if let Some(&title) = node.children.iter().find(|&&c| tree.nodes[c].tag == "title") {
-        all_text(tree, title, &mut text);
-    }
+    all_text(tree, title, &mut text);
     Some(normalise(&text))
+}
+
+/// Appends `text` set apart by spaces, as a name computation joins a piece named on its own
+/// (an image's `alt`, a label).
+fn set_apart(out: &mut String, text: &str) {
+    out.push(' ');
+    out.push_str(text);
+    out.push(' ');
 }
 
 /// Every text `id` shows, blocks set apart by spaces (the fallback name of a table cell).
@@ -324,11 +314,7 @@ pub(super) fn shown_text(tree: &PageTree, id: NodeId, out: &mut String) {
         let node = &tree.nodes[child];
         match node.kind {
             NodeKind::Text => out.push_str(node.layout_text.unwrap_or("")),
-            NodeKind::Element if node.tag == "img" => {
-                out.push(' ');
-                out.push_str(node.attr("alt").unwrap_or(""));
-                out.push(' ');
-            }
+            NodeKind::Element if node.tag == "img" => set_apart(out, node.attr("alt").unwrap_or("")),
             NodeKind::Element if node.layout.is_some() => {
                 out.push(' ');
                 shown_text(tree, child, out);

@@ -2,7 +2,7 @@
 //! landmarks), explicit ARIA roles, and the name each takes from its own attributes or labels.
 
 use super::Semantics;
-use super::names::{all_text, content_text, label_text, shown_text};
+use super::names::{content_text, label_text, shown_text, svg_title};
 use super::tables::{children_tagged, table_part};
 use crate::snapshot::text::normalise;
 use crate::snapshot::tree::{NodeId, PageTree};
@@ -118,11 +118,9 @@ pub(super) fn explicit(tree: &PageTree, id: NodeId, roles: &str) -> Option<Seman
         return Some(Semantics::new(role, label));
     }
     if node.tag == "svg"
-        && let Some(&title) = node.children.iter().find(|&&c| tree.nodes[c].tag == "title")
+        && let Some(title) = svg_title(tree, id)
     {
-        let mut text = String::new();
-        all_text(tree, title, &mut text);
-        return Some(Semantics::new(role, normalise(&text)));
+        return Some(Semantics::new(role, title));
     }
     if !from_content {
         return Some(Semantics::new(role, String::new()));
@@ -154,14 +152,7 @@ pub(super) fn implicit(tree: &PageTree, id: NodeId) -> Option<Semantics> {
         _ => {}
     }
     if tag == "svg" {
-        let title = node.children.iter().find(|&&c| tree.nodes[c].tag == "title").map(|&c| {
-            let mut text = String::new();
-            for &t in &tree.nodes[c].children {
-                text.push_str(tree.nodes[t].text);
-            }
-            normalise(&text)
-        });
-        return match (label, title, titled) {
+        return match (label, svg_title(tree, id), titled) {
             (Some(label), _, _) => Some(Semantics::new("image", label)),
             (None, Some(title), _) => Some(Semantics::new("image", title)),
             (None, None, false) => Some(Semantics::new("image", String::new())),
