@@ -56,6 +56,7 @@ fn captures() -> Vec<(String, Capture)> {
         if !paths::present_or_skip(&format!("the {} corpus captures", corpus.name()), dir.is_dir()) {
             continue;
         }
+        let before = out.len();
         for entry in std::fs::read_dir(&dir).expect("the captures directory is readable").flatten() {
             let path = entry.path();
             if path.extension().is_some_and(|e| e == "json") {
@@ -64,6 +65,8 @@ fn captures() -> Vec<(String, Capture)> {
                 out.push((path.file_stem().unwrap_or_default().to_string_lossy().into_owned(), capture));
             }
         }
+        // A gate over no pages would pass by measuring nothing.
+        assert!(out.len() > before, "no captures in {}", dir.display());
     }
     out
 }
