@@ -21,6 +21,7 @@
 //! elements ([`ElementId`]), regions ([`RegionId`]) and lines. Lines say which elements they
 //! show, so nothing downstream ever reads refs back out of rendered text.
 
+pub mod accessibility;
 pub mod actionable;
 pub mod element;
 pub mod escape;

@@ -1,15 +1,15 @@
 //! Roles, accessible names, descriptions and states worked out from the DOM snapshot alone,
 //! the way Chrome's accessibility tree has them.
 //!
-//! The engine reads them for a frame whose accessibility tree the capture lacks (the request
-//! for it failed), so such a frame still shows its links, buttons, fields, headings and tables. The tree is the larger part of a capture's cost; these rules are how a capture
-//! may one day do without it.
+//! The capture asks for no accessibility tree (describing every node was most of a capture's
+//! cost in the renderer), so these are the roles, names and states the engine reads. A frame
+//! recorded with Chrome's tree (the test captures) is read from that tree instead.
 //!
 //! `derive` answers for an element where its rules follow what Chrome does, and `None` where
-//! they do not (the element is then left unknown, as it was without them). The workspace test
-//! `tests/tests/derived_semantics.rs` measures every answer against Chrome's tree in the
-//! recorded captures of both corpora, and each page's snapshot written from these answers
-//! against the one written from Chrome's tree.
+//! they do not (the element then has no role, and the pipeline reads it by its tag, its cursor
+//! and its listeners). The workspace test `tests/tests/derived_semantics.rs` measures every
+//! answer against Chrome's tree in the recorded captures of both corpora, and each page's
+//! snapshot written from these answers against the one written from Chrome's tree.
 
 mod names;
 mod roles;
@@ -31,6 +31,8 @@ pub struct Semantics {
     pub ignored: bool,
     /// The accessible description (`aria-describedby`, or a title the name did not use).
     pub description: Option<String>,
+    /// The value of a range widget given by ARIA (`aria-valuenow`), as Chrome prints it.
+    pub value: Option<String>,
     /// States and relations, as Chrome names them, their values as text (`expanded`: `false`).
     pub properties: Vec<(&'static str, String)>,
     /// The name came from the element's content.
@@ -39,7 +41,15 @@ pub struct Semantics {
 
 impl Semantics {
     fn new(role: &'static str, name: String) -> Semantics {
-        Semantics { role, name, ignored: false, description: None, properties: Vec::new(), from_content: false }
+        Semantics {
+            role,
+            name,
+            ignored: false,
+            description: None,
+            value: None,
+            properties: Vec::new(),
+            from_content: false,
+        }
     }
 
     fn from_content(role: &'static str, name: String) -> Semantics {
@@ -94,7 +104,19 @@ pub fn derive(tree: &PageTree, id: NodeId) -> Option<Semantics> {
         }),
     };
     semantics.properties = properties(tree, id, semantics.role);
+    semantics.value = range_value(tree, id, semantics.role);
     Some(semantics)
+}
+
+/// The value of an element given a range role by ARIA: its `aria-valuenow`, a number (Chrome
+/// reports `aria-valuetext` apart, as a property). Native fields carry their own value.
+fn range_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
+    let node = &tree.nodes[id];
+    if node.tag == "input" || !matches!(role, "slider" | "spinbutton" | "progressbar" | "scrollbar" | "meter") {
+        return None;
+    }
+    let now = node.attr("aria-valuenow")?.trim().parse::<f64>().ok().filter(|v| v.is_finite())?;
+    Some(if now.fract() == 0.0 && now.abs() < 1e15 { format!("{}", now as i64) } else { now.to_string() })
 }
 
 /// States from ARIA attributes and the form's own state, as Chrome reports them.

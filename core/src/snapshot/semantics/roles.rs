@@ -100,6 +100,38 @@ pub(super) fn aria_role(role: &str) -> Option<(&'static str, bool)> {
         "form" => ("form", false),
         "region" => ("region", false),
         "separator" => ("separator", false),
+        // Parts of grids and tables, named by what they show.
+        "cell" => ("cell", true),
+        "gridcell" => ("gridcell", true),
+        "columnheader" => ("columnheader", true),
+        "rowheader" => ("rowheader", true),
+        "row" => ("row", true),
+        "term" => ("term", true),
+        "rowgroup" => ("rowgroup", false),
+        "table" => ("table", false),
+        "grid" => ("grid", false),
+        "tree" => ("tree", false),
+        "treegrid" => ("treegrid", false),
+        // Widgets named only by their labels, with a value of their own.
+        "combobox" => ("combobox", false),
+        "slider" => ("slider", false),
+        "spinbutton" => ("spinbutton", false),
+        "progressbar" => ("progressbar", false),
+        "scrollbar" => ("scrollbar", false),
+        "meter" => ("meter", false),
+        "radiogroup" => ("radiogroup", false),
+        // Containers and live regions.
+        "figure" => ("figure", false),
+        "log" => ("log", false),
+        "marquee" => ("marquee", false),
+        "timer" => ("timer", false),
+        "feed" => ("feed", false),
+        "definition" => ("definition", false),
+        "application" => ("application", false),
+        "document" => ("document", false),
+        "paragraph" => ("paragraph", false),
+        "blockquote" => ("blockquote", false),
+        "generic" => ("generic", false),
         _ => return None,
     })
 }
@@ -126,7 +158,12 @@ pub(super) fn explicit(tree: &PageTree, id: NodeId, roles: &str) -> Option<Seman
         return Some(Semantics::new(role, String::new()));
     }
     let mut text = String::new();
-    content_text(tree, id, &mut text)?;
+    if content_text(tree, id, &mut text).is_none() {
+        // Content these rules cannot name by (a field inside a menu item): the role the page
+        // gave still holds, named by all it shows.
+        text.clear();
+        shown_text(tree, id, &mut text);
+    }
     Some(Semantics::from_content(role, normalise(&text)))
 }
 
