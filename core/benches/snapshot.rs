@@ -44,6 +44,15 @@ fn pipeline(c: &mut Criterion) {
                 render(&snapshot, 1, &RenderOptions::default()).text.len()
             })
         });
+        // The same capture without its accessibility trees: roles and names derived from the DOM.
+        let bare = capture.clone().without_accessibility_trees();
+        group.bench_function(format!("compile+render, derived semantics/{name}"), |b| {
+            b.iter(|| {
+                let mut refs = RefRegistry::default();
+                let snapshot = compile(&bare, &mut refs);
+                render(&snapshot, 1, &RenderOptions::default()).text.len()
+            })
+        });
     }
     group.finish();
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::{Value, json};
-use sightline_core::capture::plan::CapturePlan;
+use sightline_core::capture::plan::{CapturePlan, RolesFrom};
 
 use crate::cdp::CdpBrowser;
 
@@ -64,7 +64,8 @@ fn record_once(cdp: &mut crate::cdp::CdpConnection, session: &str, url: &str) ->
         .filter(|e| e["method"] == "Target.attachedToTarget" && e["params"]["targetInfo"]["type"] == "iframe")
         .filter_map(|e| e["params"]["sessionId"].as_str().map(str::to_owned))
         .collect();
-    let mut plan = CapturePlan::new(children);
+    // Chrome's own trees are kept: the derived-semantics gate measures the engine against them.
+    let mut plan = CapturePlan::new(children, RolesFrom::Chrome);
     loop {
         let requests = plan.requests();
         if requests.is_empty() {

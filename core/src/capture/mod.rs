@@ -80,6 +80,17 @@ pub struct Capture {
     pub layout: LayoutMetrics,
 }
 
+impl Capture {
+    /// The capture as the extension takes it, for a recording that kept Chrome's accessibility
+    /// trees: without them, so roles and names are derived from the DOM snapshot.
+    pub fn without_accessibility_trees(mut self) -> Capture {
+        for target in std::iter::once(&mut self.main).chain(self.children.iter_mut()) {
+            target.ax_trees.clear();
+        }
+        self
+    }
+}
+
 /// The capture of one CDP target (a page or an out-of-process iframe).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -19,7 +19,7 @@ use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use serde::de::DeserializeOwned;
 use sightline_core::capture::Capture;
-use sightline_core::capture::plan::{CapturePlan, Payload};
+use sightline_core::capture::plan::{CapturePlan, Payload, RolesFrom};
 use sightline_core::capture::probe::{NotVouched, PageProbe};
 use wasm_bindgen::JsValue;
 
@@ -126,7 +126,7 @@ async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouche
 async fn take(state: &State, tab_id: i32, probe: Option<PageProbe>, probe_ms: f64) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
-    let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children);
+    let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children, RolesFrom::Dom);
     let mut running = FuturesUnordered::new();
     let mut by_method: BTreeMap<String, f64> = BTreeMap::new();
     let mut convert_ms = 0.0;

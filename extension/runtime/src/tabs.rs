@@ -417,10 +417,10 @@ impl State {
                 .await
                 .map_err(|e| prepare_error(tab_id, e.into()))?;
         }
-        // Best effort, for speed only: an accessibility tree the renderer keeps up to date
-        // instead of building it anew for every capture. (The layout counters the probe reads
-        // are turned on by the probe itself: `crate::probe`.)
-        let _ = cdp::send::<serde_json::Value>(tab_id, "Accessibility.enable", serde_json::json!({})).await;
+        // The accessibility domain stays off: the engine derives roles and names from the DOM
+        // snapshot, and a renderer keeping a tree nobody reads would pay for it on every change
+        // the page makes. (The layout counters the probe reads are turned on by the probe
+        // itself: `crate::probe`.)
         let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
             .await
             .map_err(|e| prepare_error(tab_id, e.into()))?;
@@ -454,7 +454,6 @@ impl State {
             ("Runtime.enable", serde_json::json!({})),
             ("Network.enable", network_enable_params()),
             ("Log.enable", serde_json::json!({})),
-            ("Accessibility.enable", serde_json::json!({})),
             ("Performance.enable", serde_json::json!({})),
         ] {
             let _ = cdp::send_to::<serde_json::Value>(&target, domain, params, timeout).await;

@@ -170,7 +170,7 @@ fn fidelity(corpus: Corpus, case: &str) -> Vec<ExtraColumn> {
     let path = corpus.captures_dir().join(format!("{case}.json"));
     let Ok(bytes) = std::fs::read(&path) else { return Vec::new() };
     let (Ok(capture), Ok(recorded)) = (
-        serde_json::from_slice::<sightline_core::capture::Capture>(&bytes),
+        serde_json::from_slice::<sightline_core::capture::Capture>(&bytes).map(|c| c.without_accessibility_trees()),
         serde_json::from_slice::<sightline_e2e::fidelity::RecordedPage>(&bytes),
     ) else {
         return Vec::new();

@@ -16,7 +16,7 @@ pub fn over(corpus: Corpus, cases: &[String]) -> (Option<CorpusFidelity>, Vec<St
     for case in cases {
         let path = corpus.captures_dir().join(format!("{case}.json"));
         let parsed = std::fs::read(&path).ok().and_then(|bytes| {
-            let capture = serde_json::from_slice::<Capture>(&bytes).ok()?;
+            let capture = serde_json::from_slice::<Capture>(&bytes).ok()?.without_accessibility_trees();
             let recorded = serde_json::from_slice::<RecordedPage>(&bytes).ok()?;
             Some((capture, recorded))
         });

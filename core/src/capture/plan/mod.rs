@@ -4,15 +4,19 @@
 //!
 //! For the page and for every out-of-process iframe (each through its own flat session):
 //!
-//! 1. `Page.getFrameTree`, `DOMSnapshot.captureSnapshot` (with the computed styles the
-//!    pipeline reads, paint order and boxes) and `Accessibility.getFullAXTree` of the target's
-//!    own root frame; for the page also `Page.getLayoutMetrics`;
-//! 2. once a target's frame tree is known: `Accessibility.getFullAXTree` for each of its child
-//!    frames, and for an iframe `DOM.getFrameOwner` on the page's session (where its `<iframe>`
-//!    is).
+//! 1. `Page.getFrameTree` and `DOMSnapshot.captureSnapshot` (with the computed styles the
+//!    pipeline reads, paint order and boxes); for the page also `Page.getLayoutMetrics`;
+//! 2. once an iframe's frame tree is known: `DOM.getFrameOwner` on the page's session (where its
+//!    `<iframe>` is).
 //!
-//! The root frame's tree is asked for without a frame id (CDP then answers for the target's
-//! root), so the largest request of a capture does not wait for the frame tree's round trip.
+//! Roles, names and states are worked out by the engine from the DOM snapshot
+//! ([`RolesFrom::Dom`], see `crate::snapshot::semantics`), so a capture asks for no
+//! accessibility tree: describing every node is most of what a tree costs the renderer, and it
+//! was the largest part of a capture. A capture that keeps Chrome's own answer
+//! ([`RolesFrom::Chrome`], the recorder of test captures, which measures the derivation against
+//! it) also asks for `Accessibility.getFullAXTree`: at once for the target's root frame, without a
+//! frame id (CDP then answers for the target's root, so the largest request does not wait for the
+//! frame tree's round trip), and for each child frame once the frame tree is in.
 //!
 //! Only the page's frame tree and DOM snapshot are required: when one of them fails the capture
 //! fails. An iframe whose requests fail (it went away mid-capture) is left out, a frame whose
@@ -21,9 +25,9 @@
 //!
 //! Each reply is read into the engine's types as soon as it is handed back
 //! ([`CapturePlan::reply`]), so a driver that keeps other requests waiting meanwhile converts
-//! one payload while the browser still works on the next. The page's accessibility tree is asked
-//! for before its DOM snapshot: the larger of the two to convert arrives first, and is read while
-//! the renderer builds the snapshot. Each payload is also kept in the driver's own form (`P`),
+//! one payload while the browser still works on the next. An accessibility tree is asked for
+//! before the DOM snapshot: the larger of the two to convert arrives first, and is read while the
+//! renderer builds the snapshot. Each payload is also kept in the driver's own form (`P`),
 //! for a recorder that writes them out as they came ([`CaptureParts::to_json`]).
 
 use serde::de::DeserializeOwned;
@@ -38,6 +42,16 @@ use crate::cdp::page::{FrameTreeResult, LayoutMetrics};
 pub const SNAPSHOT_TIMEOUT_MS: u32 = 30_000;
 /// Time limit of every other request.
 pub const REQUEST_TIMEOUT_MS: u32 = 15_000;
+
+/// Where a capture's roles, names and states come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RolesFrom {
+    /// Worked out by the engine from the DOM snapshot; no accessibility tree is asked for.
+    #[default]
+    Dom,
+    /// Chrome's accessibility tree of every frame, asked for beside the DOM snapshot.
+    Chrome,
+}
 
 /// A CDP reply as a driver holds it: a JSON value natively, a JS value in the extension.
 pub trait Payload {
@@ -149,11 +163,13 @@ pub struct CapturePlan<P> {
     outstanding: usize,
     queued: Vec<Request>,
     unreadable: Option<CaptureError>,
+    roles: RolesFrom,
 }
 
 impl<P: Payload> CapturePlan<P> {
-    /// A capture of the page and of the out-of-process iframes served by `child_sessions`.
-    pub fn new(child_sessions: impl IntoIterator<Item = String>) -> Self {
+    /// A capture of the page and of the out-of-process iframes served by `child_sessions`, its
+    /// roles and names from `roles`.
+    pub fn new(child_sessions: impl IntoIterator<Item = String>, roles: RolesFrom) -> Self {
         let mut plan = CapturePlan {
             targets: vec![TargetParts::new(None)],
             layout: None,
@@ -161,15 +177,18 @@ impl<P: Payload> CapturePlan<P> {
             outstanding: 0,
             queued: Vec::new(),
             unreadable: None,
+            roles,
         };
         plan.targets.extend(child_sessions.into_iter().map(|s| TargetParts::new(Some(s))));
         plan.queue(Slot::Layout, None, "Page.getLayoutMetrics", json!({}), REQUEST_TIMEOUT_MS);
         for t in 0..plan.targets.len() {
             let session = plan.targets[t].session.clone();
             plan.queue(Slot::FrameTree(t), session.clone(), "Page.getFrameTree", json!({}), REQUEST_TIMEOUT_MS);
-            let root = json!({});
-            let ax = "Accessibility.getFullAXTree";
-            plan.queue(Slot::AxTree(t, None), session.clone(), ax, root, REQUEST_TIMEOUT_MS);
+            if roles == RolesFrom::Chrome {
+                let root = json!({});
+                let ax = "Accessibility.getFullAXTree";
+                plan.queue(Slot::AxTree(t, None), session.clone(), ax, root, REQUEST_TIMEOUT_MS);
+            }
             let snapshot = capture_snapshot_params();
             plan.queue(Slot::Snapshot(t), session, "DOMSnapshot.captureSnapshot", snapshot, SNAPSHOT_TIMEOUT_MS);
         }
@@ -209,7 +228,11 @@ impl<P: Payload> CapturePlan<P> {
             (Slot::FrameTree(t), Some(raw)) => match raw.decode::<FrameTreeResult>() {
                 Ok(tree) => {
                     let session = self.targets[t].session.clone();
-                    for frame in tree.frame_tree.frames().into_iter().skip(1) {
+                    let child_frames = match self.roles {
+                        RolesFrom::Chrome => tree.frame_tree.frames().into_iter().skip(1).collect(),
+                        RolesFrom::Dom => Vec::new(),
+                    };
+                    for frame in child_frames {
                         let params = ax_tree_params(&frame.id);
                         self.queue(
                             Slot::AxTree(t, Some(frame.id.clone())),
@@ -339,132 +362,4 @@ impl CaptureParts<Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn frame_tree(id: &str, children: &[&str]) -> Value {
-        json!({"frameTree": {"frame": {"id": id, "loaderId": format!("L-{id}")},
-            "childFrames": children.iter().map(|c| json!({"frame": {"id": c, "parentId": id}})).collect::<Vec<_>>()}})
-    }
-
-    fn snapshot() -> Value {
-        json!({"documents": [], "strings": []})
-    }
-
-    /// Answers every request the way `answer` says, one round at a time; returns the methods
-    /// sent per round.
-    fn drive(plan: &mut CapturePlan<Value>, answer: impl Fn(&Request) -> Option<Value>) -> Vec<Vec<String>> {
-        let mut rounds = Vec::new();
-        loop {
-            let requests = plan.requests();
-            if requests.is_empty() {
-                break;
-            }
-            rounds.push(
-                requests
-                    .iter()
-                    .map(|r| {
-                        format!("{}{}", r.session.as_deref().map(|s| format!("{s}:")).unwrap_or_default(), r.method)
-                    })
-                    .collect(),
-            );
-            for request in requests {
-                let reply = answer(&request);
-                plan.reply(request.id, reply);
-            }
-        }
-        rounds
-    }
-
-    fn browser(request: &Request) -> Option<Value> {
-        match (request.session.as_deref(), request.method) {
-            (None, "Page.getFrameTree") => Some(frame_tree("MAIN", &["SAME"])),
-            (Some("S1"), "Page.getFrameTree") => Some(frame_tree("OOP", &[])),
-            (_, "DOMSnapshot.captureSnapshot") => Some(snapshot()),
-            (_, "Accessibility.getFullAXTree") => Some(json!({"nodes": []})),
-            (None, "DOM.getFrameOwner") => Some(json!({"backendNodeId": 42, "frameId": "MAIN"})),
-            (None, "Page.getLayoutMetrics") => Some(json!({})),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn root_frames_are_asked_at_once_and_child_frames_once_the_frame_tree_is_in() {
-        let mut plan = CapturePlan::new(["S1".to_owned()]);
-        let rounds = drive(&mut plan, browser);
-        assert_eq!(
-            rounds,
-            [
-                vec![
-                    "Page.getLayoutMetrics",
-                    "Page.getFrameTree",
-                    "Accessibility.getFullAXTree",
-                    "DOMSnapshot.captureSnapshot",
-                    "S1:Page.getFrameTree",
-                    "S1:Accessibility.getFullAXTree",
-                    "S1:DOMSnapshot.captureSnapshot"
-                ],
-                vec!["Accessibility.getFullAXTree", "DOM.getFrameOwner"],
-            ]
-        );
-        assert!(plan.is_done());
-        let parts = plan.finish().unwrap();
-        let frames: Vec<&str> = parts.main.ax_trees().map(|(f, _)| f).collect();
-        assert_eq!(frames, ["MAIN", "SAME"]);
-        assert_eq!(parts.children.len(), 1);
-        assert_eq!(parts.children[0].owner_backend_node_id, Some(42));
-        let file: Capture = serde_json::from_value(parts.to_json()).unwrap();
-        assert_eq!(file.children[0].frame_tree.frame_tree.frame.id, "OOP");
-        let capture = parts.into_capture();
-        assert_eq!(capture.children[0].owner_backend_node_id, Some(42));
-        let frames: Vec<&str> = capture.main.ax_trees.iter().map(|t| t.frame_id.as_str()).collect();
-        assert_eq!(frames, ["MAIN", "SAME"]);
-    }
-
-    #[test]
-    fn only_the_pages_frame_tree_and_dom_snapshot_are_required() {
-        let mut plan: CapturePlan<Value> = CapturePlan::new(["S1".to_owned()]);
-        let requests = plan.requests();
-        let required: Vec<&str> = requests.iter().filter(|r| r.required).map(|r| r.method).collect();
-        assert_eq!(required, ["Page.getFrameTree", "DOMSnapshot.captureSnapshot"]);
-    }
-
-    #[test]
-    fn an_iframe_that_went_away_and_a_refused_tree_are_left_out() {
-        let mut plan = CapturePlan::new(["S1".to_owned()]);
-        drive(&mut plan, |r| match (r.session.as_deref(), r.method) {
-            (Some("S1"), _) => None,
-            (None, "Accessibility.getFullAXTree") if r.params["frameId"] == "SAME" => None,
-            _ => browser(r),
-        });
-        let parts = plan.finish().unwrap();
-        assert!(parts.children.is_empty());
-        assert_eq!(parts.main.ax_trees().count(), 1);
-    }
-
-    #[test]
-    fn an_unreadable_dom_snapshot_fails_the_page_and_leaves_an_iframe_out() {
-        let mut plan = CapturePlan::new(["S1".to_owned()]);
-        let garbled = |r: &Request| match (r.session.as_deref(), r.method) {
-            (Some("S1"), "DOMSnapshot.captureSnapshot") => Some(json!({"documents": "garbled"})),
-            _ => browser(r),
-        };
-        drive(&mut plan, garbled);
-        assert!(plan.finish().unwrap().children.is_empty());
-        let mut plan = CapturePlan::new(Vec::new());
-        drive(&mut plan, |r| {
-            if r.method == "DOMSnapshot.captureSnapshot" { Some(json!({"strings": 7})) } else { browser(r) }
-        });
-        assert!(
-            matches!(plan.finish(), Err(CaptureError::Unreadable { what: "DOM snapshot", .. })),
-            "the page's DOM snapshot could not be read"
-        );
-    }
-
-    #[test]
-    fn a_page_without_its_dom_snapshot_is_no_capture() {
-        let mut plan = CapturePlan::new(Vec::new());
-        drive(&mut plan, |r| if r.method == "DOMSnapshot.captureSnapshot" { None } else { browser(r) });
-        assert_eq!(plan.finish().unwrap_err(), CaptureError::Missing("DOM snapshot of the page"));
-    }
-}
+mod tests;
