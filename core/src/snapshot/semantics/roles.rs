@@ -303,7 +303,9 @@ pub(super) fn field(tree: &PageTree, id: NodeId, label: Option<String>) -> Optio
         (_, "time") => "InputTime",
         (_, "color") => "ColorWell",
         (_, "file") => "button",
-        _ => return None,
+        (_, "hidden") => return None,
+        // A type HTML does not know (`type="input"`) makes a text field.
+        _ => "textbox",
     };
     if let Some(label) = label {
         return Some(Semantics::new(role, label));
