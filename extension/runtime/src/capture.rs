@@ -7,9 +7,9 @@
 //! After a load, a capture is taken ahead of the wait for a quiet DOM ([`capture_ahead`]); the
 //! navigation answers with it when the DOM did not change until the page settled.
 //!
-//! Each reply is read into the engine's types as it arrives, while the browser still works on
-//! the others (the page's accessibility tree, the largest payload, is asked for first and read
-//! while the renderer builds the DOM snapshot). The time spent reading and the time spent
+//! No accessibility tree is asked for: the engine derives roles and names from the DOM
+//! snapshot (`sightline_core::snapshot::semantics`). Each reply is read into the engine's types
+//! as it arrives, while the browser still works on the others. The time spent reading and the time spent
 //! waiting on the browser are measured apart, and each request's own wait per CDP method.
 
 use std::collections::BTreeMap;
@@ -62,7 +62,7 @@ struct JsPayload(JsValue);
 impl Payload for JsPayload {
     /// Reads the reply through its JSON text: `JSON.stringify` walks the JS objects natively and
     /// `serde_json` parses the one string in wasm, skipping the fields the engine does not read.
-    /// For the megabytes of a large page's accessibility tree this is several times faster than
+    /// For the megabytes of a large page's DOM snapshot this is several times faster than
     /// converting object by object across the wasm boundary.
     fn decode<T: DeserializeOwned>(&self) -> Result<T, String> {
         let text = js_sys::JSON::stringify(&self.0).map_err(|e| chrome::ChromeError::from(e).to_string())?;
