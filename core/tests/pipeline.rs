@@ -794,3 +794,34 @@ fn frames_without_their_accessibility_tree_read_the_same() {
         assert_eq!(read(&bare), read(&with_trees), "{name}: derived semantics read differently");
     }
 }
+
+/// The index that `aria-labelledby`, `aria-describedby` and `<label for>` are followed through
+/// answers as a scan of the page would: the first element of the frame with the id, and every
+/// label of the frame pointing at it, in document order.
+#[test]
+fn the_id_index_answers_as_a_scan_of_the_page() {
+    use sightline_core::snapshot::tree::{NodeKind, PageTree};
+    for name in ["forms", "frames", "controls"] {
+        let capture = capture(name);
+        let tree = PageTree::build(&capture);
+        let mut checked = 0;
+        for node in tree.nodes.iter().filter(|n| n.kind == NodeKind::Element) {
+            let Some(id) = node.attr("id") else { continue };
+            let same_frame = |n: &&sightline_core::snapshot::tree::Node| n.frame == node.frame;
+            let first = tree
+                .nodes
+                .iter()
+                .position(|n| same_frame(&n) && n.kind == NodeKind::Element && n.attr("id") == Some(id));
+            assert_eq!(tree.id_index().element(node.frame, id), first, "{name}: #{id}");
+            let labels: Vec<usize> = (0..tree.nodes.len())
+                .filter(|&i| {
+                    let n = &tree.nodes[i];
+                    same_frame(&n) && n.tag == "label" && n.attr("for") == Some(id)
+                })
+                .collect();
+            assert_eq!(tree.id_index().labels(node.frame, id).collect::<Vec<_>>(), labels, "{name}: #{id}");
+            checked += 1;
+        }
+        assert!(checked > 0, "{name} has no ids to check");
+    }
+}

@@ -186,9 +186,17 @@ pub struct PageTree<'a> {
     pub unknown_frames: usize,
     /// The visual viewport's size (CSS pixels).
     pub viewport: (f64, f64),
+    /// Elements by `id` and labels by `for`, built when first asked for.
+    id_index: std::cell::OnceCell<super::semantics::IdIndex<'a>>,
 }
 
 impl<'a> PageTree<'a> {
+    /// Elements by `id` and `<label>`s by `for`, per frame (indexed on first use; the tree's
+    /// nodes do not change after it is built).
+    pub fn id_index(&self) -> &super::semantics::IdIndex<'a> {
+        self.id_index.get_or_init(|| super::semantics::IdIndex::new(self))
+    }
+
     /// Builds the joined tree of `capture`.
     pub fn build(capture: &'a Capture) -> PageTree<'a> {
         let mut tree = PageTree::default();

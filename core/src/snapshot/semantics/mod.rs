@@ -11,12 +11,14 @@
 //! answer against Chrome's tree in the recorded captures of both corpora, and each page's
 //! snapshot written from these answers against the one written from Chrome's tree.
 
+mod index;
 mod names;
 mod roles;
 mod tables;
 
 use super::text::normalise;
 use super::tree::{NodeId, NodeKind, PageTree};
+pub use index::IdIndex;
 use names::referenced_text;
 use roles::{explicit, implicit};
 

@@ -14,13 +14,7 @@ pub(super) fn referenced_text(tree: &PageTree, id: NodeId, ids: &str) -> Option<
     let frame = tree.nodes[id].frame;
     let mut out = String::new();
     for wanted in ids.split_whitespace() {
-        let Some(target) = tree
-            .nodes
-            .iter()
-            .position(|n| n.frame == frame && n.kind == NodeKind::Element && n.attr("id") == Some(wanted))
-        else {
-            continue;
-        };
+        let Some(target) = tree.id_index().element(frame, wanted) else { continue };
         let node = &tree.nodes[target];
         if let Some(label) = node.attr("aria-label").map(normalise).filter(|l| !l.is_empty()) {
             out.push_str(&label);

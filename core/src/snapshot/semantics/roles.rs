@@ -321,11 +321,7 @@ pub(super) fn field(tree: &PageTree, id: NodeId, label: Option<String>) -> Optio
     }
     let mut labels = Vec::new();
     if let Some(own) = node.attr("id").filter(|i| !i.is_empty()) {
-        for (other, n) in tree.nodes.iter().enumerate() {
-            if n.tag == "label" && n.frame == node.frame && n.attr("for") == Some(own) {
-                labels.push(other);
-            }
-        }
+        labels.extend(tree.id_index().labels(node.frame, own));
     }
     if let Some(around) = tree.ancestors(id).find(|&a| tree.nodes[a].tag == "label")
         && !labels.contains(&around)
