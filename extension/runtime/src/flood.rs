@@ -6,7 +6,11 @@
 //! worker: a queue delivers a flood slower than it was logged, and counted on arrival it could
 //! stay under the limit while the queue grows without end), the guard switches the tab's
 //! console reporting off (`Runtime.disable`) for [`PAUSE_MS`], records in the tab's console
-//! that it did and, once it is back on, how many messages went unrecorded. The messages logged
+//! that it did and, once it is back on, how many messages went unrecorded. A tab that floods
+//! again within [`RELAPSE_MS`] of being turned back on is paused twice as long as the time before
+//! (up to [`MAX_PAUSE_MS`]): each time reporting resumes, what the page logged until the guard
+//! trips again and the browser takes in `Runtime.disable` reaches the worker in one burst, which
+//! answers from the tab wait behind, so a page that never stops logging gets fewer of them. The messages logged
 //! during the pause were counted as unrecorded, so the browser's store of them is discarded
 //! before reporting resumes (else it replays up to a thousand at once, a burst every answer from
 //! the tab would wait behind); any it replays anyway are dropped.
@@ -29,8 +33,12 @@ use crate::{timeline, timer};
 
 /// Console messages a tab may log within one second before its console is paused.
 pub const LIMIT_PER_S: u32 = 1_000;
-/// How long a flooding tab's console stays paused.
+/// How long a flooding tab's console stays paused the first time.
 pub const PAUSE_MS: u32 = 5_000;
+/// The longest pause, for a tab that floods again each time it is turned back on.
+pub const MAX_PAUSE_MS: u32 = 60_000;
+/// A flood this soon after reporting resumed (on the page's clock) counts as the same flood.
+pub const RELAPSE_MS: f64 = 2_000.0;
 
 /// What to do with one console message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +47,8 @@ pub enum Admit {
     Keep,
     /// Drop it (the tab's console is paused, or it was logged during the pause).
     Drop,
-    /// Drop it, and pause the tab's console now.
-    Trip,
+    /// Drop it, and pause the tab's console now, for this long (ms).
+    Trip(u32),
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +61,8 @@ struct TabWindow {
     dropped: u64,
     /// When reporting resumed (epoch ms): messages stamped earlier are replays.
     resumed_epoch_ms: f64,
+    /// The last pause (ms), doubled when the tab floods again right after it.
+    last_pause_ms: u32,
 }
 
 /// Per tab, how fast it logs and whether its console is paused.
@@ -79,7 +89,9 @@ impl FloodGuard {
         if w.count > LIMIT_PER_S {
             w.paused = true;
             w.dropped = 1;
-            return Admit::Trip;
+            let relapse = w.last_pause_ms > 0 && logged - w.resumed_epoch_ms < RELAPSE_MS;
+            w.last_pause_ms = if relapse { (w.last_pause_ms * 2).min(MAX_PAUSE_MS) } else { PAUSE_MS };
+            return Admit::Trip(w.last_pause_ms);
         }
         Admit::Keep
     }
@@ -141,9 +153,9 @@ pub fn stamp(params: &JsValue) -> Option<f64> {
     js_sys::Reflect::get(params, &"timestamp".into()).ok().and_then(|v| v.as_f64())
 }
 
-/// Pauses `tab`'s console reporting for [`PAUSE_MS`], noting it in its console, then turns it
-/// back on (with the page hooks' bindings, which `Runtime.disable` drops).
-pub fn pause(state: &Rc<State>, tab: i32) {
+/// Pauses `tab`'s console reporting for `pause_ms`, noting it in its console, then turns it back
+/// on (with the page hooks' bindings, which `Runtime.disable` drops).
+pub fn pause(state: &Rc<State>, tab: i32, pause_ms: u32) {
     let state = state.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let _ = cdp::send::<serde_json::Value>(tab, "Runtime.disable", json!({})).await;
@@ -153,11 +165,11 @@ pub fn pause(state: &Rc<State>, tab: i32) {
             format!(
                 "Sightline paused recording this tab's console for {} s: the page logged more than {} messages \
                  within a second",
-                PAUSE_MS / 1000,
+                pause_ms / 1000,
                 LIMIT_PER_S
             ),
         );
-        timer::sleep(PAUSE_MS).await;
+        timer::sleep(pause_ms).await;
         let dropped = state.flood.borrow_mut().resume(tab, timer::epoch_ms() as f64);
         let attached = state.tabs.borrow().sessions.get(&tab).map(|s| (s.attached, s.bindings.clone()));
         let Some((true, bindings)) = attached else { return };
@@ -196,11 +208,29 @@ mod tests {
             assert_eq!(guard.admit(1, Some(100.0 + f64::from(i) / 10.0), 5_000.0), Admit::Keep);
         }
         assert_eq!(guard.admit(2, Some(150.0), 5_000.0), Admit::Keep, "another tab is not paused");
-        assert_eq!(guard.admit(1, Some(200.0), 5_000.0), Admit::Trip);
+        assert_eq!(guard.admit(1, Some(200.0), 5_000.0), Admit::Trip(PAUSE_MS));
         assert_eq!(guard.admit(1, Some(201.0), 5_000.0), Admit::Drop);
         assert_eq!(guard.resume(1, 6_000.0), 2);
         assert_eq!(guard.admit(1, Some(5_900.0), 6_100.0), Admit::Drop, "logged during the pause");
         assert_eq!(guard.admit(1, Some(6_001.0), 6_100.0), Admit::Keep);
+    }
+
+    #[test]
+    fn a_tab_that_floods_again_as_soon_as_it_resumes_is_paused_longer_each_time() {
+        let mut guard = FloodGuard::default();
+        let mut flood = |guard: &mut FloodGuard, from: f64| {
+            (0..=LIMIT_PER_S).map(|i| guard.admit(1, Some(from + f64::from(i) / 10.0), from)).last()
+        };
+        assert_eq!(flood(&mut guard, 0.0), Some(Admit::Trip(PAUSE_MS)));
+        let mut resumed = 5_000.0;
+        for expected in [10_000, 20_000, 40_000, MAX_PAUSE_MS, MAX_PAUSE_MS] {
+            guard.resume(1, resumed);
+            assert_eq!(flood(&mut guard, resumed + 1.0), Some(Admit::Trip(expected)));
+            resumed += f64::from(expected);
+        }
+        // A flood long after the last one starts again from the first pause.
+        guard.resume(1, resumed);
+        assert_eq!(flood(&mut guard, resumed + RELAPSE_MS + 1.0), Some(Admit::Trip(PAUSE_MS)));
     }
 
     #[test]
@@ -211,7 +241,7 @@ mod tests {
             let admit = guard.admit(1, Some(f64::from(i) / 10.0), f64::from(i) * 2.0);
             assert_eq!(admit, Admit::Keep, "message {i}");
         }
-        assert_eq!(guard.admit(1, Some(100.0), 2_000.0), Admit::Trip);
+        assert_eq!(guard.admit(1, Some(100.0), 2_000.0), Admit::Trip(PAUSE_MS));
     }
 
     #[test]

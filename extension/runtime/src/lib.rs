@@ -202,7 +202,7 @@ impl Runtime {
             match admit {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
-                flood::Admit::Trip => return flood::pause(&self.state, tab_id),
+                flood::Admit::Trip(pause_ms) => return flood::pause(&self.state, tab_id, pause_ms),
             }
         }
         if method.starts_with("Network.") {
