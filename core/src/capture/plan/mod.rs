@@ -228,11 +228,8 @@ impl<P: Payload> CapturePlan<P> {
             (Slot::FrameTree(t), Some(raw)) => match raw.decode::<FrameTreeResult>() {
                 Ok(tree) => {
                     let session = self.targets[t].session.clone();
-                    let child_frames = match self.roles {
-                        RolesFrom::Chrome => tree.frame_tree.frames().into_iter().skip(1).collect(),
-                        RolesFrom::Dom => Vec::new(),
-                    };
-                    for frame in child_frames {
+                    let trees = self.roles == RolesFrom::Chrome;
+                    for frame in tree.frame_tree.frames().into_iter().skip(1).filter(|_| trees) {
                         let params = ax_tree_params(&frame.id);
                         self.queue(
                             Slot::AxTree(t, Some(frame.id.clone())),

@@ -117,8 +117,9 @@ fn range_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
     if node.tag == "input" || !matches!(role, "slider" | "spinbutton" | "progressbar" | "scrollbar" | "meter") {
         return None;
     }
+    // A whole number prints without a fraction (`3`), as Chrome's JSON has it.
     let now = node.attr("aria-valuenow")?.trim().parse::<f64>().ok().filter(|v| v.is_finite())?;
-    Some(if now.fract() == 0.0 && now.abs() < 1e15 { format!("{}", now as i64) } else { now.to_string() })
+    Some(now.to_string())
 }
 
 /// States from ARIA attributes and the form's own state, as Chrome reports them.

@@ -157,14 +157,8 @@ pub(super) fn explicit(tree: &PageTree, id: NodeId, roles: &str) -> Option<Seman
     if !from_content {
         return Some(Semantics::new(role, String::new()));
     }
-    let mut text = String::new();
-    if content_text(tree, id, &mut text).is_none() {
-        // Content these rules cannot name by (a field inside a menu item): the role the page
-        // gave still holds, named by all it shows.
-        text.clear();
-        shown_text(tree, id, &mut text);
-    }
-    Some(Semantics::from_content(role, normalise(&text)))
+    // A field inside a menu item: the role the page gave still holds.
+    Some(named_by_content_or_shown(tree, id, role, None))
 }
 
 /// The role and name HTML gives element `id`, where the rules here know them.
@@ -208,11 +202,7 @@ pub(super) fn implicit(tree: &PageTree, id: NodeId) -> Option<Semantics> {
         return match role {
             "cell" | "columnheader" | "rowheader" | "LayoutTableCell" => {
                 // A cell is named by all it shows, nested tables and fields too.
-                named_by_content(tree, id, role, label.clone()).or_else(|| {
-                    let mut text = String::new();
-                    shown_text(tree, id, &mut text);
-                    Some(Semantics::from_content(role, normalise(&text)))
-                })
+                Some(named_by_content_or_shown(tree, id, role, label.clone()))
             }
             "table" if label.is_none() => {
                 let caption = children_tagged(tree, id, &["caption"]).next();
@@ -267,6 +257,21 @@ pub(super) fn named_by_content(
     let mut text = String::new();
     content_text(tree, id, &mut text)?;
     Some(Semantics::from_content(role, normalise(&text)))
+}
+
+/// `role`, named as [`named_by_content`] names it, or by all the element shows where its
+/// content holds what these rules cannot name by (a field, a nested table).
+pub(super) fn named_by_content_or_shown(
+    tree: &PageTree,
+    id: NodeId,
+    role: &'static str,
+    label: Option<String>,
+) -> Semantics {
+    named_by_content(tree, id, role, label).unwrap_or_else(|| {
+        let mut text = String::new();
+        shown_text(tree, id, &mut text);
+        Semantics::from_content(role, normalise(&text))
+    })
 }
 
 /// A text field or a button drawn by `<input>`: its role from its type, its name from its
