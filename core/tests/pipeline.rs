@@ -804,7 +804,7 @@ fn the_id_index_answers_as_a_scan_of_the_page() {
     for name in ["forms", "frames", "controls"] {
         let capture = capture(name);
         let tree = PageTree::build(&capture);
-        let mut checked = 0;
+        let (mut checked, mut labelled) = (0, 0);
         for node in tree.nodes.iter().filter(|n| n.kind == NodeKind::Element) {
             let Some(id) = node.attr("id") else { continue };
             let same_frame = |n: &&sightline_core::snapshot::tree::Node| n.frame == node.frame;
@@ -821,7 +821,10 @@ fn the_id_index_answers_as_a_scan_of_the_page() {
                 .collect();
             assert_eq!(tree.id_index().labels(node.frame, id).collect::<Vec<_>>(), labels, "{name}: #{id}");
             checked += 1;
+            labelled += labels.len();
         }
         assert!(checked > 0, "{name} has no ids to check");
+        // `controls` labels its fields with `<label for>`, so the label lookup is checked too.
+        assert!(name != "controls" || labelled > 0, "controls has no labels pointing at its fields");
     }
 }
