@@ -2,7 +2,10 @@
 //! covers is refused with what covers it (after one try with the element centred in the
 //! viewport), a target a hover took away is not pressed through onto what lies beneath it (one
 //! a hover merely emptied is pressed through the element holding it), and typing stops when
-//! focus does not stay on the target.
+//! focus does not stay on the target. A page that rewrites the built-ins a check could use
+//! (`parentNode`, `contains`, `localName`, `activeElement`, `select`, `focus`) to pass another
+//! site's frame off as part of its button, or to send keys to a hidden field, fools nothing:
+//! the checks run from CDP and in the extension's isolated world.
 
 use std::time::Duration;
 
@@ -103,4 +106,43 @@ async fn a_target_the_hover_collapsed_is_pressed_through_the_element_holding_it(
     // press on the star would report both, as its click bubbles to the card).
     let events = rig.server.events();
     assert!(!events.iter().any(|e| e == "star-clicked"), "the hover did not collapse the star: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_frame_over_the_target_is_refused_whatever_the_page_rewrote() {
+    let rig = Rig::start().await.expect("rig");
+    open(&rig, "input/rewritten-frame.html").await;
+    // The overlay frame loads after the page; its own page is of another site.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let pay = ref_of(&snapshot, "button", "Pay");
+    let reply = rig.client.call("browser_click", json!({"ref": pay})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(reply.text.contains("another frame would receive it"), "{}", reply.text);
+    assert!(reply.text.contains("<iframe id=\"overlay\">"), "the frame is named: {}", reply.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e == "paid" || e == "frame-clicked"), "nothing was clicked: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_go_to_the_target_or_nowhere_whatever_the_page_rewrote() {
+    let rig = Rig::start().await.expect("rig");
+    open(&rig, "input/rewritten-focus.html").await;
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    // Focus lands on the trap while the page's own activeElement says Note: refused.
+    let note = ref_of(&snapshot, "textbox", "Note");
+    let reply = rig.client.call("browser_type", json!({"ref": note, "text": "secret words"})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(reply.text.contains("did not keep the focus (<input id=\"trap\"> has it)"), "{}", reply.text);
+    rig.client.ok("browser_snapshot", json!({})).await;
+    let keyed = rig.client.call("browser_press_key", json!({"ref": note, "key": "a"})).await.unwrap();
+    assert!(keyed.is_error && keyed.text.contains("did not keep the focus"), "{}", keyed.text);
+    // The page's select() and focus() send focus to the trap: the extension's own are used.
+    let message = ref_of(&snapshot, "textbox", "Message");
+    rig.client.ok("browser_type", json!({"ref": message, "text": "hello"})).await;
+    assert!(rig.server.wait_for_event("message:hello", WAIT), "{:?}", rig.server.events());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e.starts_with("trap:") || e.starts_with("note:")), "{events:?}");
 }

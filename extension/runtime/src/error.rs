@@ -62,6 +62,30 @@ pub enum ToolError {
         /// Why, e.g. "the user stopped sharing it".
         reason: String,
     },
+    /// Another MCP session holds the tab.
+    #[error(
+        "tab {tab} is in use by another agent: you cannot read it, act on it or close it. Only the person can hand it \
+         to you (from the Sightline popup or panel); use your own tabs (browser_tabs lists them) or open one"
+    )]
+    HeldByAnother {
+        /// The tab.
+        tab: i32,
+    },
+    /// The session lost its current tab and named none since.
+    #[error(
+        "{}, so you have no current tab and this call was not run. Name the tab to act on with `tab` (browser_tabs \
+         lists the tabs you may use), or open one with browser_tabs new",
+        loss.describe(*tab)
+    )]
+    CurrentTabLost {
+        /// The tab it lost.
+        tab: i32,
+        /// How.
+        loss: sightline_core::tab_refs::TabLoss,
+    },
+    /// A ref used on another tab than its own, or of a tab the session lost.
+    #[error(transparent)]
+    ForeignRef(#[from] sightline_core::tab_refs::ForeignRef),
     /// The user cancelled Sightline's debugging (the infobar) and has not shared a tab since.
     #[error(
         "the user stopped Sightline (they cancelled its debugging bar): no tab can be opened or controlled until \
@@ -231,6 +255,16 @@ pub enum ElementProblem {
     GoneOnHover {
         /// What a press there would reach.
         instead: String,
+    },
+    /// Another frame (an iframe laid over it, or one it holds) would receive the click.
+    #[error(
+        "would not get this click: another frame would receive it ({what}), so nothing was clicked. A page can lay \
+         a frame of another site over its own controls; take a browser_snapshot and act only if the page is what \
+         you expect"
+    )]
+    OtherFrame {
+        /// The frame, as far as it is known (its element and address).
+        what: String,
     },
     /// Focus did not stay on it, so typed text or keys would go elsewhere.
     #[error("did not keep the focus ({holder} has it), so nothing was typed; take a browser_snapshot")]

@@ -112,6 +112,7 @@ async fn set_slider(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: 
                     return Ok(());
                 }
                 let before = now;
+                input::confirm_focus(at, node, element_ref).await?;
                 input::press(at.target.tab_id, if now < wanted { &right } else { &left }).await?;
                 match input::call_on_with(at, node, element_ref, SLIDER, serde_json::json!([{"value": wanted}])).await?
                 {

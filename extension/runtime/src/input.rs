@@ -3,9 +3,17 @@
 //!
 //! Input goes to coordinates and to whatever has focus, not to an element, so both are checked
 //! first: a click's point is hit-tested (`DOM.getNodeForLocation`) and must land on the target
-//! or something inside it (a sticky header or an invisible overlay over the element makes the
-//! element scroll to the viewport's centre and be tried again, then the click is refused with
-//! what covers it); typing and keys go ahead only when focus is on the target.
+//! or something inside it, in the target's own frame (a sticky header or an invisible overlay
+//! over the element makes the element scroll to the viewport's centre and be tried again, then
+//! the click is refused with what covers it; a frame over it, or inside it, is refused at once:
+//! the input would go to another document); typing and keys go ahead only when focus is on the
+//! target, confirmed again right before each key.
+//!
+//! Every check that needs JavaScript runs in the extension's isolated world of the node's frame
+//! (the watch world, `crate::probe`), never in the page's own: a page can redefine
+//! `Node.prototype.parentNode`, `contains`, `focus` or `select` in its world, but not in ours.
+
+use std::cell::Cell;
 
 use serde::Deserialize;
 use sightline_core::cdp::page::{LayoutMetrics, VisualViewport};
@@ -25,13 +33,58 @@ pub struct NodeTarget {
     pub target: DebuggeeTarget,
     /// The node's frame id.
     pub frame_id: String,
+    /// The frame's isolated world (its execution context id), once known.
+    world: Cell<Option<i64>>,
 }
 
 impl NodeTarget {
     /// The target for `node` on `tab_id`.
     pub fn of(state: &State, tab_id: i32, node: &NodeKey) -> NodeTarget {
-        let session_id = state.tabs.borrow().frames(tab_id).session_of(&node.frame_id).map(str::to_owned);
-        NodeTarget { target: DebuggeeTarget { tab_id, session_id }, frame_id: node.frame_id.clone() }
+        let tabs = state.tabs.borrow();
+        let frames = tabs.frames(tab_id);
+        let session_id = frames.session_of(&node.frame_id).map(str::to_owned);
+        let world = frames.world_context(session_id.as_deref(), &node.frame_id, crate::probe::WATCH_WORLD);
+        NodeTarget {
+            target: DebuggeeTarget { tab_id, session_id },
+            frame_id: node.frame_id.clone(),
+            world: Cell::new(world),
+        }
+    }
+
+    /// The target for frame `frame_id` reached through `target`.
+    pub fn frame(target: DebuggeeTarget, frame_id: String) -> NodeTarget {
+        NodeTarget { target, frame_id, world: Cell::new(None) }
+    }
+
+    /// The frame's isolated world: the one its events reported, else the one
+    /// `Page.createIsolatedWorld` finds (or makes) for the frame's current document.
+    async fn world(&self, fresh: bool) -> Result<i64, CdpError> {
+        if !fresh && let Some(id) = self.world.get() {
+            return Ok(id);
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct World {
+            execution_context_id: i64,
+        }
+        let params = serde_json::json!({"frameId": self.frame_id, "worldName": crate::probe::WATCH_WORLD});
+        let world: World = self.send("Page.createIsolatedWorld", params).await?;
+        self.world.set(Some(world.execution_context_id));
+        Ok(world.execution_context_id)
+    }
+
+    /// The node as an object of the frame's isolated world (a remembered world that is gone is
+    /// looked up afresh, once).
+    pub async fn resolve_isolated(&self, backend_node_id: i64) -> Result<RemoteObject, CdpError> {
+        let resolve = |context: i64| {
+            let params = serde_json::json!({"backendNodeId": backend_node_id, "executionContextId": context});
+            self.send::<ResolvedNode>("DOM.resolveNode", params)
+        };
+        let remembered = self.world.get().is_some();
+        match resolve(self.world(false).await?).await {
+            Err(CdpError::UnknownContext { .. }) if remembered => Ok(resolve(self.world(true).await?).await?.object),
+            other => Ok(other?.object),
+        }
     }
 
     /// Sends a command to the node's frame session.
@@ -108,16 +161,46 @@ pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> 
 }
 
 /// The element's visible centre in the page's viewport coordinates when a click there reaches
-/// it now (no scrolling), else a description of what is there instead.
+/// it now (no scrolling), else a description of what is there instead. A target in an
+/// out-of-process frame is also hit-tested from the top page: there the point must land on the
+/// element that holds the target's frame, or the page around the frame would get the click.
 async fn reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Result<(f64, f64), String>, ToolError> {
     let (x, y) = visible_centre(at, node, element_ref).await?;
-    Ok(match hit(at, node, element_ref, x, y, Reached::Inside).await? {
-        Hit::Target => {
-            let (dx, dy) = at.offset().await?;
-            Ok((x + dx, y + dy))
-        }
-        Hit::Other(what) => Err(what),
-    })
+    let mut reached = hit(at, node, element_ref, x, y, Reached::Inside).await?;
+    let (dx, dy) = at.offset().await?;
+    if matches!(reached, Hit::Target) && at.target.session_id.is_some() {
+        reached = hit_frame_owner(at, element_ref, x + dx, y + dy).await?;
+    }
+    match reached {
+        Hit::Target => Ok(Ok((x + dx, y + dy))),
+        Hit::Other(what) => Ok(Err(what)),
+        Hit::Frame(what) => Err(ToolError::element(element_ref, ElementProblem::OtherFrame { what })),
+    }
+}
+
+/// Hit-tests the page's viewport point `(x, y)` in the top page, for a target in the
+/// out-of-process frame of `at`: reaching it means landing on the element holding that frame.
+async fn hit_frame_owner(at: &NodeTarget, element_ref: &str, x: f64, y: f64) -> Result<Hit, ToolError> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Owner {
+        backend_node_id: i64,
+    }
+    let main = NodeTarget::frame(DebuggeeTarget::main(at.target.tab_id), String::new());
+    let owner: Owner = match main.send("DOM.getFrameOwner", serde_json::json!({"frameId": at.frame_id})).await {
+        Ok(owner) => owner,
+        // Held by a frame of its own process (a frame nested in another site's frame): the
+        // frame's own hit test is all there is to go on.
+        Err(_) => return Ok(Hit::Target),
+    };
+    let found = node_at(&main, element_ref, x, y).await?;
+    if found.backend_node_id == owner.backend_node_id {
+        return Ok(Hit::Target);
+    }
+    let main = NodeTarget::frame(main.target, found.frame_id.clone().unwrap_or_default());
+    let what = describe_isolated(&main, found.backend_node_id).await;
+    let frame_like = ["<iframe", "<frame", "<object", "<embed"].iter().any(|tag| what.starts_with(tag));
+    Ok(if frame_like { Hit::Frame(what) } else { Hit::Other(what) })
 }
 
 /// How long a click waits, after the pointer comes to rest over its target, for what the hover
@@ -171,10 +254,11 @@ async fn beneath_after_hover(
     y: f64,
 ) -> Result<Option<String>, ToolError> {
     let (dx, dy) = at.offset().await?;
-    Ok(match hit(at, node, element_ref, x - dx, y - dy, Reached::InsideOrHolding).await? {
-        Hit::Target => None,
-        Hit::Other(what) => Some(what),
-    })
+    match hit(at, node, element_ref, x - dx, y - dy, Reached::InsideOrHolding).await? {
+        Hit::Target => Ok(None),
+        Hit::Other(what) => Ok(Some(what)),
+        Hit::Frame(what) => Err(ToolError::element(element_ref, ElementProblem::OtherFrame { what })),
+    }
 }
 
 /// Where a click reaches the element now, or `None` while it has no box or something else is
@@ -227,12 +311,16 @@ enum Hit {
     Target,
     /// Something else, described for the agent.
     Other(String),
+    /// Another frame's document (a frame laid over the target, or held inside it).
+    Frame(String),
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct NodeAtPoint {
     backend_node_id: i64,
+    #[serde(default)]
+    frame_id: Option<String>,
 }
 
 /// What counts as reaching the target.
@@ -245,8 +333,20 @@ enum Reached {
     InsideOrHolding,
 }
 
-/// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would (honouring
-/// `pointer-events`), and says whether it reaches the target.
+/// The node a click at `(x, y)` (viewport coordinates of `at`'s frame's process) would reach,
+/// honouring `pointer-events`, and its frame.
+async fn node_at(at: &NodeTarget, element_ref: &str, x: f64, y: f64) -> Result<NodeAtPoint, ToolError> {
+    // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
+    let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
+    let view = metrics.css_visual_viewport.unwrap_or_default();
+    let (px, py) = (view.page_x, view.page_y);
+    let params = serde_json::json!({"x": (x + px).round(), "y": (y + py).round(), "ignorePointerEventsNone": false});
+    at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))
+}
+
+/// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would, and says whether it
+/// reaches the target: in the target's own frame, and not a frame element other than the target.
+/// Decided from CDP and in the isolated world: nothing the page's own scripts define is asked.
 async fn hit(
     at: &NodeTarget,
     node: &NodeKey,
@@ -255,35 +355,77 @@ async fn hit(
     y: f64,
     reached: Reached,
 ) -> Result<Hit, ToolError> {
-    // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
-    let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
-    let view = metrics.css_visual_viewport.unwrap_or_default();
-    let (px, py) = (view.page_x, view.page_y);
-    let params = serde_json::json!({"x": (x + px).round(), "y": (y + py).round(), "ignorePointerEventsNone": false});
-    let found: NodeAtPoint = at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))?;
+    let found = node_at(at, element_ref, x, y).await?;
     if found.backend_node_id == node.backend_node_id {
         return Ok(Hit::Target);
     }
-    let other: ResolvedNode = at
-        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": found.backend_node_id}))
-        .await
-        .map_err(|e| node_error(e, element_ref))?;
+    // A frame of the same process under the point: the click goes into its document.
+    if found.frame_id.as_deref().is_some_and(|frame| frame != node.frame_id) {
+        let what = match &found.frame_id {
+            Some(frame) => {
+                let there = NodeTarget::frame(at.target.clone(), frame.clone());
+                format!("{} in a frame of the page", describe_isolated(&there, found.backend_node_id).await)
+            }
+            None => "a frame of the page".to_owned(),
+        };
+        return Ok(Hit::Frame(what));
+    }
+    let other = at.resolve_isolated(found.backend_node_id).await.map_err(|e| node_error(e, element_ref))?;
     let arguments = serde_json::json!([
-        {"objectId": other.object.object_id},
+        {"objectId": other.object_id},
         {"value": reached == Reached::InsideOrHolding},
     ]);
     let verdict = call_on_with(at, node, element_ref, REACHES, arguments).await;
-    release(at, &other.object.object_id).await;
+    release(at, &other.object_id).await;
     Ok(match verdict? {
-        serde_json::Value::String(what) => Hit::Other(what),
+        serde_json::Value::String(what) => match what.strip_prefix("frame:") {
+            Some(frame) => Hit::Frame(frame.to_owned()),
+            None => Hit::Other(what),
+        },
         _ => Hit::Target,
     })
 }
 
+/// A short description of a node for the agent, read in the frame's isolated world.
+async fn describe_isolated(at: &NodeTarget, backend_node_id: i64) -> String {
+    let Ok(object) = at.resolve_isolated(backend_node_id).await else { return "something".to_owned() };
+    let params =
+        serde_json::json!({"objectId": object.object_id, "functionDeclaration": DESCRIBE, "returnByValue": true});
+    let described: Result<CallResult, CdpError> = at.send("Runtime.callFunctionOn", params).await;
+    release(at, &object.object_id).await;
+    described
+        .ok()
+        .and_then(|d| d.result.value)
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "something".into())
+}
+
+/// Called on a node: a short description of it for the agent (`<div id="shield"> "Pay"`).
+const DESCRIBE: &str = r#"function () {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return 'something outside the page';
+  let what = '<' + el.localName;
+  if (el.id) what += ' id="' + el.id + '"';
+  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).slice(0, 3).join(' ') : '';
+  if (cls) what += ' class="' + cls + '"';
+  what += '>';
+  const words = (el.getAttribute('aria-label') || el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+  return words ? what + ' "' + words + '"' : what;
+}"#;
+
 /// Called on the target with the hit node: `true` when the hit node is the target or inside it
 /// (across shadow roots) — or, with `holding`, an element holding the connected target other
-/// than the body and the root — else a short description of what is there.
+/// than the body and the root; `frame:<what>` when the hit node is a frame element (its document
+/// would get the click), else a short description of what is there. Runs in the isolated world,
+/// where the page cannot have redefined `parentNode`, `host` or anything else it reads.
 const REACHES: &str = r#"function (hit, holding) {
+  const frameLike = ['iframe', 'frame', 'object', 'embed', 'fencedframe', 'portal'];
+  if (hit !== this && hit.nodeType === 1 && frameLike.includes(hit.localName)) {
+    const src = hit.getAttribute('src') || hit.getAttribute('data') || '';
+    let where = '';
+    try { where = src ? new URL(src, hit.baseURI).origin : ''; } catch (e) { where = ''; }
+    return 'frame:<' + hit.localName + (hit.id ? ' id="' + hit.id + '"' : '') + '>' + (where ? ' of ' + where : '');
+  }
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
   const doc = this.ownerDocument;
   if (holding && this.isConnected && hit !== doc.body && hit !== doc.documentElement) {
@@ -304,13 +446,15 @@ const REACHES: &str = r#"function (hit, holding) {
 const SCROLL_TO_CENTRE: &str =
     "function () { this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); return true; }";
 
-/// Called on the target: `true` when focus is on it (or inside it, for an editable area),
-/// else a short description of what has focus.
+/// Called on the target (in the isolated world): `true` when focus is on it (or inside it, for
+/// an editable area) and its document has the focus, else a short description of what has it.
 const HAS_FOCUS: &str = r#"function () {
-  let a = this.ownerDocument.activeElement;
+  const doc = this.ownerDocument;
+  let a = doc.activeElement;
   while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  for (let n = a; n; n = n.parentNode || n.host) if (n === this) return true;
-  if (!a || a === this.ownerDocument.body) return 'nothing';
+  if (a && ['iframe', 'frame', 'object', 'embed'].includes(a.localName) && a !== this) return 'another frame';
+  for (let n = a; n; n = n.parentNode || n.host) if (n === this) return doc.hasFocus() ? true : 'another document';
+  if (!a || a === doc.body) return 'nothing';
   return '<' + a.localName + (a.id ? ' id="' + a.id + '"' : '') + '>';
 }"#;
 
@@ -327,7 +471,8 @@ pub async fn call_on(
 }
 
 /// Runs `function` on the element with `arguments` (CDP call arguments: `{"value": …}` or
-/// `{"objectId": …}`) and returns its value.
+/// `{"objectId": …}` of the same world) and returns its value. It runs in the frame's isolated
+/// world: the page's own redefinitions of built-ins do not reach it.
 pub async fn call_on_with(
     at: &NodeTarget,
     node: &NodeKey,
@@ -335,18 +480,15 @@ pub async fn call_on_with(
     function: &str,
     arguments: serde_json::Value,
 ) -> Result<serde_json::Value, ToolError> {
-    let resolved: ResolvedNode = at
-        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
-        .await
-        .map_err(|e| node_error(e, element_ref))?;
+    let object = at.resolve_isolated(node.backend_node_id).await.map_err(|e| node_error(e, element_ref))?;
     let outcome: Result<CallResult, CdpError> = at
         .send(
             "Runtime.callFunctionOn",
-            serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": function,
+            serde_json::json!({"objectId": object.object_id, "functionDeclaration": function,
                 "arguments": arguments, "returnByValue": true}),
         )
         .await;
-    release(at, &resolved.object.object_id).await;
+    release(at, &object.object_id).await;
     let outcome = outcome.map_err(|e| node_error(e, element_ref))?;
     // A check that threw has not passed.
     if let Some(exception) = outcome.exception {
@@ -417,6 +559,13 @@ pub async fn focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result
     at.send::<serde_json::Value>("DOM.focus", serde_json::json!({"backendNodeId": node.backend_node_id}))
         .await
         .map_err(|e| node_error(e, element_ref))?;
+    confirm_focus(at, node, element_ref).await
+}
+
+/// Fails unless focus is on the element (or inside it, for an editable area) and its frame's
+/// document has it: what is checked right before each key is sent, since a page may move focus
+/// at any time (in a `focus` or `select` handler, or a redefined `focus()`).
+pub async fn confirm_focus(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
     match call_on(at, node, element_ref, HAS_FOCUS, &[]).await? {
         serde_json::Value::String(holder) => Err(ToolError::element(element_ref, ElementProblem::Unfocused { holder })),
         _ => Ok(()),
@@ -482,24 +631,13 @@ const SELECT_CONTENTS: &str = r#"function () {
   return 'not-editable';
 }"#;
 
-/// Replaces the text of an editable element with `text`.
+/// Replaces the text of an editable element with `text`: focus, select its content (in the
+/// isolated world), confirm focus once more, then insert.
 pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
     focus(at, node, element_ref).await?;
-    let resolved: ResolvedNode = at
-        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
-        .await
-        .map_err(|e| node_error(e, element_ref))?;
-    let outcome: CallResult = at
-        .send(
-            "Runtime.callFunctionOn",
-            serde_json::json!({"objectId": resolved.object.object_id, "functionDeclaration": SELECT_CONTENTS, "returnByValue": true}),
-        )
-        .await?;
-    let _ = at
-        .send::<serde_json::Value>("Runtime.releaseObject", serde_json::json!({"objectId": resolved.object.object_id}))
-        .await;
+    let selected = call_on(at, node, element_ref, SELECT_CONTENTS, &[]).await?;
     let tab_id = at.target.tab_id;
-    match outcome.result.value.as_ref().and_then(|v| v.as_str()).unwrap_or("") {
+    match selected.as_str().unwrap_or("") {
         "ok" => {}
         "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
         other if let Some(kind) = other.strip_prefix("input:") => {
@@ -507,6 +645,8 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
         }
         _ => return Err(ToolError::element(element_ref, ElementProblem::NotEditable)),
     }
+    // A `select` handler of the page may have moved focus elsewhere.
+    confirm_focus(at, node, element_ref).await?;
     if text.is_empty() {
         press(tab_id, &sightline_core::keys::parse_chord("Delete")?).await
     } else {

@@ -19,7 +19,7 @@ use crate::chrome::DebuggeeTarget;
 use crate::state::State;
 
 /// The isolated world the watch runs in.
-const WATCH_WORLD: &str = "sightline-watch";
+pub(crate) const WATCH_WORLD: &str = "sightline-watch";
 
 /// The page's watch, added at document start (see `page_hooks`).
 const WATCH_HOOK: &str = include_str!("hooks/watch.js");

@@ -405,6 +405,8 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx
         |at, node, tab| async move {
             input::replace_text(&at, &node, element_ref, text).await?;
             if submit {
+                // Enter submits the form the field is in only while the field has the focus.
+                input::confirm_focus(&at, &node, element_ref).await?;
                 input::press(tab, &enter).await?;
             }
             Ok(())

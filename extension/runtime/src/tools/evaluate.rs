@@ -86,7 +86,7 @@ async fn evaluate(
     };
     let at = match &node {
         Some((node, _)) => NodeTarget::of(state, tab, node),
-        None => NodeTarget { target: crate::chrome::DebuggeeTarget::main(tab), frame_id: frame },
+        None => NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), frame),
     };
     ctx.acting_on(tab);
     let context = if params.main_world {

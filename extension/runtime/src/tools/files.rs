@@ -81,7 +81,7 @@ async fn upload_on(
                 return Err(ToolError::Invalid(format!("the file chooser takes one file, not {count}")).into());
             }
             let target = crate::chrome::DebuggeeTarget::main(tab);
-            let at = NodeTarget { target, frame_id: String::new() };
+            let at = NodeTarget::frame(target, String::new());
             act(state, session, tab, None, ctx, tool, async move {
                 // No paths cancels the chooser: the input keeps what it had.
                 if count > 0 {
