@@ -3,7 +3,7 @@
 // whether this tab is shared with the agent with a one-click Share / Stop, and the agent
 // sessions the runtime knows. Opened from the toolbar, or as a page with ?tab=<tabId>.
 
-import { ask, el, pageTab } from './ui/ask.js';
+import { ask, el, fillAgents, pageTab } from './ui/ask.js';
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 /** @type {number | undefined} */
@@ -79,13 +79,16 @@ async function draw() {
   } else {
     state.textContent = t.grant === 'shared' ? 'shared' : 'opened by an agent';
     state.className = 'pill on';
-    $('tab-detail').textContent = t.grant === 'shared'
-      ? 'You shared this tab: the agent can read it and act on it.'
-      : `An agent opened this tab${t.opened_by ? ` (${clients[t.opened_by] ?? t.opened_by.slice(0, 8)})` : ''}.`;
+    const holder = t.held_by ? (clients[t.held_by] ?? 'an agent that left') : null;
+    $('tab-detail').textContent = (t.grant === 'shared'
+      ? 'You shared this tab: an agent can read it and act on it.'
+      : 'An agent opened this tab.') + (holder ? ` Only ${holder} may use it.` : ' The first agent to use it gets it.');
     toggle.textContent = 'Stop the agent here';
     toggle.className = 'danger';
     toggle.dataset.action = 'stop';
   }
+  $('holder-box').hidden = t.grant === 'none' || status.sessions.length === 0;
+  fillAgents(/** @type {HTMLSelectElement} */ ($('holder')), status.sessions.map((/** @type {any} */ s) => [s.id, s.client]), t.held_by);
   const list = $('sessions');
   list.replaceChildren(...status.sessions.map((/** @type {any} */ s) => el('li', null,
     el('span', null, s.client ?? 'MCP client'),
@@ -103,6 +106,15 @@ $('toggle').addEventListener('click', async () => {
   } catch (e) {
     said = `That did not work: ${/** @type {Error} */ (e).message}`;
   }
+  await draw();
+  if (said) $('tab-detail').textContent = said;
+});
+$('holder').addEventListener('change', async () => {
+  const select = /** @type {HTMLSelectElement} */ ($('holder'));
+  if (!select.value) return;
+  let said = '';
+  try { await ask('hand_over', { tab, to: select.value }); } catch (e) { said = `The tab was not handed over: ${/** @type {Error} */ (e).message}`; }
+  select.blur();
   await draw();
   if (said) $('tab-detail').textContent = said;
 });

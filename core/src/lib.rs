@@ -8,6 +8,7 @@
 pub mod capture;
 pub mod cdp;
 pub mod changes;
+pub mod custody;
 pub mod dialogs;
 pub mod frames;
 pub mod keys;
@@ -17,4 +18,5 @@ pub mod refs;
 pub mod review;
 pub mod sizes;
 pub mod snapshot;
+pub mod tab_refs;
 pub mod urls;

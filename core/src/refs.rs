@@ -207,6 +207,12 @@ impl RefRegistry {
         self.next
     }
 
+    /// Issues new refs above `last` from now on: a session draws the numbers of all its tabs
+    /// from one counter ([`crate::tab_refs::TabRefs`]), so a number names one element of one tab.
+    pub fn issue_above(&mut self, last: u32) {
+        self.next = self.next.max(last);
+    }
+
     /// A registry that goes on after a restart lost this one: refs up to `last_issued` (from
     /// before, as of `version`) are refused with that reason and never issued again.
     pub fn resumed(last_issued: u32, version: u64) -> RefRegistry {

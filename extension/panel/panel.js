@@ -8,7 +8,7 @@
 // the person point at an element for the agent. The runtime does the work; this module only
 // draws.
 
-import { ask, el, pageTab, tokens } from '../ui/ask.js';
+import { ask, el, fillAgents, pageTab, tokens } from '../ui/ask.js';
 import { cardsView } from './cards.js';
 import { duringView, lanesView } from './lanes.js';
 
@@ -273,9 +273,11 @@ function drawStatus(answer) {
   const clients = answer.clients ?? {};
   const name = (/** @type {string} */ id) => clients[id] ?? `session ${id.slice(0, 8)}`;
   if (s.grant === 'shared') { grant.textContent = 'Shared with the agent'; grant.className = 'pill on'; }
-  else if (s.grant === 'opened') { grant.textContent = `Opened by an agent${s.opened_by ? `: ${name(s.opened_by)}` : ''}`; grant.className = 'pill on'; }
+  else if (s.grant === 'opened') { grant.textContent = 'Opened by an agent'; grant.className = 'pill on'; }
   else { grant.textContent = 'Not shared'; grant.className = 'pill off'; }
-  grant.title = s.opened_by ? `MCP session ${s.opened_by}` : '';
+  grant.title = s.held_by ? `Held by ${name(s.held_by)} (MCP session ${s.held_by})` : '';
+  $('holder-box').hidden = s.grant === 'none' || Object.keys(clients).length === 0;
+  fillAgents(/** @type {HTMLSelectElement} */ ($('holder')), Object.entries(clients), s.held_by);
   $('stop').hidden = s.grant === 'none';
   const problem = $('problem');
   problem.hidden = !(s.grant === 'none' && s.revoked);
@@ -369,6 +371,13 @@ async function refresh() {
   drawVersions();
 }
 
+$('holder').addEventListener('change', async () => {
+  const to = /** @type {HTMLSelectElement} */ ($('holder')).value;
+  if (!to) return;
+  try { await ask('hand_over', { tab, to }); } catch (e) { $('problem').hidden = false; $('problem').textContent = `The tab was not handed over: ${/** @type {Error} */ (e).message}`; }
+  /** @type {HTMLSelectElement} */ ($('holder')).blur();
+  refresh();
+});
 $('stop').addEventListener('click', async () => {
   /** @type {HTMLButtonElement} */ ($('stop')).disabled = true;
   try { await ask('stop', { tab }); } finally { /** @type {HTMLButtonElement} */ ($('stop')).disabled = false; }

@@ -57,3 +57,23 @@ export async function pageTab() {
 export function tokens(n) {
   return n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
+
+/**
+ * Fills `select` with the connected agents (`[id, client name]`), the one holding the tab chosen
+ * (or a blank "nobody yet" when none does). Left alone while the person has it open, so a
+ * redraw never takes their choice away.
+ * @param {HTMLSelectElement} select
+ * @param {Array<[string, string | null | undefined]>} agents
+ * @param {string | null | undefined} held
+ */
+export function fillAgents(select, agents, held) {
+  if (document.activeElement === select) return;
+  const label = (/** @type {string} */ id, /** @type {string | null | undefined} */ client) =>
+    `${client ?? 'MCP client'} · ${id.slice(0, 6)}`;
+  const options = agents.map(([id, client]) => el('option', { value: id }, label(id, client)));
+  if (!held || !agents.some(([id]) => id === held)) {
+    options.unshift(el('option', { value: '' }, held ? `an agent that left · ${held.slice(0, 6)}` : 'no agent yet'));
+  }
+  select.replaceChildren(...options);
+  select.value = held && agents.some(([id]) => id === held) ? held : '';
+}

@@ -75,6 +75,40 @@ impl ExtensionPage {
         }
     }
 
+    /// Clicks the element `selector` finds as a person would: the pointer pressed and released
+    /// at its centre (CDP `Input` events, which the page cannot tell from a real mouse).
+    pub fn click(&mut self, selector: &str) -> anyhow::Result<()> {
+        let selector = Value::String(selector.to_owned());
+        let centre = self.eval(&format!(
+            "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
+             const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+        ))?;
+        let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
+            bail!("nothing on the page matches {selector}");
+        };
+        self.send("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}))?;
+        for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
+            self.send(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Picks `value` in the `<select>` that `selector` finds, as a person choosing from its list:
+    /// the pick fires the page's `change` handlers.
+    pub fn choose(&mut self, selector: &str, value: &str) -> anyhow::Result<()> {
+        let (selector, value) = (Value::String(selector.to_owned()), Value::String(value.to_owned()));
+        let chosen = self.eval(&format!(
+            "(() => {{ const s = document.querySelector({selector}); if (!s || ![...s.options].some((o) => o.value === {value})) return false; \
+             s.focus(); s.value = {value}; s.dispatchEvent(new Event('input', {{bubbles: true}})); \
+             s.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()"
+        ))?;
+        anyhow::ensure!(chosen == json!(true), "{selector} offers no {value}");
+        Ok(())
+    }
+
     /// Shows the page in the dark colour scheme (or back in the light one).
     pub fn dark(&mut self, dark: bool) -> anyhow::Result<()> {
         let value = if dark { "dark" } else { "light" };

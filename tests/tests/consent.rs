@@ -1,7 +1,7 @@
 //! Consent in the user's real browser, and keeping the agent's place: the agent reaches only
 //! tabs it opened or the user shared; cancelling the debugging bar is a stop until the user
 //! shares again; a tab nobody shared is refused by every tool, and a tab that is unshared takes
-//! its logs with it; a session does not take over another session's tabs, and each session's
+//! its logs with it; a session does not use another session's tabs, and each session's
 //! tabs sit in a group of their own; after the extension's worker restarts, or its bridge is
 //! killed, a session goes on at its tab.
 
@@ -135,11 +135,11 @@ async fn a_session_keeps_to_its_own_tabs_in_a_group_of_its_own() {
     let own = b.ok("browser_navigate", json!({"url": rig.server.url("second.html")})).await;
     assert!(own.contains("# Second page"), "{own}");
     let listed = b.ok("browser_tabs", json!({})).await;
-    assert!(listed.contains(&format!("tab {a_tab} [opened by another session (rmcp); name it to use it]")), "{listed}");
+    assert!(listed.contains(&format!("tab {a_tab} [in use by another agent]")), "{listed}");
     assert!(listed.contains("(current) [opened by you]"), "{listed}");
-    // Named, the other session's tab may be used.
-    let named = b.ok("browser_snapshot", json!({"tab": a_tab})).await;
-    assert!(named.contains("# Tiny shop"), "{named}");
+    // Even named, the other session's tab is not used (tests/tests/custody.rs has the rest).
+    let named = b.call("browser_snapshot", json!({"tab": a_tab})).await.expect("call");
+    assert!(named.is_error && named.text.contains("in use by another agent"), "{}", named.text);
 
     let groups = rig.in_worker("chrome.tabGroups.query({}).then((g) => g.map((x) => x.title))");
     assert_eq!(groups, json!(["Sightline: rmcp", "Sightline: rmcp"]), "one group per session");

@@ -40,6 +40,7 @@ use crate::refs::{GoneReason, NodeKey, RefError, RefRegistry};
 use crate::snapshot::render::RenderOptions;
 use crate::snapshot::secrets::SecretFields;
 use crate::snapshot::{RegionId, Snapshot, compile_with};
+use crate::tab_refs::TabRefs;
 pub use delta::Delta;
 pub use error::PageError;
 pub use fallback::{MAX_CHANGED_SHARE, MIN_CONFIDENCE, SHORT_DELTA_SHARE};
@@ -248,6 +249,15 @@ impl PageState {
     /// Compiles a capture with this page state's refs and its memory of secret fields.
     pub fn compile(&mut self, capture: &Capture) -> Snapshot {
         compile_with(capture, &mut self.registry, &mut self.secret_fields)
+    }
+
+    /// [`Self::compile`] for tab `tab` of a session whose tabs draw ref numbers from `numbers`.
+    pub fn compile_on_tab(&mut self, capture: &Capture, tab: i32, numbers: &mut TabRefs) -> Snapshot {
+        let before = numbers.last_issued();
+        self.registry.issue_above(before);
+        let snapshot = self.compile(capture);
+        numbers.issued(tab, before, self.registry.last_issued());
+        snapshot
     }
 
     /// The live node behind a ref; `frames` maps each frame of the tab to its current loader.

@@ -43,6 +43,7 @@ use sightline_core::changes::record;
 use sightline_core::frames;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
 use sightline_core::review::ShotPair;
+use sightline_core::tab_refs::TabLoss;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -163,8 +164,13 @@ impl Runtime {
                         }
                     }
                     state.calls.borrow_mut().remove(&id);
+                    // Told now, so no longer kept for a restart.
+                    let notices = if output.is_some() { state.take_notices(&session) } else { Vec::new() };
                     state.save_session_place(&session).await;
                     let output = output.map(|mut output| {
+                        for notice in notices.iter().rev() {
+                            output.text = format!("! {notice}\n{}", output.text);
+                        }
                         if let Some(note) = state.unsaved_note() {
                             output.text = format!("{note}\n{}", output.text);
                         }
@@ -254,7 +260,7 @@ impl Runtime {
         let state = self.state.clone();
         future_to_promise(async move {
             state.load_grants().await;
-            state.tab_closed(tab_id).await;
+            state.tab_closed(tab_id, None).await;
             state.session_log.borrow_mut().forget_tab(tab_id);
             state.shots.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
@@ -282,7 +288,7 @@ impl Runtime {
         future_to_promise(async move {
             state.load_grants().await;
             if state.tabs.borrow().is_controlled(tab_id) {
-                state.revoke(tab_id, Some("the user stopped sharing it".into())).await;
+                state.revoke(tab_id, Some("the user stopped sharing it".into()), TabLoss::Unshared).await;
                 let _ = chrome::detach(tab_id).await;
             } else {
                 state.grant(tab_id, tabs::Grant::Shared, None).await;

@@ -21,6 +21,7 @@ use crate::input::NodeTarget;
 use crate::state::State;
 use crate::tabs::Grant;
 use crate::{chrome, selection};
+use sightline_core::tab_refs::TabLoss;
 
 /// Lines of unchanged context kept around each change in a review.
 const REVIEW_CONTEXT: usize = 2;
@@ -55,6 +56,13 @@ pub enum PageMessage {
     Share {
         /// The tab.
         tab: i32,
+    },
+    /// Hands a tab to another connected agent (MCP session).
+    HandOver {
+        /// The tab.
+        tab: i32,
+        /// The MCP session to hand it to.
+        to: String,
     },
     /// Outlines the element behind a ref in the page.
     Highlight {
@@ -176,7 +184,13 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Stop { tab } => {
             let controlled = state.tabs.borrow().is_controlled(tab);
-            state.revoke(tab, Some("the user stopped the agent on this tab from the Sightline panel".into())).await;
+            state
+                .revoke(
+                    tab,
+                    Some("the user stopped the agent on this tab from the Sightline panel".into()),
+                    TabLoss::Stopped,
+                )
+                .await;
             let _ = chrome::detach(tab).await;
             json!({"stopped": controlled})
         }
@@ -186,6 +200,13 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             // Shared even when the debugger cannot attach yet (a page the browser shuts
             // extensions out of): the agent may navigate it away, as from the toolbar.
             json!({"shared": true, "note": attached.err().map(|e| e.to_string())})
+        }
+        PageMessage::HandOver { tab, to } => {
+            let title = chrome::get_tab(tab).await.ok().and_then(|t| t.title).unwrap_or_default();
+            match state.hand_over(tab, &to, &title).await {
+                Ok(()) => json!({"handed": true, "status": grant_of(state, tab)}),
+                Err(why) => json!({"error": why}),
+            }
         }
         PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
         PageMessage::Unhighlight { tab } => {
@@ -260,8 +281,8 @@ fn last_session(state: &State, tab: i32) -> Option<String> {
     state.session_log.borrow().model(tab).calls.last().map(|c| c.session.clone())
 }
 
-/// How the agent holds `tab`: `shared`, `opened` (by which session) or `none`, and why it was
-/// taken away if it was.
+/// How the agent holds `tab`: `shared`, `opened` or `none`, which session holds it (and its
+/// client's name), and why it was taken away if it was.
 fn grant_of(state: &State, tab: i32) -> Value {
     let tabs = state.tabs.borrow();
     let grant = match tabs.grants.tabs.get(&tab) {
@@ -271,7 +292,8 @@ fn grant_of(state: &State, tab: i32) -> Value {
     };
     json!({
         "grant": grant,
-        "opened_by": tabs.grants.owners.get(&tab),
+        "held_by": tabs.grants.holders.get(&tab),
+        "held_by_client": tabs.grants.holders.get(&tab).and_then(|h| state.sessions.borrow().get(h).and_then(|s| s.client.clone())),
         "revoked": tabs.grants.revoked.get(&tab),
         "stopped": tabs.grants.stopped,
     })
@@ -313,7 +335,7 @@ async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
         tabs.grants
             .tabs
             .iter()
-            .map(|(t, g)| json!({"tab": t, "grant": g, "opened_by": tabs.grants.owners.get(t)}))
+            .map(|(t, g)| json!({"tab": t, "grant": g, "held_by": tabs.grants.holders.get(t)}))
             .collect()
     };
     json!({

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::collections::BTreeMap;
 
 use sightline_core::page_state::PageState;
+use sightline_core::tab_refs::{TabLoss, TabRefs};
 
 use crate::cdp::EventHub;
 use crate::tabs::{SavedSession, TabRegistry};
@@ -29,6 +30,14 @@ pub struct Session {
     /// Until the session looks at the page again, its next action there is not run: a blind
     /// retry must not do the thing twice.
     pub unconfirmed: HashMap<i32, UnconfirmedAction>,
+    /// The numbers of its refs on every tab, and the tabs it lost: a ref acts only on its tab.
+    pub refs: TabRefs,
+    /// The current tab it lost (the person stopped it there, closed it, handed it on): until
+    /// it names a tab, calls that name none are refused with this.
+    pub lost: Option<(i32, TabLoss)>,
+    /// What the person did that the session has not been told yet (a tab handed to it or taken
+    /// from it), said at the start of its next answer.
+    pub notices: Vec<String>,
 }
 
 /// An action that was sent to the page without its outcome being shown.
@@ -132,6 +141,9 @@ impl State {
             client: s.client.clone(),
             current_tab: s.current_tab,
             pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
+            last_ref: s.refs.last_issued(),
+            lost: s.lost,
+            notices: s.notices.clone(),
         })
     }
 
@@ -145,6 +157,9 @@ impl State {
                 current_tab: place.current_tab,
                 pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(*point))).collect(),
                 unconfirmed: HashMap::new(),
+                refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
+                lost: place.lost,
+                notices: place.notices.clone(),
             });
         }
     }
@@ -176,16 +191,35 @@ impl State {
         ))
     }
 
-    /// Drops every session's view of a tab that went away.
-    pub fn forget_tab_pages(&self, tab_id: i32) {
-        for session in self.sessions.borrow_mut().values_mut() {
-            session.pages.remove(&tab_id);
-            session.unconfirmed.remove(&tab_id);
-            if session.current_tab == Some(tab_id) {
-                session.current_tab = None;
-            }
+    /// Drops every session's view of a tab that went away, `loss` saying how. A session that
+    /// was acting on it has no current tab until it names one, except `by`, the session that
+    /// closed the tab itself; every other session's refs of the tab are refused with `loss`.
+    pub fn forget_tab_pages(&self, tab_id: i32, loss: TabLoss, by: Option<&str>) {
+        for (id, session) in self.sessions.borrow_mut().iter_mut() {
+            Self::lose(session, tab_id, loss, by == Some(id.as_str()));
         }
         self.tab_locks.borrow_mut().remove(&tab_id);
         crate::cdp::page_replaced(tab_id);
+    }
+
+    /// Takes `tab_id` from one session's view (see [`Self::forget_tab_pages`]); `itself` when the
+    /// session did it, so it needs no telling.
+    pub fn lose(session: &mut Session, tab_id: i32, loss: TabLoss, itself: bool) {
+        let had = session.pages.remove(&tab_id).is_some() || session.current_tab == Some(tab_id);
+        session.unconfirmed.remove(&tab_id);
+        if session.current_tab == Some(tab_id) {
+            session.current_tab = None;
+            if !itself {
+                session.lost = Some((tab_id, loss));
+            }
+        }
+        if had && !itself {
+            session.refs.lose(tab_id, loss);
+        }
+    }
+
+    /// The notices `session` has not been told yet, taken.
+    pub fn take_notices(&self, session: &str) -> Vec<String> {
+        self.sessions.borrow_mut().get_mut(session).map(|s| std::mem::take(&mut s.notices)).unwrap_or_default()
     }
 }

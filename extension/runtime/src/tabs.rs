@@ -2,12 +2,14 @@
 //!
 //! The agent sees and drives only tabs it created or that the user shared with the toolbar
 //! button. Tabs the user shared sit in a tab group named "Sightline"; each MCP session's own
-//! tabs sit in a group of their own named after its client, removed when the session ends. A
-//! tab a session opened is that session's: another session uses it only when told to (by its
-//! id). Grants, and each session's place (its current tab and where its page states were), are
-//! kept in `chrome.storage.session` so a service-worker restart keeps them. When the user
-//! cancels the debugging infobar, every grant is revoked and nothing is opened or controlled
-//! again until the user shares a tab: the cancel is a stop.
+//! tabs sit in a group of their own named after its client, removed when the session ends. Each
+//! tab is held by one session at most (`sightline_core::custody`): the one that opened it, the
+//! first one to use a tab the user shared, or the one the person handed it to; other sessions
+//! see it only as in use by another agent. Grants, holders and each session's place (its
+//! current tab and where its page states were) are kept in `chrome.storage.session` so a
+//! service-worker restart keeps them. When the user cancels the debugging infobar, every grant
+//! is revoked and nothing is opened or controlled again until the user shares a tab: the cancel
+//! is a stop.
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -15,9 +17,11 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 use sightline_core::cdp::page::FrameTreeResult;
+use sightline_core::custody::{self, Access, Candidate};
 use sightline_core::dialogs::OpenDialog;
 use sightline_core::frames::FrameTracker;
 use sightline_core::page_state::ResumePoint;
+use sightline_core::tab_refs::TabLoss;
 
 use crate::cdp;
 use crate::chrome::{self, ChromeError};
@@ -49,9 +53,10 @@ pub struct Grants {
     /// The Sightline tab group (of the tabs the user shared) per window.
     #[serde(default)]
     pub groups: BTreeMap<i32, i32>,
-    /// The MCP session that opened each tab the agent opened.
-    #[serde(default)]
-    pub owners: BTreeMap<i32, String>,
+    /// The MCP session holding each tab: the one that opened it, the first one to use a tab
+    /// the user shared, or the one the person handed it to. A tab missing here is free.
+    #[serde(default, alias = "owners")]
+    pub holders: BTreeMap<i32, String>,
     /// Each MCP session's own tab group, per window (`"<window>/<session>"`).
     #[serde(default)]
     pub session_groups: BTreeMap<String, i32>,
@@ -62,6 +67,18 @@ pub struct Grants {
     /// Where each MCP session was, for it to go on after a restart.
     #[serde(default)]
     pub sessions: BTreeMap<String, SavedSession>,
+}
+
+impl Grants {
+    /// How `session` stands to `tab` (which must be controlled to be used at all).
+    pub fn access(&self, tab: i32, session: &str) -> Access {
+        custody::access(self.holders.get(&tab).map(String::as_str), session)
+    }
+
+    /// The controlled tabs as candidates for a call's tab, oldest first.
+    pub fn candidates(&self) -> Vec<Candidate<'_>> {
+        self.tabs.keys().map(|&tab| Candidate { tab, holder: self.holders.get(&tab).map(String::as_str) }).collect()
+    }
 }
 
 /// What a worker restart must not make an MCP session lose.
@@ -76,17 +93,15 @@ pub struct SavedSession {
     /// Per tab, where its page state was.
     #[serde(default)]
     pub pages: BTreeMap<i32, ResumePoint>,
-}
-
-impl Grants {
-    /// Whether `session` may use `tab` without naming it: a tab the user shared, or one it opened.
-    pub fn usable_by(&self, tab: i32, session: &str) -> bool {
-        match self.tabs.get(&tab) {
-            Some(Grant::Shared) => true,
-            Some(Grant::Created) => self.owners.get(&tab).is_none_or(|owner| owner == session),
-            None => false,
-        }
-    }
+    /// The last ref number it issued on any tab.
+    #[serde(default)]
+    pub last_ref: u32,
+    /// The current tab it lost, until it names another.
+    #[serde(default)]
+    pub lost: Option<(i32, TabLoss)>,
+    /// What it has not been told yet.
+    #[serde(default)]
+    pub notices: Vec<String>,
 }
 
 /// What the runtime knows about one controlled tab's debugger session.
@@ -212,13 +227,17 @@ impl State {
         }
     }
 
-    /// An MCP session ended: its tab group goes (its tabs stay open, ungrouped) and so does
-    /// what was kept of it.
+    /// An MCP session ended: its tab group goes (its tabs stay open, ungrouped, and free for
+    /// another agent to use) and so does what was kept of it.
     pub async fn session_ended(&self, session: &str) {
         let (tabs, groups): (Vec<i32>, Vec<String>) = {
             let mut registry = self.tabs.borrow_mut();
             registry.grants.sessions.remove(session);
-            let owned = registry.grants.owners.iter().filter(|(_, o)| *o == session).map(|(t, _)| *t).collect();
+            let owned: Vec<i32> =
+                registry.grants.holders.iter().filter(|(_, o)| *o == session).map(|(t, _)| *t).collect();
+            for tab in &owned {
+                registry.grants.holders.remove(tab);
+            }
             let suffix = format!("/{session}");
             let groups = registry.grants.session_groups.keys().filter(|k| k.ends_with(&suffix)).cloned().collect();
             (owned, groups)
@@ -266,19 +285,37 @@ impl State {
             tabs.grants.revoked.remove(&tab_id);
             match opened_by {
                 Some(session) => {
-                    tabs.grants.owners.insert(tab_id, session.to_owned());
+                    tabs.grants.holders.insert(tab_id, session.to_owned());
                 }
                 None => {
-                    tabs.grants.owners.remove(&tab_id);
+                    tabs.grants.holders.remove(&tab_id);
                 }
             }
             if grant == Grant::Shared {
                 tabs.grants.stopped = false;
             }
         }
+        if grant == Grant::Shared {
+            self.given_back(tab_id);
+        }
         self.add_to_group(tab_id, opened_by).await;
         let _ = chrome::set_badge(tab_id, "ON").await;
         self.save_grants().await;
+    }
+
+    /// The person shared `tab_id` again: a session whose current tab it was, before it lost it,
+    /// goes on there (and holds it), and is told so.
+    fn given_back(&self, tab_id: i32) {
+        let mut sessions = self.sessions.borrow_mut();
+        let Some((id, session)) = sessions.iter_mut().find(|(_, s)| s.lost.is_some_and(|(lost, _)| lost == tab_id))
+        else {
+            return;
+        };
+        session.lost = None;
+        session.current_tab = Some(tab_id);
+        session.refs.regain(tab_id);
+        session.notices.push(format!("The person shared tab {tab_id} with you again; it is your current tab."));
+        self.tabs.borrow_mut().grants.holders.insert(tab_id, id.clone());
     }
 
     /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
@@ -294,8 +331,9 @@ impl State {
         self.with_timeline(|t| t.set_readable_tabs(Some(readable)));
     }
 
-    /// Takes `tab_id` away from the agent, remembering why.
-    pub async fn revoke(&self, tab_id: i32, reason: Option<String>) {
+    /// Takes `tab_id` away from the agent, remembering why (`reason`, and `loss` for the
+    /// sessions that were using it).
+    pub async fn revoke(&self, tab_id: i32, reason: Option<String>, loss: TabLoss) {
         self.selections.borrow_mut().remove(&tab_id);
         let was_controlled = {
             let mut tabs = self.tabs.borrow_mut();
@@ -303,10 +341,10 @@ impl State {
             if let Some(reason) = reason {
                 tabs.grants.revoked.insert(tab_id, reason);
             }
-            tabs.grants.owners.remove(&tab_id);
+            tabs.grants.holders.remove(&tab_id);
             tabs.grants.tabs.remove(&tab_id).is_some()
         };
-        self.forget_tab_pages(tab_id);
+        self.forget_tab_pages(tab_id, loss, None);
         if was_controlled {
             let _ = chrome::ungroup_tab(tab_id).await;
             let _ = chrome::set_badge(tab_id, "").await;
@@ -314,8 +352,8 @@ impl State {
         self.save_grants().await;
     }
 
-    /// Forgets a closed tab entirely.
-    pub async fn tab_closed(&self, tab_id: i32) {
+    /// Forgets a closed tab entirely; `by` is the session that closed it, if one did.
+    pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
         self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
         self.flood.borrow_mut().forget(tab_id);
         self.selections.borrow_mut().remove(&tab_id);
@@ -324,9 +362,9 @@ impl State {
             tabs.sessions.remove(&tab_id);
             tabs.grants.tabs.remove(&tab_id);
             tabs.grants.revoked.remove(&tab_id);
-            tabs.grants.owners.remove(&tab_id);
+            tabs.grants.holders.remove(&tab_id);
         }
-        self.forget_tab_pages(tab_id);
+        self.forget_tab_pages(tab_id, TabLoss::Closed, by);
         self.save_grants().await;
     }
 
@@ -369,6 +407,68 @@ impl State {
             }
             Err(e) => chrome::warn(&format!("Sightline could not group tab {tab_id}: {e}")),
         }
+    }
+
+    /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
+    pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
+        self.require_controlled(tab_id)?;
+        match self.tabs.borrow().grants.access(tab_id, session) {
+            Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
+            Access::Held | Access::Free => Ok(()),
+        }
+    }
+
+    /// Makes `session` the holder of `tab_id` when nobody holds it, and its current tab; the
+    /// session has a tab to act on again and the tab's old refs are its own once more.
+    pub async fn take_up(&self, tab_id: i32, session: &str) {
+        let claimed = {
+            let mut tabs = self.tabs.borrow_mut();
+            let free = !tabs.grants.holders.contains_key(&tab_id);
+            if free {
+                tabs.grants.holders.insert(tab_id, session.to_owned());
+            }
+            free
+        };
+        self.with_session(session, |s| {
+            s.current_tab = Some(tab_id);
+            s.lost = None;
+            s.refs.regain(tab_id);
+        });
+        if claimed {
+            self.save_grants().await;
+        }
+    }
+
+    /// The person hands `tab_id` to `to` (an MCP session): the session holding it before loses
+    /// it (its current tab too), and both are told in their next answer.
+    pub async fn hand_over(&self, tab_id: i32, to: &str, title: &str) -> Result<(), String> {
+        if !self.tabs.borrow().is_controlled(tab_id) {
+            return Err(format!("tab {tab_id} is not shared with Sightline"));
+        }
+        if !self.sessions.borrow().contains_key(to) {
+            return Err("that agent is no longer connected".into());
+        }
+        let before = self.tabs.borrow_mut().grants.holders.insert(tab_id, to.to_owned());
+        if before.as_deref() == Some(to) {
+            return Ok(());
+        }
+        let quoted = sightline_core::snapshot::render::quote(title);
+        for (id, session) in self.sessions.borrow_mut().iter_mut() {
+            if id == to {
+                session.refs.regain(tab_id);
+                session.notices.push(format!(
+                    "The person handed you tab {tab_id} {quoted}: name it with `tab` (or browser_tabs select) to use it."
+                ));
+            } else if before.as_deref() == Some(id.as_str()) {
+                State::lose(session, tab_id, TabLoss::HandedOver, false);
+                session.notices.push(format!(
+                    "The person handed tab {tab_id} to another agent: you can no longer read or act on it, and its \
+                     refs no longer work."
+                ));
+            }
+        }
+        self.save_grants().await;
+        Ok(())
     }
 
     /// Fails unless the agent may use `tab_id`, explaining why not.
@@ -488,6 +588,7 @@ impl State {
                          the Sightline toolbar button."
                             .into(),
                     ),
+                    TabLoss::Unshared,
                 )
                 .await;
             }

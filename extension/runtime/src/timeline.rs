@@ -258,6 +258,23 @@ impl State {
         f(&mut store.timeline)
     }
 
+    /// [`Self::with_timeline`] as `session` may read it: entries of the tabs it holds or that
+    /// nobody holds, never those of another session's tabs.
+    pub fn with_session_timeline<R>(&self, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
+        let readable = {
+            let tabs = self.tabs.borrow();
+            let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
+            tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).collect()
+        };
+        let result = self.with_timeline(|t| {
+            t.set_readable_tabs(Some(readable));
+            f(t)
+        });
+        // Back to what any reader may see: every controlled tab.
+        self.sync_readable_tabs();
+        result
+    }
+
     /// Requests still waiting for their response, oldest first, in tabs the debugger is attached
     /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
     /// shown as waiting.

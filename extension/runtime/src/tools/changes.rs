@@ -20,9 +20,12 @@ use crate::{chrome, timeline, timer};
 /// the engine took to build it in the extension.
 pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesParams) -> ToolResult {
     state.refresh_noise_rules().await;
+    if let Some(tab) = params.tab {
+        state.require_usable(tab as i32, session)?;
+    }
     let now = timer::epoch_ms();
     let started = timer::now_ms();
-    let report = state.with_timeline(|t| t.changes_since(session, &params, now))?;
+    let report = state.with_session_timeline(session, |t| t.changes_since(session, &params, now))?;
     let wasm_ms = timer::now_ms() - started;
     // The session's automatic checkpoint moved (unless a named one was asked for).
     timeline::save_soon(state);
@@ -37,8 +40,8 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
 
 /// `browser_checkpoint`: create, list or delete named checkpoints. A change is saved before
 /// answering, for worker restarts and for browser restarts.
-pub async fn checkpoint(state: &Rc<State>, params: CheckpointParams) -> ToolResult {
-    let reply = state.with_timeline(|t| t.checkpoint(&params, timer::epoch_ms()))?;
+pub async fn checkpoint(state: &Rc<State>, session: &str, params: CheckpointParams) -> ToolResult {
+    let reply = state.with_session_timeline(session, |t| t.checkpoint(&params, timer::epoch_ms()))?;
     if params.action != CheckpointAction::List {
         state.save_named_checkpoints().await;
         state.save_timeline().await;

@@ -1,8 +1,8 @@
 //! `browser_console_messages` and `browser_network_requests`: the full console and network rings
 //! of the agent's tabs, a page at a time, and the requests still waiting for their response, as
 //! the engine renders them (`sightline_core::changes::listing`). This module only reads the
-//! browser's timeline and the clock their wait is measured by. Only tabs the agent may still
-//! use are listed: a tab unshared or closed is no longer readable.
+//! browser's timeline and the clock their wait is measured by. Only tabs the session may still
+//! use are listed: a tab unshared or closed is no longer readable, nor one another agent holds.
 
 use std::rc::Rc;
 
@@ -14,17 +14,19 @@ use crate::state::State;
 use crate::timer;
 
 /// `browser_console_messages`.
-pub fn console_messages(state: &Rc<State>, params: ConsoleMessagesParams) -> ToolResult {
+pub fn console_messages(state: &Rc<State>, session: &str, params: ConsoleMessagesParams) -> ToolResult {
     Ok(ToolOutput::text(
-        state.with_timeline(|t| render_console(t.console().iter().filter(|e| t.readable(e.tab)), &params)),
+        state.with_session_timeline(session, |t| {
+            render_console(t.console().iter().filter(|e| t.readable(e.tab)), &params)
+        }),
     ))
 }
 
 /// `browser_network_requests`.
-pub fn network_requests(state: &Rc<State>, params: NetworkRequestsParams) -> ToolResult {
+pub fn network_requests(state: &Rc<State>, session: &str, params: NetworkRequestsParams) -> ToolResult {
     let mut pending = state.pending_requests();
     let now = timer::epoch_ms();
-    Ok(ToolOutput::text(state.with_timeline(|t| {
+    Ok(ToolOutput::text(state.with_session_timeline(session, |t| {
         pending.retain(|p| t.readable(p.tab));
         render_network(t.network().iter().filter(|e| t.readable(e.tab)), &pending, &params, now)
     })))

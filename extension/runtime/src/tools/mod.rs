@@ -27,6 +27,7 @@ use std::rc::Rc;
 
 use futures::future::{Either, select};
 use sightline_core::changes::ActionKind;
+use sightline_core::custody::{self, Target};
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
@@ -251,9 +252,9 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
         ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, p).await.map_err(Failure::from),
-        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, p).map_err(Failure::from),
-        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, p).map_err(Failure::from),
+        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).map_err(Failure::from),
+        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).map_err(Failure::from),
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
     };
     drop(acting);
@@ -318,8 +319,10 @@ pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str)
     )))
 }
 
-/// The tab a call acts on: the one it names, else the session's current tab, else (when
-/// `open_if_none`) a new tab the agent owns.
+/// The tab a call acts on: the one it names (which the session then holds, unless another
+/// session does), else the session's current tab, else (see `sightline_core::custody`) the
+/// newest tab it holds or a free one, else (when `open_if_none`) a new tab the agent owns. A
+/// session that lost its current tab gets none until it names one.
 pub async fn target_tab(
     state: &Rc<State>,
     session: &str,
@@ -328,41 +331,39 @@ pub async fn target_tab(
 ) -> Result<i32, ToolError> {
     if let Some(tab) = named {
         let tab = tab as i32;
-        state.require_controlled(tab)?;
-        state.with_session(session, |s| s.current_tab = Some(tab));
+        state.require_usable(tab, session)?;
+        state.take_up(tab, session).await;
         return Ok(tab);
     }
-    let current = state.with_session(session, |s| s.current_tab);
-    if let Some(tab) = current
-        && state.tabs.borrow().is_controlled(tab)
-    {
-        return Ok(tab);
-    }
-    // No current tab: the newest this session opened, else the newest the user shared. A tab
-    // another session opened is used only when named.
-    let usable: Vec<i32> = {
+    let (current, lost) = state.with_session(session, |s| (s.current_tab, s.lost));
+    let choice = {
         let tabs = state.tabs.borrow();
-        tabs.grants.tabs.keys().copied().filter(|&t| tabs.grants.usable_by(t, session)).collect()
+        custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
     };
-    let owned = |t: &i32| state.tabs.borrow().grants.owners.get(t).is_some_and(|o| o == session);
-    let newest = usable.iter().rev().find(|t| owned(t)).or_else(|| usable.iter().rev().find(|t| !owned(t))).copied();
-    if let Some(tab) = newest
-        && chrome::get_tab(tab).await.is_ok()
-    {
-        state.with_session(session, |s| s.current_tab = Some(tab));
-        return Ok(tab);
+    match choice {
+        Target::Tab(tab) if Some(tab) == current => Ok(tab),
+        Target::Tab(tab) if chrome::get_tab(tab).await.is_ok() => {
+            state.take_up(tab, session).await;
+            Ok(tab)
+        }
+        Target::Lost { tab, loss } => {
+            state.require_not_stopped()?;
+            Err(ToolError::CurrentTabLost { tab, loss })
+        }
+        Target::Open => tabs::open_tab(state, session).await,
+        Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(state, session).await,
+        Target::Tab(_) | Target::None => {
+            state.require_not_stopped()?;
+            Err(ToolError::NoTab)
+        }
     }
-    if open_if_none {
-        return tabs::open_tab(state, session).await;
-    }
-    state.require_not_stopped()?;
-    Err(ToolError::NoTab)
 }
 
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
     let tabs = state.tabs.borrow();
+    state.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
     state.with_session(session, |s| match s.pages.get(&tab_id) {
         Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),

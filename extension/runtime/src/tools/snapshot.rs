@@ -50,7 +50,7 @@ async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured,
     let mut snapshot = state.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();
         page.set_secret_words(&words);
-        page.compile(&captured.capture)
+        page.compile_on_tab(&captured.capture, tab, &mut s.refs)
     });
     snapshot.stats.capture_ms = Some(captured.costs.capture_ms);
     snapshot.stats.convert_ms = Some(captured.costs.convert_ms);

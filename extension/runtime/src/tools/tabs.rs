@@ -16,6 +16,7 @@ use crate::options::Options;
 use crate::state::State;
 use crate::tabs::Grant;
 use futures::future::Either;
+use sightline_core::custody::Access;
 
 /// How long a closing tab may take to ask whether it may be left.
 const LEAVE_QUESTION_MS: u32 = 10_000;
@@ -58,7 +59,10 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
                 },
                 Either::Right((None, remove)) => remove.await?,
             }
-            state.tab_closed(tab).await;
+            state.tab_closed(tab, Some(session)).await;
+            // The browser may have reported the close before the removal answered: the session
+            // closed its own tab and needs no telling.
+            state.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
             list(state, session).await
         }
     }
@@ -83,21 +87,23 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let mut rows = Vec::new();
     for (tab, grant) in controlled {
         let Ok(info) = chrome::get_tab(tab).await else {
-            state.tab_closed(tab).await;
+            state.tab_closed(tab, None).await;
             continue;
         };
         let marker = if current == Some(tab) { " (current)" } else { "" };
-        let owner = state.tabs.borrow().grants.owners.get(&tab).cloned();
-        let how = match (grant, owner.as_deref()) {
-            (Grant::Shared, _) => "shared by user".to_owned(),
-            (Grant::Created, Some(o)) if o != session => {
-                let client = state.tabs.borrow().grants.sessions.get(o).and_then(|s| s.client.clone());
-                match client {
-                    Some(client) => format!("opened by another session ({client}); name it to use it"),
-                    None => "opened by another session; name it to use it".to_owned(),
-                }
+        let access = state.tabs.borrow().grants.access(tab, session);
+        let how = match (grant, access) {
+            // Another agent's tab: that it exists, nothing of what it shows.
+            (_, Access::Another) => {
+                text.push_str(&format!("- tab {tab} [in use by another agent]\n"));
+                rows.push(serde_json::json!({"tab": tab, "current": false, "grant": "in use by another agent",
+                    "usable": false}));
+                continue;
             }
-            (Grant::Created, _) => "opened by you".to_owned(),
+            (Grant::Shared, Access::Held) => "shared by user, yours",
+            (Grant::Shared, Access::Free) => "shared by user",
+            (Grant::Created, Access::Held) => "opened by you",
+            (Grant::Created, Access::Free) => "opened by an agent that left",
         };
         let title = info.title.unwrap_or_default();
         let raw_url = info.url.unwrap_or_default();
