@@ -16,6 +16,7 @@ pub mod page_state;
 pub mod protocol;
 pub mod refs;
 pub mod review;
+pub mod screenshot;
 pub mod sizes;
 pub mod snapshot;
 pub mod tab_refs;

@@ -13,6 +13,7 @@ pub mod display;
 pub mod fidelity;
 pub mod grammar;
 pub mod miniwob;
+pub mod ocr;
 pub mod paths;
 pub mod sandbox;
 pub mod server;

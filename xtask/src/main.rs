@@ -79,6 +79,7 @@ fn main() -> anyhow::Result<()> {
         Command::Test { cargo_args } => {
             setup::ensure_chromium()?;
             setup::ensure_xvfb()?;
+            setup::ensure_tesseract()?;
             let built = build::build()?;
             setup::ensure_node_packages()?;
             setup::ensure_python_client()?;

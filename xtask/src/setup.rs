@@ -1,7 +1,7 @@
 //! Installing what the build and tests need, idempotently: Debian's Chromium, Xvfb (the X server
-//! the DevTools test runs a headful Chromium in), the npm packages
-//! of the external MCP client tests (TypeScript SDK, MCP Inspector), a Python virtual
-//! environment with the MCP Python SDK, and MiniWoB++'s task pages.
+//! the DevTools test runs a headful Chromium in), Tesseract (the OCR the screenshot drills read
+//! with), the npm packages of the external MCP client tests (TypeScript SDK, MCP Inspector), a
+//! Python virtual environment with the MCP Python SDK, and MiniWoB++'s task pages.
 
 use std::path::Path;
 use std::process::Command;
@@ -19,6 +19,12 @@ pub fn ensure_chromium() -> anyhow::Result<()> {
 /// the DevTools test opens real DevTools in a headful Chromium on a virtual display.
 pub fn ensure_xvfb() -> anyhow::Result<()> {
     ensure_debian_packages("/usr/bin/Xvfb", "Xvfb", &["xvfb"])
+}
+
+/// Makes sure `/usr/bin/tesseract` exists, installing Debian's `tesseract-ocr` when running as
+/// root: the screenshot drills read what a screenshot shows with OCR.
+pub fn ensure_tesseract() -> anyhow::Result<()> {
+    ensure_debian_packages("/usr/bin/tesseract", "Tesseract OCR", &["tesseract-ocr", "tesseract-ocr-eng"])
 }
 
 /// Installs the Debian `packages` unless `binary` exists; `what` names them in messages. Needs

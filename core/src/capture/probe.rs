@@ -158,7 +158,7 @@ impl TargetReading {
 }
 
 /// The compared counters from a `Performance.getMetrics` reply, in [`COUNTERS`] order.
-fn counters(metrics: &Value) -> Vec<(String, f64)> {
+pub fn counters(metrics: &Value) -> Vec<(String, f64)> {
     let listed = metrics["metrics"].as_array().map(Vec::as_slice).unwrap_or_default();
     COUNTERS
         .iter()

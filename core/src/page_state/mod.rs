@@ -251,6 +251,11 @@ impl PageState {
         compile_with(capture, &mut self.registry, &mut self.secret_fields)
     }
 
+    /// The fields of `capture` a snapshot masks, which a screenshot paints over.
+    pub fn masked_fields(&mut self, capture: &Capture) -> Vec<NodeKey> {
+        crate::snapshot::masked_fields(capture, &mut self.secret_fields)
+    }
+
     /// [`Self::compile`] for tab `tab` of a session whose tabs draw ref numbers from `numbers`.
     pub fn compile_on_tab(&mut self, capture: &Capture, tab: i32, numbers: &mut TabRefs) -> Snapshot {
         let before = numbers.last_issued();

@@ -263,6 +263,25 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
     compile_with(capture, refs, &mut secrets::SecretFields::default())
 }
 
+/// Every field of `capture` whose value a snapshot masks (judged secret now, or remembered as
+/// secret by `secret_fields`, which learns the ones secret now), in every frame: what a
+/// screenshot must paint over. Fields that are not drawn are listed too; they have no box.
+pub fn masked_fields(capture: &Capture, secret_fields: &mut secrets::SecretFields) -> Vec<NodeKey> {
+    let mut tree = PageTree::build(capture);
+    secret_fields.apply(&mut tree);
+    (0..tree.nodes.len())
+        .filter(|&id| secrets::is_secret(&tree, id))
+        .map(|id| {
+            let frame = tree.frame_of(id);
+            NodeKey {
+                frame_id: frame.frame_id.clone(),
+                loader_id: frame.loader_id.clone(),
+                backend_node_id: tree.nodes[id].backend_id,
+            }
+        })
+        .collect()
+}
+
 /// [`compile`], with `secret_fields` remembering which fields were secret before (and learning
 /// the ones secret now).
 pub fn compile_with(capture: &Capture, refs: &mut RefRegistry, secret_fields: &mut secrets::SecretFields) -> Snapshot {

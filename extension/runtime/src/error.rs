@@ -256,6 +256,12 @@ pub enum ElementProblem {
         /// What a press there would reach.
         instead: String,
     },
+    /// A field whose value is masked: a picture of it alone would show only what is masked.
+    #[error(
+        "is a field whose value Sightline masks (a password, a one-time code, card or bank data), so a screenshot of \
+         it alone is refused; screenshots of the page show it painted over"
+    )]
+    Masked,
     /// Another frame (an iframe laid over it, or one it holds) would receive the click.
     #[error(
         "would not get this click: another frame would receive it ({what}), so nothing was clicked. A page can lay \

@@ -73,6 +73,11 @@ impl NodeTarget {
         Ok(world.execution_context_id)
     }
 
+    /// The frame's isolated world (its execution context id).
+    pub async fn isolated_context(&self) -> Result<i64, CdpError> {
+        self.world(false).await
+    }
+
     /// The node as an object of the frame's isolated world (a remembered world that is gone is
     /// looked up afresh, once).
     pub async fn resolve_isolated(&self, backend_node_id: i64) -> Result<RemoteObject, CdpError> {

@@ -7,14 +7,18 @@ use serde::Deserialize;
 use sightline_core::protocol::{ImageData, ImageFormat, MouseButton, MouseClickXyParams, MouseDragXyParams};
 use sightline_core::protocol::{ScreenshotParams, ToolOutput};
 
+use sightline_core::refs::NodeKey;
+use sightline_core::screenshot::{self, Clip, Label, MaskedField, PaintPlan, Rect};
+
 use super::actions::{ActionResult, act, on_tab};
 use super::{CallContext, ToolResult, refuse_if_dialog, resolve_ref};
-use crate::cdp;
-use crate::error::ToolError;
+use crate::cdp::{self, CdpError};
+use crate::error::{ElementProblem, ToolError};
 use crate::input::{self, NodeTarget};
+use crate::paint::Crop;
 use crate::state::State;
+use crate::still::Still;
 use crate::{drag, timer};
-use sightline_core::refs::NodeKey;
 
 /// Most pixels a screenshot holds (after scaling): a long page is scaled down to fit.
 const MOST_PIXELS: f64 = 4_000_000.0;
@@ -28,6 +32,9 @@ const MOST_LABELS: usize = 300;
 struct Metrics {
     css_visual_viewport: Viewport,
     css_content_size: Size,
+    /// The same viewport in device pixels.
+    #[serde(default)]
+    visual_viewport: Option<Viewport>,
 }
 
 #[derive(Deserialize)]
@@ -66,28 +73,6 @@ async fn bounds(at: &NodeTarget, backend_node_id: i64) -> Option<[f64; 4]> {
     (x1 > x0 && y1 > y0).then_some([x0, y0, x1 - x0, y1 - y0])
 }
 
-/// Draws `labels` (ref, box in page coordinates) over the page, in a closed shadow root the
-/// page cannot reach into; `LABELS_OFF` takes it away again.
-const LABELS_ON: &str = r#"(labels) => {
-  const host = document.createElement('sightline-refs');
-  host.style.cssText = 'position:absolute;left:0;top:0;width:0;height:0;z-index:2147483647;pointer-events:none';
-  const root = host.attachShadow({ mode: 'closed' });
-  for (const [ref, x, y, w, h] of labels) {
-    const box = document.createElement('div');
-    box.style.cssText = `position:absolute;left:${x}px;top:${y}px;width:${w}px;height:${h}px;outline:1px solid #e0218a`;
-    const tag = document.createElement('span');
-    tag.textContent = ref;
-    tag.style.cssText = 'position:absolute;left:0;top:0;font:bold 10px/12px monospace;color:#fff;background:#e0218a;padding:0 2px';
-    box.appendChild(tag);
-    root.appendChild(box);
-  }
-  document.documentElement.appendChild(host);
-  globalThis.__sightlineRefs = host;
-  return true;
-}"#;
-const LABELS_OFF: &str =
-    "() => { const h = globalThis.__sightlineRefs; if (h) h.remove(); delete globalThis.__sightlineRefs; }";
-
 /// `browser_take_screenshot`.
 pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotParams, ctx: &CallContext) -> ActionResult {
     if let Some(scale) = params.scale
@@ -106,8 +91,13 @@ pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotPara
     .await
 }
 
+/// How many times a screenshot is taken again when a masked field moved during the capture.
+const MOST_TRIES: usize = 3;
+
 /// Takes the screenshot `params` ask for on the tab, locked and attached: of `node` when the
-/// call names one.
+/// call names one. Every field a snapshot masks is painted over in the image, and the ref labels
+/// drawn into it (`sightline_core::screenshot`); while it is measured and captured, the page is
+/// held still (`crate::still`).
 async fn shoot(
     state: &Rc<State>,
     session: &str,
@@ -115,7 +105,16 @@ async fn shoot(
     node: Option<NodeKey>,
     params: &ScreenshotParams,
 ) -> ToolResult {
+    // The fields masked now: judged on the page as it is, with what the session remembers.
+    let captured = crate::capture::capture(state, tab).await?;
+    let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    drop(captured);
     let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(state, tab, &node), node, r));
+    if let Some((_, node, r)) = &element
+        && masked.iter().any(|m| m.frame_id == node.frame_id && m.backend_node_id == node.backend_node_id)
+    {
+        return Err(ToolError::element(r, ElementProblem::Masked));
+    }
     if let Some((at, node, r)) = &element {
         at.send::<serde_json::Value>(
             "DOM.scrollIntoViewIfNeeded",
@@ -124,9 +123,91 @@ async fn shoot(
         .await
         .map_err(|e| input::node_error(e, r))?;
     }
+    let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
+    let shot = take(state, session, tab, element.as_ref(), params, &masked).await;
+    if let Some(whole_page) = whole_page {
+        whole_page.restore(tab).await;
+    }
+    shot
+}
+
+/// The frames holding `masked` fields, each once.
+fn frames_of(state: &State, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> {
+    let mut frames: Vec<NodeTarget> = Vec::new();
+    for key in masked {
+        if !frames.iter().any(|f| f.frame_id == key.frame_id) {
+            frames.push(NodeTarget::of(state, tab, key));
+        }
+    }
+    frames
+}
+
+/// Measures, captures and paints, taking the screenshot again (at most [`MOST_TRIES`] times)
+/// when a masked field moved meanwhile.
+async fn take(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    element: Option<&(NodeTarget, NodeKey, String)>,
+    params: &ScreenshotParams,
+    masked: &[NodeKey],
+) -> ToolResult {
+    for _ in 0..MOST_TRIES {
+        let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(state, tab, masked)).await) };
+        let taken = capture_once(state, session, tab, element, params, masked, still.as_ref()).await;
+        if let Some(still) = still {
+            still.release().await;
+        }
+        let Shot { mut output, plan, image, crop } = taken?;
+        if plan.moved {
+            continue;
+        }
+        output.image = Some(match crop {
+            Some(crop) => {
+                let mime = image.mime.clone();
+                let quality = (mime == "image/jpeg").then_some(0.8);
+                let painted =
+                    crate::paint::paint(&image.base64, &crop, &mime, quality, &plan).await.map_err(|message| {
+                        ToolError::Unexpected { what: "painting over the screenshot's masked fields", message }
+                    })?;
+                ImageData { mime, base64: painted }
+            }
+            None => image,
+        });
+        if let (Some(structured), true) = (output.structured.as_mut(), params.refs) {
+            structured["labels"] = serde_json::json!(plan.labels);
+        }
+        return Ok(output);
+    }
+    Err(ToolError::Invalid(
+        "a field whose value Sightline masks kept moving while the screenshot was taken, so none was returned (a \
+         screenshot never shows a masked value); try again when the page is still, or take a browser_snapshot"
+            .to_owned(),
+    ))
+}
+
+/// One capture: the answer without its image, what to paint, the image as captured, and how to
+/// crop it when it is painted.
+struct Shot {
+    output: ToolOutput,
+    plan: PaintPlan,
+    image: ImageData,
+    crop: Option<Crop>,
+}
+
+/// One capture (see [`Shot`]).
+async fn capture_once(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    element: Option<&(NodeTarget, NodeKey, String)>,
+    params: &ScreenshotParams,
+    masked: &[NodeKey],
+    still: Option<&Still>,
+) -> Result<Shot, ToolError> {
     let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = &metrics.css_visual_viewport;
-    let (mut what, [x, y, mut width, mut height]) = match &element {
+    let (mut what, [x, y, mut width, mut height]) = match element {
         Some((at, node, r)) => {
             let Some([bx, by, bw, bh]) = bounds(at, node.backend_node_id).await else {
                 return Err(ToolError::element(r, crate::error::ElementProblem::NoBox));
@@ -151,40 +232,154 @@ async fn shoot(
         ImageFormat::Png => ("png", "image/png"),
         ImageFormat::Jpeg => ("jpeg", "image/jpeg"),
     };
-    let mut capture = serde_json::json!({
-        "format": name,
-        "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale},
-        "captureBeyondViewport": params.full_page,
-        "fromSurface": true,
-    });
-    if format == ImageFormat::Jpeg {
+    // With nothing to paint, the browser crops and scales. Otherwise the viewport is captured as
+    // it is drawn (a full page was laid out into it whole) and cropped and scaled while painted:
+    // a capture with a clip restyles the page, which would hide a page that restyles itself.
+    let painting = !masked.is_empty() || params.refs;
+    let mut capture = match painting {
+        false => serde_json::json!({
+            "format": name,
+            "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale},
+            "fromSurface": true,
+        }),
+        true => serde_json::json!({"format": "png", "fromSurface": true}),
+    };
+    if format == ImageFormat::Jpeg && !painting {
         capture["quality"] = 80.into();
     }
-    let labelled = if params.refs { draw_refs(state, session, tab, view).await } else { 0 };
-    let captured: Result<Captured, _> = cdp::send(tab, "Page.captureScreenshot", capture).await;
-    if params.refs {
-        let _ = cdp::send::<serde_json::Value>(
-            tab,
-            "Runtime.evaluate",
-            serde_json::json!({"expression": format!("({LABELS_OFF})()")}),
-        )
-        .await;
-    }
-    let captured = captured?;
+    let crop = painting.then(|| Crop {
+        area: Rect { x: x - view.page_x, y: y - view.page_y, width, height },
+        // Device pixels per CSS pixel (the capture is in device pixels).
+        ratio: metrics
+            .visual_viewport
+            .as_ref()
+            .map(|device| device.client_width / view.client_width.max(1.0))
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .unwrap_or(1.0),
+        width: (width * scale).round().max(1.0) as u32,
+        height: (height * scale).round().max(1.0) as u32,
+    });
+    let labels = if params.refs { label_boxes(state, session, tab, view).await } else { Vec::new() };
+    // Measuring lays the page out: the counters read after it count only what changes later.
+    let before = measure(state, tab, masked, view).await?;
+    let counted = match still {
+        Some(still) => still.counters().await,
+        None => Vec::new(),
+    };
+    let captured: Captured = cdp::send(tab, "Page.captureScreenshot", capture).await?;
+    // Read before measuring again: measuring may restyle a paused animation's element.
+    let changed = match still {
+        Some(still) => {
+            let now = still.counters().await;
+            now != counted || now.iter().any(Option::is_none)
+        }
+        None => false,
+    };
+    let after = measure(state, tab, masked, view).await?;
+    let fields: Vec<MaskedField> =
+        before.into_iter().zip(after).map(|(before, after)| MaskedField { before, after }).collect();
+    let clip = Clip { area: Rect { x, y, width, height }, scale };
+    let mut plan = screenshot::plan(clip, &fields, &labels);
+    // The page laid out or restyled something while it was photographed: a field may have
+    // been elsewhere in the image than where it was measured.
+    plan.moved |= changed;
     let (w, h) = ((width * scale).round() as u64, (height * scale).round() as u64);
     let mut text = format!("Screenshot of {what}: {w}×{h} px {name}");
     if scale < 1.0 {
         text.push_str(&format!(", scaled to {scale:.2}"));
     }
-    if params.refs {
-        text.push_str(&format!(", {labelled} refs drawn"));
+    if !plan.covers.is_empty() {
+        text.push_str(&format!(", {} masked field(s) painted over", plan.covers.len()));
     }
-    Ok(ToolOutput {
+    if params.refs {
+        text.push_str(&format!(", {} refs drawn", plan.labels.len()));
+    }
+    let output = ToolOutput {
         text,
-        structured: Some(serde_json::json!({"width": w, "height": h, "type": name})),
-        image: Some(ImageData { mime: mime.to_owned(), base64: captured.data }),
+        structured: Some(serde_json::json!({"width": w, "height": h, "type": name, "masked": plan.covers.len()})),
         ..ToolOutput::default()
-    })
+    };
+    Ok(Shot { output, plan, image: ImageData { mime: mime.to_owned(), base64: captured.data }, crop })
+}
+
+/// Each masked field's border box in document coordinates, `None` where it is not drawn. A
+/// field that cannot be measured for another reason fails the screenshot: a cover cannot be
+/// placed over what was not found.
+async fn measure(state: &State, tab: i32, masked: &[NodeKey], view: &Viewport) -> Result<Vec<Option<Rect>>, ToolError> {
+    #[derive(Deserialize)]
+    struct BoxModel {
+        model: Model,
+    }
+    #[derive(Deserialize)]
+    struct Model {
+        border: Vec<f64>,
+    }
+    let mut boxes = Vec::with_capacity(masked.len());
+    for key in masked {
+        let at = NodeTarget::of(state, tab, key);
+        let model: Result<BoxModel, _> =
+            at.send("DOM.getBoxModel", serde_json::json!({"backendNodeId": key.backend_node_id})).await;
+        let quad = match model {
+            Ok(model) => model.model.border,
+            // Not drawn (no layout box), or gone from the document: nothing shows it.
+            Err(CdpError::NoSuchNode { .. }) => {
+                boxes.push(None);
+                continue;
+            }
+            Err(CdpError::Failed { message, .. }) if message.contains("Could not compute box model") => {
+                boxes.push(None);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (dx, dy) = at.offset().await?;
+        boxes.push(quad_bounds(&quad).map(|[x, y, w, h]| Rect {
+            x: x + dx + view.page_x,
+            y: y + dy + view.page_y,
+            width: w,
+            height: h,
+        }));
+    }
+    Ok(boxes)
+}
+
+/// The bounding box `[x, y, width, height]` of a quad's corners.
+fn quad_bounds(quad: &[f64]) -> Option<[f64; 4]> {
+    let points: Vec<(f64, f64)> = quad.chunks(2).filter(|p| p.len() == 2).map(|p| (p[0], p[1])).collect();
+    let (x0, y0) = points.iter().fold((f64::MAX, f64::MAX), |(a, b), (x, y)| (a.min(*x), b.min(*y)));
+    let (x1, y1) = points.iter().fold((f64::MIN, f64::MIN), |(a, b), (x, y)| (a.max(*x), b.max(*y)));
+    (!points.is_empty() && x1 >= x0 && y1 >= y0).then_some([x0, y0, x1 - x0, y1 - y0])
+}
+
+/// The page laid out whole for a full-page screenshot: the viewport made as tall as the page
+/// (at most [`MOST_HEIGHT`]), so that what is measured is where the capture draws it, and put
+/// back afterwards with the scroll position the person had.
+struct WholePage {
+    scroll: (f64, f64),
+}
+
+impl WholePage {
+    async fn lay_out(tab: i32) -> Result<WholePage, ToolError> {
+        let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
+        let view = &metrics.css_visual_viewport;
+        let height = metrics.css_content_size.height.clamp(1.0, MOST_HEIGHT).ceil();
+        let width = view.client_width.max(1.0).round();
+        cdp::send::<serde_json::Value>(
+            tab,
+            "Emulation.setDeviceMetricsOverride",
+            serde_json::json!({"width": width, "height": height, "deviceScaleFactor": 0, "mobile": false}),
+        )
+        .await?;
+        Ok(WholePage { scroll: (view.page_x, view.page_y) })
+    }
+
+    async fn restore(self, tab: i32) {
+        let _ =
+            cdp::send::<serde_json::Value>(tab, "Emulation.clearDeviceMetricsOverride", serde_json::json!({})).await;
+        let (x, y) = self.scroll;
+        let back = format!("window.scrollTo({x}, {y})");
+        let _ = cdp::send::<serde_json::Value>(tab, "Runtime.evaluate", serde_json::json!({"expression": back})).await;
+    }
 }
 
 /// The offset of a node's frame in the page's viewport (zero for the main frame's process).
@@ -192,8 +387,9 @@ async fn frame_offset(at: &NodeTarget) -> (f64, f64) {
     at.offset().await.unwrap_or((0.0, 0.0))
 }
 
-/// Draws the refs of the elements the agent was last shown on the page; how many were drawn.
-async fn draw_refs(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) -> usize {
+/// The boxes of the elements the agent was last shown on the page, in document coordinates,
+/// for their ref labels.
+async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) -> Vec<Label> {
     let numbers: Vec<u32> = state.with_session(session, |s| {
         let snapshot = s.pages.get(&tab).and_then(|p| p.snapshot());
         snapshot.map(|snap| snap.elements.iter().map(|e| e.number).collect()).unwrap_or_default()
@@ -210,14 +406,11 @@ async fn draw_refs(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) 
         let at = NodeTarget::of(state, tab, &node);
         if let Some([x, y, w, h]) = bounds(&at, node.backend_node_id).await {
             let (dx, dy) = frame_offset(&at).await;
-            labels.push(serde_json::json!([element_ref, x + dx + view.page_x, y + dy + view.page_y, w, h]));
+            let rect = Rect { x: x + dx + view.page_x, y: y + dy + view.page_y, width: w, height: h };
+            labels.push(Label { element_ref, rect });
         }
     }
-    let count = labels.len();
-    let expression = format!("({LABELS_ON})({})", serde_json::Value::Array(labels));
-    let drawn: Result<serde_json::Value, _> =
-        cdp::send(tab, "Runtime.evaluate", serde_json::json!({"expression": expression})).await;
-    if drawn.is_err() { 0 } else { count }
+    labels
 }
 
 /// `browser_mouse_click_xy`: a click at a point, for what has no element to click.
