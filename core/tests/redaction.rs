@@ -175,3 +175,35 @@ fn a_field_named_with_one_of_the_persons_own_words_is_masked_and_stays_masked() 
     let out = ps.answer_snapshot(still, &Default::default()).expect("an answer");
     assert_no_marker("a field once masked", &everything(&out));
 }
+
+/// A page URL carrying every shape of secret beyond a plain `?token=`, each holding `MARKER`,
+/// beside ordinary parameters.
+fn sign_in_callback() -> Page {
+    let mut page = page("L1", vec![landmark(19, "main", "", vec![p(20, "Signed in")])]);
+    let nested = format!("https%3A%2F%2Fapp.test%2Fcb%3Fcode%3D{MARKER}-nested%26state%3D1");
+    let twice =
+        format!("https%3A%2F%2Fb.test%2Fsso%3Fnext%3Dhttps%253A%252F%252Fc.test%252F%253Fticket%253D{MARKER}-twice");
+    page.url = format!(
+        "https://sso.test/cb;jsessionid={MARKER}-path?q=shoes&page=2&id=17&oobCode={MARKER}-oob&ticket={MARKER}-ticket\
+         &PHPSESSID={MARKER}-php&oauth_verifier={MARKER}-verifier&session_key={MARKER}-sk&secret_key={MARKER}-sec\
+         &passcode={MARKER}-pc&auth_code={MARKER}-ac&SAMLResponse={MARKER}-saml&redirect_uri={nested}\
+         &return={twice}#/callback?code={MARKER}-hash&tab=2"
+    );
+    page
+}
+
+#[test]
+fn secrets_in_every_part_of_a_url_are_masked_and_ordinary_parameters_stay_readable() {
+    let mut ps = PageState::new();
+    let snapshot = ps.compile(&capture(&sign_in_callback()));
+    let out = ps.answer_snapshot(snapshot, &Default::default()).expect("an answer");
+    assert_no_marker("the snapshot of a sign-in callback", &everything(&out));
+    let url = out.structured.as_ref().expect("facts")["url"].as_str().expect("a url").to_owned();
+    // What a reader needs stays: the endpoint, the search, the page, the id, the route.
+    for kept in ["https://sso.test/cb;jsessionid=••••••?q=shoes&page=2&id=17&", "#/callback?code=••••••&tab=2"]
+    {
+        assert!(url.contains(kept), "{kept} in {url}");
+    }
+    assert!(url.contains("redirect_uri=https%3A%2F%2Fapp.test%2Fcb%3Fcode%3D••••••%26state%3D1"), "{url}");
+    assert_eq!(url.matches("••••••").count(), 13, "each secret masked once: {url}");
+}

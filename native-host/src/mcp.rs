@@ -309,11 +309,15 @@ impl SightlineMcp {
         Parameters(p): Parameters<FileUploadParams>,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        // The browser cannot look at files: they are checked here, before the call leaves.
-        if let Err(text) = uploads::check(&p.paths) {
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!("browser_file_upload: {text}"))]));
-        }
-        Ok(self.forward(ToolCall::BrowserFileUpload(p), ctx).await)
+        // The browser cannot look at files: they are checked here, before the call leaves, and
+        // the browser is given the paths they resolve to, which are what was checked.
+        let paths = match uploads::check(&p.paths) {
+            Ok(resolved) => resolved,
+            Err(text) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!("browser_file_upload: {text}"))]));
+            }
+        };
+        Ok(self.forward(ToolCall::BrowserFileUpload(FileUploadParams { paths, ..p }), ctx).await)
     }
 
     #[tool(

@@ -8,7 +8,8 @@
 //! the browser has the status but never finishes loading), and `/hang/<name>`, which is never
 //! answered: the request is counted (event `hang:<name>`) and its connection held, unanswered,
 //! until the server is dropped. Any file is answered late with `?delay=<ms>` (at most 10 s), for
-//! pages whose images arrive after their script has drawn them.
+//! pages whose images arrive after their script has drawn them. A path parameter
+//! (`page.html;jsessionid=…`) is no part of the file's name.
 //!
 //! Every connection gets its own thread for as long as the browser keeps it open. A browser
 //! loading a page opens several connections at once and keeps each one for its next request;
@@ -247,7 +248,10 @@ fn answer(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
     if let Some(code) = path.strip_prefix("/status/").and_then(|c| c.parse::<u16>().ok()) {
         return respond(out, code, "text/plain", format!("status {code}").as_bytes());
     }
-    let relative = percent_decode(path.trim_start_matches('/'));
+    // Path parameters (`/cart;jsessionid=…`) name no file, as on the servers that use them.
+    let without_parameters: Vec<&str> =
+        path.split('/').map(|segment| segment.split(';').next().unwrap_or("")).collect();
+    let relative = percent_decode(without_parameters.join("/").trim_start_matches('/'));
     if relative.split('/').any(|part| part == "..") {
         return respond(out, 403, "text/plain", b"");
     }

@@ -253,6 +253,39 @@ async fn files_are_chosen_for_an_input_or_an_open_chooser_and_bad_paths_never_le
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_upload_path_is_checked_where_its_links_lead_and_the_page_gets_the_file_they_lead_to() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/forms.html").await;
+    let input = ref_named(&page, "CV");
+    // The host runs with this HOME: a key in its ~/.ssh, and an ordinary-looking link to it.
+    let home = rig.sandbox.root().join("home");
+    for dir in [".ssh", "Documents", "Downloads"] {
+        std::fs::create_dir_all(home.join(dir)).unwrap();
+    }
+    std::fs::write(home.join(".ssh/id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----").unwrap();
+    std::os::unix::fs::symlink(home.join(".ssh/id_ed25519"), home.join("Documents/report.pdf")).unwrap();
+    std::fs::write(home.join("Downloads/quarterly-2024.pdf"), "numbers").unwrap();
+    std::os::unix::fs::symlink("../Downloads/quarterly-2024.pdf", home.join("Documents/summary.pdf")).unwrap();
+    let path = |relative: &str| home.join(relative).to_string_lossy().into_owned();
+
+    let key =
+        c.call("browser_file_upload", json!({"ref": input, "paths": [path("Documents/report.pdf")]})).await.unwrap();
+    assert!(key.is_error && key.text.contains("it leads (through a link) to a file"), "{}", key.text);
+    assert!(key.text.contains("inside the SSH keys (~/.ssh)"), "the answer says why: {}", key.text);
+    assert!(!key.text.contains("id_ed25519"), "the answer does not say where the link leads: {}", key.text);
+
+    // A link to an ordinary file is followed: the page gets the file under its own name.
+    let followed = c.call("browser_file_upload", json!({"ref": input, "paths": [path("Documents/summary.pdf")]}));
+    let followed = followed.await.unwrap();
+    assert!(!followed.is_error, "{}", followed.text);
+    assert!(rig.server.wait_for_event("cv quarterly-2024.pdf:7", WAIT), "{:?}", rig.server.events());
+    // Its change came after the refusal's would have: the page received nothing else.
+    let chosen: Vec<String> = rig.server.events().into_iter().filter(|e| e.starts_with("cv ")).collect();
+    assert_eq!(chosen, ["cv quarterly-2024.pdf:7"], "what the page received");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn words_are_selected_on_the_page_or_in_an_element() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;

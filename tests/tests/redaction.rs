@@ -1,9 +1,13 @@
 //! The redaction corpus: a value typed into every kind of secret field, and secrets in every
 //! kind of URL (the page's own, its requests, a link followed, a URL the page rewrites, console
 //! messages quoting them), never appear anywhere in what the server sends the MCP client: the
-//! raw JSON-RPC transcript, text, `structuredContent` and errors alike. Every read tool and
-//! action answer is called on them; the fields stay visible and addressable, masked, and an
-//! ordinary field's value is shown.
+//! raw JSON-RPC transcript, text, `structuredContent` and errors alike. The URLs carry secrets
+//! under many names (`token`, `oobCode`, `ticket`, `PHPSESSID`, `oauth_verifier`, `session_key`,
+//! `secret_key`, `passcode`, `auth_code`, `SAMLResponse`), in a path (`;jsessionid=`), in a
+//! query inside the fragment (`#/callback?code=`) and in URLs nested in `redirect_uri`, `next`
+//! and `return`, encoded once and twice. Every read tool and action answer is called on them;
+//! the fields stay visible and addressable, masked, an ordinary field's value is shown, and
+//! ordinary parameters (`q=shoes`, `page=2`, `id=17`) stay readable.
 
 use std::time::{Duration, Instant};
 
@@ -75,13 +79,19 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
     let rig = Rig::start().await.expect("rig");
     let c = &McpClient::connect_recording(&rig.sandbox).await.expect("a recording client");
     let url = rig.server.url(&format!(
-        "trust/redaction.html?lang=en&token={MARKER}-page&access_token={MARKER}-pageat#code={MARKER}-pagefrag"
+        "trust/redaction.html;jsessionid={MARKER}-pagejsess?lang=en&token={MARKER}-page&access_token={MARKER}-pageat\
+         &oobCode={MARKER}-pageoob&ticket={MARKER}-pageticket&PHPSESSID={MARKER}-pagephp\
+         &oauth_verifier={MARKER}-pageverifier&q=shoes#/callback?code={MARKER}-pagefrag&tab=2"
     ));
 
     // The page: its URL's secrets masked in the header (which, like CDP, leaves the fragment out),
-    // every field present.
+    // ordinary parameters readable, every field present.
     let page = ok(c, "browser_navigate", json!({"url": url})).await;
-    assert!(page.text.contains("redaction.html?lang=en&token=••••••&access_token=•••••• "), "{}", page.text);
+    let header = "redaction.html;jsessionid=••••••?lang=en&token=••••••&access_token=••••••&oobCode=••••••\
+                  &ticket=••••••&PHPSESSID=••••••&oauth_verifier=••••••&q=shoes ";
+    assert!(page.text.contains(header), "{}", page.text);
+    let tabs = ok(c, "browser_tabs", json!({"action": "list"})).await;
+    assert!(tabs.text.contains("&q=shoes#/callback?code=••••••&tab=2"), "the tab list: {}", tabs.text);
     let snapshot = ok(c, "browser_snapshot", json!({})).await;
     let name = ref_of(&snapshot, "textbox", "Full name");
     ok(c, "browser_type", json!({"ref": name, "text": "Ada Lovelace"})).await;
@@ -116,25 +126,40 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
     let textboxes = ok(c, "browser_find", json!({"role": "textbox"})).await;
     assert!(textboxes.text.contains("Ada Lovelace") && textboxes.text.contains("••••••"), "{}", textboxes.text);
     let tabs = ok(c, "browser_tabs", json!({"action": "list"})).await;
-    assert!(tabs.text.contains("?step=3&code=••••••#id_token=••••••"), "{}", tabs.text);
-    let network = until_contains(c, "browser_network_requests", json!({}), "/status/500").await;
-    for request in
-        ["/status/404?access_token=••••••&lang=en", "/status/500?token=••••••&sig=••••••&page=1", "key=••••••"]
-    {
+    assert!(tabs.text.contains("?step=3&code=••••••#/callback?code=••••••&id_token=••••••"), "{}", tabs.text);
+    let network = until_contains(c, "browser_network_requests", json!({}), "/status/502").await;
+    let requests = [
+        "/status/404?access_token=••••••&lang=en",
+        "/status/500?token=••••••&sig=••••••&page=1",
+        "key=••••••",
+        "/status/403;jsessionid=••••••?oobCode=••••••&ticket=••••••&PHPSESSID=••••••&oauth_verifier=••••••&id=17",
+        "/status/502?session_key=••••••&secret_key=••••••&passcode=••••••&auth_code=••••••&SAMLResponse=••••••&q=shoes",
+        "&redirect_uri=https%3A%2F%2Fapp.test%2Fcb%3Fcode%3D••••••%26state%3D1&next=",
+        "&return=https%3A%2F%2Fb.test%2Fsso%3Fnext%3Dhttps%253A%252F%252Fc.test%252F%253Fticket%253D••••••",
+    ];
+    for request in requests {
         assert!(network.text.contains(request), "{request}: {}", network.text);
     }
     let console = until_contains(c, "browser_console_messages", json!({}), "sync failed").await;
     assert!(console.text.contains("checkout at ") && console.text.contains("token=••••••"), "{}", console.text);
     let changes = ok(c, "get_changes_since", json!({})).await;
-    assert!(changes.text.contains("••••••"), "{}", changes.text);
+    let reported = [
+        "GET /status/403;jsessionid=••••••",
+        "&oobCode=••••••&ticket=••••••&PHPSESSID=••••••&oauth_verifier=••••••&q=shoes#/callback?code=••••••&tab=2",
+        "?step=3&code=••••••#/callback?code=••••••&id_token=••••••",
+    ];
+    for shape in reported {
+        assert!(changes.text.contains(shape), "the change report: {shape}: {}", changes.text);
+    }
     ok(c, "browser_checkpoint", json!({"action": "create", "name": "before_leaving"})).await;
 
     // A link whose URL carries secrets, followed; then back.
     let next = ref_of(&after, "link", "Next page");
     let followed = ok(c, "browser_click", json!({"ref": next})).await;
-    assert!(followed.text.contains("second.html?password=••••••&page=2 "), "{}", followed.text);
+    assert!(followed.text.contains("second.html;jsessionid=••••••?password=••••••&page=2 "), "{}", followed.text);
     let tabs = ok(c, "browser_tabs", json!({})).await;
-    assert!(tabs.text.contains("second.html?password=••••••&page=2#access_token=••••••"), "{}", tabs.text);
+    let link = "second.html;jsessionid=••••••?password=••••••&page=2#access_token=••••••";
+    assert!(tabs.text.contains(link), "{}", tabs.text);
     ok(c, "get_changes_since", json!({"checkpoint": "before_leaving"})).await;
     let back = ok(c, "browser_navigate", json!({"go": "back"})).await;
     assert!(back.text.contains("token=••••••"), "{}", back.text);

@@ -149,6 +149,19 @@ pub enum ToolError {
         /// `back` or `forward`.
         direction: &'static str,
     },
+    /// A history move to an entry whose URL Sightline does not load.
+    #[error(
+        "did not go {direction}: that page in this tab's history is {url}, which Sightline does not load: {why}. \
+         The tab stays on its page"
+    )]
+    HistoryRefused {
+        /// `back` or `forward`.
+        direction: &'static str,
+        /// The entry's URL, its secrets masked.
+        url: String,
+        /// Why the URL is refused.
+        why: UrlError,
+    },
     /// The page shows a dialog and waits for it: nothing else can read or act on it.
     #[error("{}", dialog.blocks(tool))]
     DialogOpen {

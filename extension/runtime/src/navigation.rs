@@ -190,9 +190,14 @@ struct NavigationHistory {
 #[derive(Deserialize)]
 struct HistoryEntry {
     id: i64,
+    #[serde(default)]
+    url: String,
 }
 
-/// Moves back, forward, or reloads, then waits for the page to settle.
+/// Moves back, forward, or reloads, then waits for the page to settle. A move to an entry
+/// whose URL the user's URL policy refuses (a `file:` page while those are off, a browser page,
+/// `javascript:`, `data:`) is refused before it is made, as `browser_navigate` refuses the URL:
+/// the person may have been there, the agent may not go there.
 pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Result<Settled, ToolError> {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
@@ -218,10 +223,14 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
             )
             .await?;
             let target = h.current_index + if step == HistoryMove::Back { -1 } else { 1 };
+            let direction = if step == HistoryMove::Back { "back" } else { "forward" };
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
-                let direction = if step == HistoryMove::Back { "back" } else { "forward" };
                 return Err(ToolError::NoHistory { direction });
             };
+            if let Err(why) = crate::options::Options::for_call(state).url_policy().check(&entry.url) {
+                let url = sightline_core::urls::redact_url(&entry.url);
+                return Err(ToolError::HistoryRefused { direction, url, why });
+            }
             cdp::send_to::<serde_json::Value>(
                 &DebuggeeTarget::main(tab_id),
                 "Page.navigateToHistoryEntry",

@@ -1,6 +1,7 @@
 //! `browser_file_upload`: files for a file input by ref, or for the file chooser an agent's
-//! action opened. The paths were checked by the host (absolute, existing, readable files)
-//! before the call reached the browser; the extension cannot look at the file system.
+//! action opened. The paths were checked by the host (absolute, existing, readable files in
+//! ordinary places) and resolved before the call reached the browser: they name the files
+//! themselves, not links to them. The extension cannot look at the file system.
 
 use std::rc::Rc;
 
