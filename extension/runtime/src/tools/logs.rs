@@ -6,18 +6,18 @@
 
 use std::rc::Rc;
 
-use sightline_core::changes::listing::{render_console, render_network};
+use sightline_core::changes::listing::render_network;
 use sightline_core::protocol::{ConsoleMessagesParams, NetworkRequestsParams, ToolOutput};
 
 use super::ToolResult;
 use crate::state::State;
-use crate::timer;
+use crate::{flood, timer};
 
-/// `browser_console_messages`.
+/// `browser_console_messages`, ending with the consoles paused for flooding and what they
+/// dropped.
 pub fn console_messages(state: &Rc<State>, params: ConsoleMessagesParams) -> ToolResult {
-    Ok(ToolOutput::text(
-        state.with_timeline(|t| render_console(t.console().iter().filter(|e| t.readable(e.tab)), &params)),
-    ))
+    flood::record_dropped(state);
+    Ok(ToolOutput::text(state.with_timeline(|t| t.console_listing(&params))))
 }
 
 /// `browser_network_requests`.
