@@ -1,4 +1,4 @@
-//! The consoles recording was paused for because they flooded: which, when, why, and what was
+//! Consoles whose recording was paused because they flooded: which, when, why, and what was
 //! dropped meanwhile.
 //!
 //! The extension's flood guard turns a flooding console off for a while: a tab's page, or one of
@@ -163,7 +163,8 @@ pub(crate) fn listing_lines<'a>(
     }
     let shown = &matching[matching.len().saturating_sub(LISTED_PAUSES)..];
     let mut text = format!(
-        "Consoles Sightline paused because they flooded; the messages they dropped are not recorded ({} of {}, newest last):\n",
+        "Consoles paused because they flooded, {} of {} (newest last). Nothing a paused console logs is recorded; \
+         the counts are of the messages that still reached Sightline and were dropped:\n",
         shown.len(),
         matching.len()
     );
@@ -175,7 +176,7 @@ pub(crate) fn listing_lines<'a>(
         };
         let until = if pause.resumed { "resumed" } else { "due to resume" };
         text.push_str(&format!(
-            "- tab {}, {whose}: paused {} ({}), {until} {}; {} messages ({} characters) not recorded\n",
+            "- tab {}, {whose}: paused {} ({}), {until} {}; {} messages ({} characters) dropped\n",
             pause.tab,
             format_iso(pause.from_ms),
             pause.reason,
@@ -267,13 +268,13 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");
         assert!(lines[3].starts_with("- tab 3, the frame http://c.test/later.html: paused"), "{text}");
-        assert!(lines[0].contains("3 of 3"), "{text}");
+        assert!(lines[0].starts_with("Consoles paused because they flooded, 3 of 3 (newest last)."), "{text}");
         assert!(
             lines[1].starts_with("- tab 3, the frame http://b.test/chatter.html: paused 2025-01-02T03:04:05.000Z"),
             "a known URL stays: {text}"
         );
         assert!(lines[1].contains("(it logged more than 1,000 messages within a second), due to resume"), "{text}");
-        assert!(lines[1].ends_with("12,345 messages (1,234,567 characters) not recorded"), "{text}");
+        assert!(lines[1].ends_with("12,345 messages (1,234,567 characters) dropped"), "{text}");
         assert!(lines[2].starts_with("- tab 3, the page:") && lines[2].contains("resumed"), "{text}");
         assert_eq!(listing_lines(log.iter(), |tab| tab == 4), "", "another tab's listing");
     }
@@ -314,7 +315,7 @@ mod tests {
         assert_eq!(quiet.severity, Severity::Clean);
         let listing = timeline.console_listing(&ConsoleMessagesParams { tab: Some(3), ..Default::default() });
         assert!(listing.starts_with("Console messages in tab 3 "), "{listing}");
-        assert!(listing.ends_with("40,000 messages (480,000 characters) not recorded\n"), "{listing}");
+        assert!(listing.ends_with("40,000 messages (480,000 characters) dropped\n"), "{listing}");
         let elsewhere = timeline.console_listing(&ConsoleMessagesParams { tab: Some(4), ..Default::default() });
         assert_eq!(elsewhere, "No console messages in tab 4 recorded in your tabs yet.");
         timeline.forget_entries();
@@ -330,7 +331,7 @@ mod tests {
         }
         let text = listing_lines(log.iter(), |_| true);
         assert_eq!(text.lines().count(), 1 + LISTED_PAUSES, "{text}");
-        assert!(text.contains("10 of 25"), "{text}");
+        assert!(text.contains(", 10 of 25 "), "{text}");
         assert!(text.contains(&format_iso(T + 24)) && !text.contains(&format_iso(T + 14)), "{text}");
     }
 }

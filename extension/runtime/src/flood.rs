@@ -152,6 +152,17 @@ pub struct Dropped {
     pub characters: u64,
 }
 
+/// What ended with a pause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resumed {
+    /// The timeline's id of the pause, unless the timeline it was kept on was replaced.
+    pub pause_id: Option<u64>,
+    /// What it dropped that the timeline was not told yet.
+    pub dropped: Option<Dropped>,
+    /// Whether the target is still there.
+    pub still_there: bool,
+}
+
 /// Which of a tab's sessions: the page's own (`None`) or an out-of-process frame's.
 type Session = Option<String>;
 
@@ -224,23 +235,33 @@ impl FloodGuard {
         w.dropped_characters = characters as u64;
     }
 
-    /// Reporting is back on for the target from `epoch_ms`. Returns what the pause dropped that
-    /// the timeline was not told yet, and whether the target is still there (a frame whose
-    /// session went away during the pause is forgotten now).
-    pub fn resume(&mut self, tab: i32, session: &Session, epoch_ms: f64) -> (Option<Dropped>, bool) {
-        let Some(targets) = self.tabs.get_mut(&tab) else { return (None, false) };
-        let Some(w) = targets.get_mut(session) else { return (None, false) };
+    /// Reporting is back on for the target from `epoch_ms` (a frame whose session went away
+    /// during the pause is forgotten now).
+    pub fn resume(&mut self, tab: i32, session: &Session, epoch_ms: f64) -> Resumed {
+        let gone = Resumed { pause_id: None, dropped: None, still_there: false };
+        let Some(targets) = self.tabs.get_mut(&tab) else { return gone };
+        let Some(w) = targets.get_mut(session) else { return gone };
         w.paused = false;
         w.resumed_epoch_ms = epoch_ms;
         w.start_ms = epoch_ms;
         w.count = 0;
         w.characters = 0.0;
-        let dropped = w.take_dropped();
+        let resumed = Resumed { pause_id: w.pause_id, dropped: w.take_dropped(), still_there: !w.detached };
         if w.detached {
             targets.remove(session);
-            return (dropped, false);
         }
-        (dropped, true)
+        resumed
+    }
+
+    /// The timeline the pauses were kept on was replaced by the one saved before a worker restart
+    /// (read once, after events may have arrived): the pauses' ids mean nothing there, and what
+    /// they drop from now on goes untold rather than to another pause.
+    pub fn timeline_replaced(&mut self) {
+        for w in self.tabs.values_mut().flat_map(HashMap::values_mut) {
+            w.pause_id = None;
+            w.dropped = 0;
+            w.dropped_characters = 0;
+        }
     }
 
     /// Everything dropped that the timeline was not told yet, in every tab.
@@ -410,13 +431,15 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         let _ = futures::future::join(off("Runtime.disable"), off("Log.disable")).await;
         timer::sleep(pause_ms).await;
         let resumed_ms = timer::epoch_ms();
-        let (dropped, still_there) = state.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
-        tell_timeline(&state, dropped.as_slice());
-        state.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
+        let resumed = state.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
+        tell_timeline(&state, resumed.dropped.as_slice());
+        if let Some(pause_id) = resumed.pause_id {
+            state.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
+        }
         let bindings = {
             let tabs = state.tabs.borrow();
             match tabs.sessions.get(&tab) {
-                Some(s) if s.attached && still_there => s.bindings.clone(),
+                Some(s) if s.attached && resumed.still_there => s.bindings.clone(),
                 _ => return,
             }
         };
@@ -457,7 +480,8 @@ mod tests {
         guard.paused_as(1, &PAGE, 7, 10.0);
         assert_eq!(guard.admit(1, &PAGE, Some(201.0), 5_000.0, 30.0), Admit::Drop);
         let dropped = Dropped { pause_id: 7, messages: 2, characters: 40 };
-        assert_eq!(guard.resume(1, &PAGE, 6_000.0), (Some(dropped), true));
+        let resumed = Resumed { pause_id: Some(7), dropped: Some(dropped), still_there: true };
+        assert_eq!(guard.resume(1, &PAGE, 6_000.0), resumed);
         assert_eq!(guard.admit(1, &PAGE, Some(5_900.0), 6_100.0, 5.0), Admit::Drop, "logged during the pause");
         assert_eq!(guard.admit(1, &PAGE, Some(6_001.0), 6_100.0, 5.0), Admit::Keep);
         assert_eq!(guard.take_all_dropped(), [Dropped { pause_id: 7, messages: 1, characters: 5 }]);
@@ -608,6 +632,19 @@ mod tests {
     }
 
     #[test]
+    fn pauses_kept_on_a_replaced_timeline_are_told_nothing_more() {
+        let mut guard = FloodGuard::default();
+        for i in 0..=LIMIT_PER_S {
+            guard.admit(1, &PAGE, Some(f64::from(i) / 10.0), 0.0, 1.0);
+        }
+        guard.paused_as(1, &PAGE, 1, 1.0);
+        guard.timeline_replaced();
+        assert_eq!(guard.admit(1, &PAGE, Some(200.0), 0.0, 1.0), Admit::Drop, "still paused");
+        assert_eq!(guard.take_all_dropped(), [], "pause 1 of the new timeline is another one");
+        assert_eq!(guard.resume(1, &PAGE, 5_000.0), Resumed { pause_id: None, dropped: None, still_there: true });
+    }
+
+    #[test]
     fn a_frame_that_goes_away_is_forgotten_once_its_pause_ends() {
         let mut guard = FloodGuard::default();
         guard.frame_attached(1, "S1", "F1", "http://b.test/");
@@ -616,7 +653,8 @@ mod tests {
         }
         guard.paused_as(1, &frame(), 3, 1.0);
         assert_eq!(guard.frame_detached(1, "S1"), Some(Dropped { pause_id: 3, messages: 1, characters: 1 }));
-        assert_eq!(guard.resume(1, &frame(), 5_000.0), (None, false), "not turned back on");
+        let resumed = guard.resume(1, &frame(), 5_000.0);
+        assert_eq!(resumed, Resumed { pause_id: Some(3), dropped: None, still_there: false }, "not turned back on");
         assert_eq!(guard.frame_url(1, &frame()).as_deref(), Some(""), "forgotten");
         guard.frame_attached(1, "S2", "F2", "http://c.test/");
         assert_eq!(guard.frame_detached(1, "S2"), None);
