@@ -353,13 +353,25 @@ pub fn cut_long_strings(params: &JsValue) {
     }
 }
 
-/// The time (epoch ms) the page logged a [`GUARDED`] event, read without converting the rest of
-/// it: `timestamp` of a console call or an exception, `entry.timestamp` of a log entry.
-pub fn stamp(method: &str, params: &JsValue) -> Option<f64> {
-    let timestamp = JsValue::from_str("timestamp");
-    let owner =
-        if method == "Log.entryAdded" { js_sys::Reflect::get(params, &"entry".into()).ok()? } else { params.clone() };
-    js_sys::Reflect::get(&owner, &timestamp).ok().and_then(|v| v.as_f64())
+/// Whether the guard counts an event of `method` (a log entry's from `log_source`): every kind
+/// the recorder makes a console message of. A browser log entry about a failed load is not one
+/// (the recorder leaves the failure to the network side), so a page whose requests fail is not
+/// paused for it.
+pub fn counts(method: &str, log_source: Option<&str>) -> bool {
+    GUARDED.contains(&method) && !(method == "Log.entryAdded" && log_source == Some("network"))
+}
+
+/// For an event the guard counts ([`counts`]), when the page logged it (epoch ms, when it says):
+/// `timestamp` of a console call or an exception, `entry.timestamp` of a log entry. Read without
+/// converting the rest of it; `None` for an event the guard does not count.
+pub fn counted_stamp(method: &str, params: &JsValue) -> Option<Option<f64>> {
+    if !GUARDED.contains(&method) {
+        return None;
+    }
+    let get = |owner: &JsValue, key: &str| js_sys::Reflect::get(owner, &JsValue::from_str(key)).ok();
+    let owner = if method == "Log.entryAdded" { get(params, "entry")? } else { params.clone() };
+    let source = if method == "Log.entryAdded" { get(&owner, "source").and_then(|s| s.as_string()) } else { None };
+    counts(method, source.as_deref()).then(|| get(&owner, "timestamp").and_then(|v| v.as_f64()))
 }
 
 /// Hands the timeline what the guard dropped since it was last told, before it is read.
@@ -535,9 +547,13 @@ mod tests {
         let mut recorder = Recorder::default();
         for method in record::METHODS {
             let console = recorder.event(1, None, method, &params, 0).iter().any(|r| matches!(r, Recorded::Console(_)));
-            assert_eq!(console, GUARDED.contains(method), "{method}");
+            assert_eq!(console, counts(method, Some("javascript")), "{method}");
         }
         assert!(GUARDED.iter().all(|m| record::records(m)), "the guard counts only what the recorder takes");
+        // A failed load the browser logs is left to the network side, by the recorder and the guard.
+        let failed = json!({"entry": {"source": "network", "level": "error", "text": "Failed to load resource"}});
+        assert!(recorder.event(1, None, "Log.entryAdded", &failed, 0).is_empty());
+        assert!(!counts("Log.entryAdded", Some("network")));
     }
 
     #[test]

@@ -198,10 +198,9 @@ impl Runtime {
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        if flood::GUARDED.contains(&method.as_str()) {
+        if let Some(stamp) = flood::counted_stamp(&method, &params) {
             // Decided before the event is converted, so a flood costs as little as it can.
             let characters = characters.unwrap_or(0.0);
-            let stamp = flood::stamp(&method, &params);
             let now = timer::epoch_ms() as f64;
             let admit = self.state.flood.borrow_mut().admit(tab_id, &session_id, stamp, now, characters);
             match admit {
