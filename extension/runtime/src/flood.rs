@@ -3,9 +3,9 @@
 //! in front of everything else from the tab, answers to commands included, and every tool on
 //! the tab waits behind it.
 //!
-//! What it counts: every event the recorder turns into a console message ([`GUARDED`]: console
-//! calls, uncaught exceptions, browser log entries), by number and by the characters of text
-//! they carry, per target: a tab's page and each of its out-of-process frames (a session of its
+//! What it counts: every event the recorder turns into a console message ([`counts`]: console
+//! calls, uncaught exceptions, browser log entries other than failed loads), by number and by the
+//! characters of text they carry, per target: a tab's page and each of its out-of-process frames (a session of its
 //! own, `source.sessionId`) apart. The service worker's JavaScript measures each such event's
 //! text and cuts its long strings before the runtime sees it (a 1 MiB argument is never copied
 //! into the runtime), and hands the size on.
@@ -16,10 +16,11 @@
 //! arrival it could stay under the limit while the queue grows without end), the guard switches
 //! that target's console off (`Runtime.disable`, `Log.disable` on its session) for [`PAUSE_MS`],
 //! leaving the tab's other targets recorded. A target that floods again within [`RELAPSE_MS`] of
-//! being turned back on is paused twice as long as the time before (up to [`MAX_PAUSE_MS`]):
-//! each time reporting resumes, what it logged until the guard trips again and the browser takes
-//! in `Runtime.disable` reaches the worker in one burst, which answers from the tab wait behind,
-//! so a target that never stops logging gets fewer of them. What the browser stored during the
+//! being turned back on is paused twice as long as the time before (up to [`MAX_PAUSE_MS`]), and
+//! trips at a tenth of the limits: each time reporting resumes, what it logged until the guard
+//! trips again and the browser takes in `Runtime.disable` reaches the worker in one burst, which
+//! answers from the tab wait behind, so a target that never stops logging gets fewer and smaller
+//! ones. What the browser stored during the
 //! pause is discarded before reporting resumes (else it replays up to a thousand messages at once,
 //! a burst every answer from the tab would wait behind); any it replays anyway are dropped.
 //!

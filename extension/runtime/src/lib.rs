@@ -189,7 +189,7 @@ impl Runtime {
     }
 
     /// `chrome.debugger.onEvent`. `characters`: for an event the flood guard counts
-    /// ([`flood::GUARDED`]), the characters of text it held, measured by the service worker, which
+    /// (`flood::counts`), the characters of text it held, measured by the service worker, which
     /// cut its long strings before handing it on.
     #[wasm_bindgen(js_name = onDebuggerEvent)]
     pub fn on_debugger_event(&self, source: JsValue, method: String, params: JsValue, characters: Option<f64>) {
