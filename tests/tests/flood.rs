@@ -9,6 +9,13 @@
 //! waiting on a 24 GiB machine: with no debugger attached, its network service holds about 12 MB
 //! per waiting request and crashes within a minute, taking the extension's worker with it.
 //!
+//! The frame flood drill: a page whose iframe of another site (an out-of-process frame, a session
+//! of its own) logs 10,000 messages a second while the page throws 1,000 errors a second and logs
+//! a 1 MiB string ten times a second. Every tool (snapshot, click, type, console messages, changes
+//! since) answers within 5 s, the click and the typing reach the page, and the console listing and
+//! the change report name each paused console (the frame by its URL, the page) with what it
+//! dropped. First, a 1 MiB string logged alone is listed cut, with its length.
+//!
 //! The 5 s bound is a cap on a wait (a tool stuck behind the flood would exceed it many times
 //! over), not a measure of speed; the memory caps are several times what a quiet session holds,
 //! and far below what keeping the flood would take (a minute of it is over a gigabyte).
