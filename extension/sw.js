@@ -101,8 +101,48 @@ self.addEventListener('unhandledrejection', (event) => {
   if (event.reason instanceof WebAssembly.RuntimeError) runtimeFailed(String(event.reason));
 });
 
+/**
+ * The debugger events the runtime's flood guard counts, by number and by the characters of text
+ * they hold: every kind its recorder turns into a console message (the runtime's `flood::GUARDED`).
+ */
+const GUARDED = new Set(['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded']);
+/**
+ * Longest string of such an event handed to the runtime: well past the 2,000 bytes of a message
+ * its recorder keeps (it masks secrets first, then cuts), far below what a page can log.
+ */
+const LONGEST_STRING = 16_000;
+/** How deep into such an event strings are looked for (arguments, their previews, stack frames). */
+const STRING_DEPTH = 8;
+
+/**
+ * Measures the text `value` holds and cuts, in place, each of its strings longer than
+ * `LONGEST_STRING` to its first `LONGEST_STRING` characters, after a mark saying how long it was
+ * (`[cut: 1048576 characters] …`, at the start so the runtime's shorter cut keeps it). Done here,
+ * in JavaScript, so a string of megabytes a page logs is never copied into the runtime's memory.
+ * Returns the characters of text it held before the cut, for the flood guard.
+ * @param {any} value
+ * @param {number} depth levels still to look into
+ * @returns {number}
+ */
+function measureAndCut(value, depth) {
+  let characters = 0;
+  for (const key in value) {
+    const item = value[key];
+    if (typeof item === 'string') {
+      characters += item.length;
+      if (item.length > LONGEST_STRING) {
+        value[key] = `[cut: ${item.length} characters] ${item.slice(0, LONGEST_STRING)}`;
+      }
+    } else if (depth > 0 && typeof item === 'object' && item !== null) {
+      characters += measureAndCut(item, depth - 1);
+    }
+  }
+  return characters;
+}
+
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  withRuntime((rt) => rt.onDebuggerEvent(source, method, params ?? {})).catch(() => {});
+  const characters = params && GUARDED.has(method) ? measureAndCut(params, STRING_DEPTH) : undefined;
+  withRuntime((rt) => rt.onDebuggerEvent(source, method, params ?? {}, characters)).catch(() => {});
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
   withRuntime((rt) => rt.onDebuggerDetach(source, reason)).catch(() => {});

@@ -125,6 +125,8 @@ async fn a_second_agent_cannot_see_or_touch_the_first_ones_tab_until_the_person_
         ("browser_tabs", json!({"action": "close", "tab": account})),
         ("browser_find", json!({"tab": account, "text": "Delete"})),
         ("get_changes_since", json!({"tab": account})),
+        ("browser_console_messages", json!({"tab": account})),
+        ("browser_network_requests", json!({"tab": account})),
     ] {
         let reply = b.call(tool, args.clone()).await.expect("call");
         assert!(reply.is_error && reply.text.contains("in use by another agent"), "{tool} {args}: {}", reply.text);

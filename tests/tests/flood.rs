@@ -9,6 +9,13 @@
 //! waiting on a 24 GiB machine: with no debugger attached, its network service holds about 12 MB
 //! per waiting request and crashes within a minute, taking the extension's worker with it.
 //!
+//! The frame flood drill: a page whose iframe of another site (an out-of-process frame, a session
+//! of its own) logs 10,000 messages a second while the page throws 1,000 errors a second and logs
+//! a 1 MiB string ten times a second. Every tool (snapshot, click, type, console messages, changes
+//! since) answers within 5 s, the click and the typing reach the page, and the console listing and
+//! the change report name each paused console (the frame by its URL, the page) with what it
+//! dropped. First, a 1 MiB string logged alone is listed cut, with its length.
+//!
 //! The 5 s bound is a cap on a wait (a tool stuck behind the flood would exceed it many times
 //! over), not a measure of speed; the memory caps are several times what a quiet session holds,
 //! and far below what keeping the flood would take (a minute of it is over a gigabyte).
@@ -19,7 +26,7 @@ use serde_json::{Value, json};
 use sightline_e2e::browser::{REMOTE_DEBUGGING, bridge_pids};
 use sightline_e2e::client::Reply;
 use sightline_e2e::websocket::WebSocketServer;
-use sightline_e2e::{Rig, ref_of, service_worker};
+use sightline_e2e::{Rig, ref_named, ref_of, service_worker};
 
 /// How long each tool may take under the flood.
 const TOOL_CAP: Duration = Duration::from_secs(5);
@@ -192,4 +199,89 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
     let hung = rig.server.events().iter().filter(|e| *e == "hang:flood").count();
     eprintln!("requests the server held: {hung}");
     assert!(hung > 0, "the page's requests reached the server: {:?}", rig.server.events().len());
+}
+
+/// The consoles `report` (a `get_changes_since` answer) says were paused for flooding: whose (the
+/// frame's URL; `None`: the page's own), and the messages and characters each dropped.
+fn paused_consoles(report: &Reply) -> Vec<(Option<String>, u64, u64)> {
+    let report: Value = serde_json::from_str(&report.text).unwrap_or_else(|e| panic!("{e}: {}", report.text));
+    report["console"]["paused"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|p| {
+            let frame = p["frame"].as_str().map(str::to_owned);
+            (frame, p["dropped_messages"].as_u64().unwrap_or(0), p["dropped_characters"].as_u64().unwrap_or(0))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flooding_cross_site_frame_and_a_page_throwing_in_a_loop_cannot_stall_the_agent() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+
+    // A string of 1 MiB reaches the runtime cut, and the listing says it was.
+    rig.open("faults/long-log.html").await;
+    let console = within_cap(&rig, "browser_console_messages", json!({})).await;
+    let long = console.text.lines().find(|l| l.contains("big:")).unwrap_or_else(|| panic!("{}", console.text));
+    assert!(long.contains("[cut: 1048576 characters]"), "the long string is marked cut: {long:.300}");
+    assert!(long.len() < 4_000, "the long string is listed cut: {} bytes", long.len());
+    assert!(console.text.contains("after the long one"), "{}", console.text);
+
+    let url = rig.server.url("faults/frame-flood.html");
+    let started = Instant::now();
+    let page = c.call("browser_navigate", json!({"url": url})).await.expect("the call reaches the server");
+    eprintln!("browser_navigate to the frame flood: {:?}", started.elapsed());
+    assert!(!page.is_error, "{}", page.text);
+    assert!(started.elapsed() < Duration::from_secs(30), "past the load cap: {:?}", started.elapsed());
+    // The frame of another site runs in a process of its own, reached through its own session.
+    let devtools = rig.devtools();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while service_worker::attach_to_frame(&devtools, "frame-chatter").is_err() {
+        assert!(Instant::now() < deadline, "the chatter frame never ran out of process");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+
+    for round in 1..=3 {
+        tokio::time::sleep(FLOOD_SETTLE).await;
+        eprintln!("round {round}");
+        let snapshot = within_cap(&rig, "browser_snapshot", json!({})).await;
+        assert!(snapshot.text.contains("# Frame flood"), "{}", snapshot.text);
+        let clicked = within_cap(&rig, "browser_click", json!({"ref": ref_of(&snapshot, "button", "Tap")})).await;
+        assert!(clicked.text.contains(&format!("Taps: {round}")), "the click ran once: {}", clicked.text);
+        let tapped = format!("tap:{round}");
+        assert!(rig.server.wait_for_event(&tapped, TOOL_CAP), "the click reached the page: {:?}", rig.server.events());
+        let text = format!("round {round}");
+        within_cap(&rig, "browser_type", json!({"ref": ref_named(&snapshot, "Note"), "text": text})).await;
+        let typed = format!("note:{text}");
+        assert!(rig.server.wait_for_event(&typed, TOOL_CAP), "the typing reached the page: {:?}", rig.server.events());
+
+        // What went unrecorded is said, for the page and for its frame apart.
+        let console = within_cap(&rig, "browser_console_messages", json!({})).await;
+        assert!(console.text.len() < 256 * 1024, "a console listing is paged: {} bytes", console.text.len());
+        let frame_line = console.text.lines().find(|l| l.contains(" dropped") && l.contains("frame-chatter.html"));
+        assert!(frame_line.is_some(), "the listing says what the frame's flood lost: {}", console.text);
+        let changes = within_cap(&rig, "get_changes_since", json!({})).await;
+        assert!(changes.text.len() < 256 * 1024, "a change report is bounded: {} bytes", changes.text.len());
+        let paused = paused_consoles(&changes);
+        eprintln!("consoles paused since the last report: {paused:?}");
+        for (frame, ..) in &paused {
+            let named = frame.as_deref().is_none_or(|f| f.contains("frame-chatter.html"));
+            assert!(named, "each paused frame is named by its URL: {}", changes.text);
+        }
+        let frame = paused.iter().find(|(f, ..)| f.as_deref().is_some_and(|f| f.contains("frame-chatter.html")));
+        let (_, messages, characters) =
+            frame.unwrap_or_else(|| panic!("the frame's pause is reported: {}", changes.text));
+        assert!(*messages > 0 && *characters > 0, "what the frame dropped is counted: {}", changes.text);
+        if round == 1 {
+            // The page itself, throwing and logging 1 MiB strings, was paused too, on its own.
+            let (_, messages, characters) = paused
+                .iter()
+                .find(|(f, ..)| f.is_none())
+                .unwrap_or_else(|| panic!("the page's pause is reported: {}", changes.text));
+            assert!(*messages > 0 && *characters > 1024 * 1024, "what the page dropped is counted: {}", changes.text);
+        }
+    }
 }

@@ -13,6 +13,7 @@ use super::entries::{ActionEntry, ConsoleEntry, NetworkEntry, WebSocketEvent};
 use super::escaped_len;
 use super::fingerprint::endpoint_key;
 use super::noise::NoiseRules;
+use super::pauses::PauseLog;
 use super::ring::Ring;
 
 /// How much a timeline keeps.
@@ -109,6 +110,10 @@ pub(crate) struct Buffers {
     /// saved before requests were recorded at their response, hence the default.
     #[serde(default)]
     pub(crate) answered: AnsweredRequests,
+    /// The consoles paused because they flooded, kept apart from the console ring the flood
+    /// churns. Absent from state saved before they were kept, hence the default.
+    #[serde(default)]
+    pub(crate) pauses: PauseLog,
     /// The tabs whose entries may be read now (`None`: all). Set by whoever knows which tabs the
     /// agent may still use, never saved: a tab unshared or closed is no longer readable.
     #[serde(skip)]
@@ -128,6 +133,7 @@ impl Buffers {
             page_url: None,
             evicted: EvictedTimes::default(),
             answered: AnsweredRequests::default(),
+            pauses: PauseLog::default(),
             readable: None,
         }
     }
@@ -217,6 +223,7 @@ impl Buffers {
             + self.websocket.forget_all()
             + self.actions.forget_all();
         self.answered.repair(self.network.oldest_position(), self.network.next_position());
+        self.pauses.clear();
         dropped
     }
 

@@ -235,6 +235,10 @@ fn console_changes(
     let mut room = SECTION_CAP;
     section.errors = take_capped(errors, &mut room, &mut section.omitted);
     section.warnings = take_capped(warnings, &mut room, &mut section.omitted);
+    // Kept apart from the ring, so a flood that evicted everything else still shows here.
+    section.paused =
+        buffers.pauses.in_window(baseline.from_ms, |t| tab.is_none_or(|tab| tab == t) && buffers.readable(t));
+    tally.console_pauses = section.paused.len() as u64;
     section
 }
 

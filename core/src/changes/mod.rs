@@ -13,7 +13,9 @@
 //! previous response ([`Timeline::end_action_response`] puts it there).
 //! [`listing`] renders the raw console and network rings a page at a time (with the requests
 //! still waiting for a response, which the recorder holds, as pending), and
-//! [`CheckpointReply`] says what a checkpoint call did.
+//! [`CheckpointReply`] says what a checkpoint call did. The consoles the extension paused because
+//! they flooded are kept apart from the rings ([`ConsolePause`]), so reports and the console
+//! listing say what they dropped even when the flood evicted everything else.
 //!
 //! Nothing here performs I/O, reads a clock or waits: times are handed in as epoch
 //! milliseconds, and the whole state serialises so the extension can keep it across
@@ -32,6 +34,7 @@ pub mod fingerprint;
 mod iso_time;
 pub mod listing;
 mod noise;
+mod pauses;
 mod query;
 pub mod record;
 mod reply;
@@ -49,6 +52,7 @@ pub use entries::{
 pub use error::ChangesError;
 pub use iso_time::{format_iso, parse_iso};
 pub use noise::{NoiseConfig, NoisePattern, NoiseRule, NoiseRules, NoiseTarget};
+pub use pauses::{ConsolePause, MAX_PAUSES, PausedConsole};
 pub use query::Reference;
 pub use reply::CheckpointReply;
 pub use report::{
@@ -184,6 +188,35 @@ impl Timeline {
         self.buffers.page_url = Some(entries::recorded_url(&url.into()));
     }
 
+    /// Keeps a console paused because it flooded; returns the id to add what it drops by.
+    pub fn console_paused(&mut self, pause: ConsolePause) -> u64 {
+        self.buffers.pauses.start(pause)
+    }
+
+    /// Adds what paused console `id` dropped.
+    pub fn console_dropped(&mut self, id: u64, messages: u64, characters: u64) {
+        self.buffers.pauses.dropped(id, messages, characters);
+    }
+
+    /// The frame of paused console `id`, whose URL was not known when it was paused, is at `url`.
+    pub fn console_pause_frame(&mut self, id: u64, url: &str) {
+        self.buffers.pauses.frame_known(id, url);
+    }
+
+    /// Paused console `id` is recorded again from `at_ms`.
+    pub fn console_resumed(&mut self, id: u64, at_ms: u64) {
+        self.buffers.pauses.resumed(id, at_ms);
+    }
+
+    /// The console listing `params` asks for, of the readable tabs ([`listing::render_console`]),
+    /// ending with the consoles paused for flooding and what they dropped, when there were any.
+    pub fn console_listing(&self, params: &crate::protocol::ConsoleMessagesParams) -> String {
+        let listing = listing::render_console(self.console().iter().filter(|e| self.readable(e.tab)), params);
+        let wanted = |t: u32| params.tab.is_none_or(|tab| tab == t) && self.buffers.readable(t);
+        let pauses = pauses::listing_lines(self.buffers.pauses.iter(), wanted);
+        if pauses.is_empty() { listing } else { format!("{}\n{pauses}", listing.trim_end()) }
+    }
+
     /// The recorded console entries, oldest first.
     pub fn console(&self) -> &Ring<ConsoleEntry> {
         &self.buffers.console
@@ -299,9 +332,9 @@ impl Timeline {
         self.buffers.readable(tab)
     }
 
-    /// Forgets every recorded console message, request, WebSocket event and action (the
-    /// person asked to); checkpoints stay, and a report over the forgotten span counts it as
-    /// lost. Returns how many entries were dropped.
+    /// Forgets every recorded console message, request, WebSocket event and action, and the
+    /// consoles paused for flooding (the person asked to); checkpoints stay, and a report over
+    /// the forgotten span counts it as lost. Returns how many entries were dropped.
     pub fn forget_entries(&mut self) -> usize {
         self.buffers.forget_entries()
     }

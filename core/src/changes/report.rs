@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::entries::{ActionKind, Actor};
+use super::pauses::PausedConsole;
 
 /// Most entries a section lists; the rest are counted in its `omitted`.
 pub const SECTION_CAP: usize = 50;
@@ -86,6 +87,9 @@ pub struct ConsoleChanges {
     /// Entries evicted before this report could see them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lost: u64,
+    /// Consoles Sightline paused during the window because they flooded, and what each dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paused: Vec<PausedConsole>,
 }
 
 /// One console message and how often it (or one differing only in ids, numbers and times)
@@ -279,6 +283,7 @@ pub(crate) struct Tally {
     pub(crate) disconnections: u64,
     pub(crate) socket_errors: u64,
     pub(crate) slow_endpoints: u64,
+    pub(crate) console_pauses: u64,
 }
 
 impl Tally {
@@ -292,6 +297,7 @@ impl Tally {
             + self.disconnections
             + self.socket_errors
             + self.slow_endpoints
+            + self.console_pauses
             > 0
         {
             Severity::Warning
@@ -311,6 +317,7 @@ impl Tally {
             (self.disconnections, "WebSocket disconnection(s)"),
             (self.socket_errors, "WebSocket error(s)"),
             (self.slow_endpoints, "slow endpoint(s)"),
+            (self.console_pauses, "console(s) paused for flooding"),
         ]
         .into_iter()
         .filter(|(n, _)| *n > 0)

@@ -224,7 +224,8 @@ pub fn cut_marker(bytes: usize) -> String {
     format!("…[cut {} bytes]", thousands(bytes))
 }
 
-fn thousands(n: usize) -> String {
+/// `1,234,567`.
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, d) in digits.chars().enumerate() {

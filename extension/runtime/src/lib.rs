@@ -196,21 +196,27 @@ impl Runtime {
         })
     }
 
-    /// `chrome.debugger.onEvent`.
+    /// `chrome.debugger.onEvent`. `characters`: for an event the flood guard counts
+    /// (`flood::counts`), the characters of text it held, measured by the service worker, which
+    /// cut its long strings before handing it on.
     #[wasm_bindgen(js_name = onDebuggerEvent)]
-    pub fn on_debugger_event(&self, source: JsValue, method: String, params: JsValue) {
+    pub fn on_debugger_event(&self, source: JsValue, method: String, params: JsValue, characters: Option<f64>) {
         let Some(tab_id) = js_sys::Reflect::get(&source, &"tabId".into()).ok().and_then(|v| v.as_f64()) else {
             return;
         };
         let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
-        if method == "Runtime.consoleAPICalled" {
+        if let Some(stamp) = flood::counted_stamp(&method, &params) {
             // Decided before the event is converted, so a flood costs as little as it can.
-            let admit = self.state.flood.borrow_mut().admit(tab_id, flood::stamp(&params), timer::epoch_ms() as f64);
+            let characters = characters.unwrap_or(0.0);
+            let now = timer::epoch_ms() as f64;
+            let admit = self.state.flood.borrow_mut().admit(tab_id, &session_id, stamp, now, characters);
             match admit {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
-                flood::Admit::Trip(pause_ms) => return flood::pause(&self.state, tab_id, pause_ms),
+                flood::Admit::Trip { pause_ms, why } => {
+                    return flood::pause(&self.state, tab_id, session_id, pause_ms, why, characters);
+                }
             }
         }
         if method.starts_with("Network.") {
@@ -232,11 +238,27 @@ impl Runtime {
             cdp::page_replaced(tab_id);
         }
         self.state.tabs.borrow_mut().observe(&event);
+        if event.method == "Page.frameNavigated"
+            && let Some(child) = &event.session_id
+        {
+            let frame = &event.params["frame"];
+            let (id, url) = (frame["id"].as_str().unwrap_or_default(), frame["url"].as_str().unwrap_or_default());
+            flood::frame_navigated(&self.state, tab_id, child, id, url);
+        }
         timeline::record(&self.state, &event);
+        if event.method == "Target.detachedFromTarget"
+            && let Some(child) = event.params["sessionId"].as_str()
+        {
+            flood::frame_detached(&self.state, tab_id, child);
+        }
         if event.method == "Target.attachedToTarget"
             && event.params["targetInfo"]["type"] == "iframe"
             && let Some(child) = event.params["sessionId"].as_str()
         {
+            let info = &event.params["targetInfo"];
+            let (frame, url) =
+                (info["targetId"].as_str().unwrap_or_default(), info["url"].as_str().unwrap_or_default());
+            self.state.flood.borrow_mut().frame_attached(tab_id, child, frame, url);
             let (state, child) = (self.state.clone(), child.to_owned());
             wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
         }

@@ -355,7 +355,7 @@ impl State {
     /// Forgets a closed tab entirely; `by` is the session that closed it, if one did.
     pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
         self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
-        self.flood.borrow_mut().forget(tab_id);
+        crate::flood::tab_closed(self, tab_id);
         self.selections.borrow_mut().remove(&tab_id);
         {
             let mut tabs = self.tabs.borrow_mut();
@@ -563,10 +563,14 @@ impl State {
             cdp::send_to::<serde_json::Value>(&target, "Page.addScriptToEvaluateOnNewDocument", watch, timeout).await;
         if let Ok(tree) =
             cdp::send_to::<FrameTreeResult>(&target, "Page.getFrameTree", serde_json::json!({}), timeout).await
-            && let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id)
             && let Some(child) = &target.session_id
         {
-            session.frames.add_child_tree(child, &tree);
+            // Its document's URL, which says whose console it is if the guard pauses it.
+            let root = &tree.frame_tree.frame;
+            crate::flood::frame_navigated(self, tab_id, child, &root.id, &root.url);
+            if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+                session.frames.add_child_tree(child, &tree);
+            }
         }
         let auto_attach = serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true});
         let _ = cdp::send_to::<serde_json::Value>(&target, "Target.setAutoAttach", auto_attach, timeout).await;

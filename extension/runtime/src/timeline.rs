@@ -217,6 +217,8 @@ impl State {
                 return;
             }
             store.timeline = timeline;
+            // Pauses the flood guard kept on the timeline this one replaces are gone with it.
+            self.flood.borrow_mut().timeline_replaced();
             let limits = sizes.limits(store.timeline.limits());
             store.timeline.set_limits(limits);
             store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));

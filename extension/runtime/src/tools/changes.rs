@@ -14,7 +14,7 @@ use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams
 use super::ToolResult;
 use crate::error::ToolError;
 use crate::state::State;
-use crate::{chrome, timeline, timer};
+use crate::{chrome, flood, timeline, timer};
 
 /// `get_changes_since`: the report as JSON text; the structured result adds `wasm_ms`, the time
 /// the engine took to build it in the extension.
@@ -23,6 +23,8 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
     }
+    // What the flood guard dropped so far belongs in this report.
+    flood::record_dropped(state);
     let now = timer::epoch_ms();
     let started = timer::now_ms();
     let report = state.with_session_timeline(session, |t| t.changes_since(session, &params, now))?;

@@ -6,24 +6,28 @@
 
 use std::rc::Rc;
 
-use sightline_core::changes::listing::{render_console, render_network};
+use sightline_core::changes::listing::render_network;
 use sightline_core::protocol::{ConsoleMessagesParams, NetworkRequestsParams, ToolOutput};
 
 use super::ToolResult;
 use crate::state::State;
-use crate::timer;
+use crate::{flood, timer};
 
-/// `browser_console_messages`.
+/// `browser_console_messages`, ending with the consoles paused for flooding and what they
+/// dropped.
 pub fn console_messages(state: &Rc<State>, session: &str, params: ConsoleMessagesParams) -> ToolResult {
-    Ok(ToolOutput::text(
-        state.with_session_timeline(session, |t| {
-            render_console(t.console().iter().filter(|e| t.readable(e.tab)), &params)
-        }),
-    ))
+    if let Some(tab) = params.tab {
+        state.require_usable(tab as i32, session)?;
+    }
+    flood::record_dropped(state);
+    Ok(ToolOutput::text(state.with_session_timeline(session, |t| t.console_listing(&params))))
 }
 
 /// `browser_network_requests`.
 pub fn network_requests(state: &Rc<State>, session: &str, params: NetworkRequestsParams) -> ToolResult {
+    if let Some(tab) = params.tab {
+        state.require_usable(tab as i32, session)?;
+    }
     let mut pending = state.pending_requests();
     let now = timer::epoch_ms();
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| {
