@@ -17,9 +17,18 @@ const HOW = /** @type {Record<string, string>} */ ({ contains: 'contains', start
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
+/** What the options page keeps under `OPTIONS_KEY` (the runtime reads and bounds it again).
+ * @typedef {{allow_file_urls?: boolean, secret_words?: string[], allow_evaluate?: boolean, sizes?: Record<string, number>}} StoredOptions */
+
+/** The stored options, `{}` when none are.
+ * @returns {Promise<StoredOptions>} */
+async function storedOptions() {
+  return /** @type {StoredOptions} */ ((await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {});
+}
+
 /** @returns {Promise<{add: any[], remove: string[]}>} */
 async function noise() {
-  const stored = (await chrome.storage.local.get(NOISE_KEY))[NOISE_KEY] ?? {};
+  const stored = /** @type {{add?: any[], remove?: string[]}} */ ((await chrome.storage.local.get(NOISE_KEY))[NOISE_KEY] ?? {});
   return { add: stored.add ?? [], remove: stored.remove ?? [] };
 }
 
@@ -84,26 +93,26 @@ $('add-rule').addEventListener('submit', async (e) => {
 });
 
 const allowFile = /** @type {HTMLInputElement} */ ($('allow-file'));
-chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowFile.checked = Boolean(stored[OPTIONS_KEY]?.allow_file_urls); });
+storedOptions().then((options) => { allowFile.checked = Boolean(options.allow_file_urls); });
 allowFile.addEventListener('change', async () => {
-  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  const options = await storedOptions();
   await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_file_urls: allowFile.checked } });
   saved();
 });
 
 const secretWords = /** @type {HTMLTextAreaElement} */ ($('secret-words'));
-chrome.storage.local.get(OPTIONS_KEY).then((stored) => { secretWords.value = (stored[OPTIONS_KEY]?.secret_words ?? []).join('\n'); });
+storedOptions().then((options) => { secretWords.value = (options.secret_words ?? []).join('\n'); });
 $('save-secret-words').addEventListener('click', async () => {
   const words = secretWords.value.split('\n').map((w) => w.trim()).filter((w) => w !== '').slice(0, 64);
-  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  const options = await storedOptions();
   await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, secret_words: words } });
   saved();
 });
 
 const allowEvaluate = /** @type {HTMLInputElement} */ ($('allow-evaluate'));
-chrome.storage.local.get(OPTIONS_KEY).then((stored) => { allowEvaluate.checked = Boolean(stored[OPTIONS_KEY]?.allow_evaluate); });
+storedOptions().then((options) => { allowEvaluate.checked = Boolean(options.allow_evaluate); });
 allowEvaluate.addEventListener('change', async () => {
-  const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+  const options = await storedOptions();
   await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, allow_evaluate: allowEvaluate.checked } });
   saved();
 });
@@ -112,7 +121,7 @@ allowEvaluate.addEventListener('change', async () => {
  * what is saved is brought within them (the runtime bounds it again). */
 async function drawSizes() {
   const { bounds } = await ask('size_bounds');
-  const stored = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY]?.sizes ?? {};
+  const stored = (await storedOptions()).sizes ?? {};
   for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('#sizes input'))) {
     const bound = bounds[/** @type {string} */ (input.dataset.size)];
     input.min = String(bound.min);
@@ -130,7 +139,7 @@ async function drawSizes() {
       input.value = String(value);
       sizes[/** @type {string} */ (input.dataset.size)] = value;
     }
-    const options = (await chrome.storage.local.get(OPTIONS_KEY))[OPTIONS_KEY] ?? {};
+    const options = await storedOptions();
     await chrome.storage.local.set({ [OPTIONS_KEY]: { ...options, sizes } });
     saved();
   });

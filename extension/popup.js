@@ -61,7 +61,7 @@ async function draw() {
     fix.replaceChildren(
       el('p', null, why),
       ...steps.map((s) => (s.startsWith('Then') ? el('p', { class: 'muted' }, s) : el('div', { class: 'fix' }, s))),
-      status.host.error ? el('p', { class: 'muted' }, `Browser said: ${status.host.error}`) : null,
+      ...(status.host.error ? [el('p', { class: 'muted' }, `Browser said: ${status.host.error}`)] : []),
     );
   }
   const t = status.tab ?? { grant: 'none' };

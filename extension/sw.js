@@ -35,7 +35,7 @@ function startRuntime() {
   // see the worker's global), for diagnostics and for the end-to-end tests, which deliver
   // through it what headless Chromium cannot produce: a person's toolbar click, a cancelled
   // debugging bar, a panic.
-  globalThis.sightline = runtime;
+  /** @type {any} */ (globalThis).sightline = runtime;
   return runtime;
 }
 
@@ -79,7 +79,8 @@ function runtimeFailed(what) {
 function replaceRuntime(failed, what) {
   // The old object must not free its memory in the fresh instance when it is collected.
   try {
-    runtime?.__destroy_into_raw();
+    // Not in the runtime's declarations: wasm-bindgen's own release of the object's memory.
+    /** @type {any} */ (runtime)?.__destroy_into_raw();
   } catch {}
   __wbg_reset_state();
   generation = failed + 1;
@@ -162,7 +163,8 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   return true;
 });
 chrome.action.onClicked.addListener((tab) => {
-  if (tab.id !== undefined) withRuntime((rt) => rt.onActionClicked(tab.id)).catch(() => {});
+  const id = tab.id;
+  if (id !== undefined) withRuntime((rt) => rt.onActionClicked(id)).catch(() => {});
 });
 // Waking the worker is enough: the top-level code below connects.
 chrome.runtime.onStartup.addListener(() => {});

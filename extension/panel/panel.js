@@ -324,7 +324,7 @@ function drawVersions() {
   lastVersions = signature;
   for (const [id, pick] of [['from', held.length - 2], ['to', held.length - 1]]) {
     const select = /** @type {HTMLSelectElement} */ ($(/** @type {string} */ (id)));
-    select.replaceChildren(...held.map((v) => el('option', { value: v }, `v${v}`)));
+    select.replaceChildren(...held.map((/** @type {number} */ v) => el('option', { value: v }, `v${v}`)));
     select.selectedIndex = Math.max(0, /** @type {number} */ (pick));
   }
   /** @type {HTMLButtonElement} */ ($('compare')).disabled = held.length < 2;

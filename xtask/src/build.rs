@@ -97,14 +97,35 @@ pub fn build() -> anyhow::Result<Built> {
     assemble_extension(&root.join("extension"), &extension_dir)?;
     run(Command::new(bindgen)
         .arg(root.join("target/wasm32-unknown-unknown/wasm/sightline_runtime.wasm"))
-        .args(["--target", "web", "--no-typescript", "--out-name", "sightline_runtime"])
+        .args(["--target", "web", "--out-name", "sightline_runtime"])
         // `__wbg_reset_state`: the service worker replaces an instance poisoned by a panic.
         .arg("--experimental-reset-state-function")
         .arg("--out-dir")
         .arg(extension_dir.join("pkg")))?;
+    keep_runtime_types(&extension_dir.join("pkg"), &root.join(RUNTIME_TYPES))?;
     run(cargo().current_dir(&root).args(["build", "--release", "--package", "sightline-host"]))?;
     let host_binary = root.join("target/release/sightline-host");
     Ok(Built { extension_dir, host_binary })
+}
+
+/// Where the TypeScript declarations of the built runtime are kept for the type check of the
+/// extension's JavaScript (`xtask/typecheck/tsconfig.json` reads them as if beside `sw.js`).
+const RUNTIME_TYPES: &str = "target/runtime-types";
+
+/// Moves the declarations wasm-bindgen wrote next to the runtime out of the extension (it ships
+/// without them) into `types/pkg/`.
+fn keep_runtime_types(pkg: &Path, types: &Path) -> anyhow::Result<()> {
+    let kept = types.join("pkg");
+    std::fs::create_dir_all(&kept)?;
+    for entry in std::fs::read_dir(pkg)? {
+        let path = entry?.path();
+        if path.to_string_lossy().ends_with(".d.ts") {
+            let name = path.file_name().unwrap_or_default();
+            std::fs::copy(&path, kept.join(name))?;
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
 }
 
 /// Copies the extension's static files (everything but the Rust crate) to `out`, fresh.
@@ -161,6 +182,9 @@ pub fn lint() -> anyhow::Result<()> {
     let root = workspace_root();
     // The runtime is linted for the target it ships on; a fresh machine may not have it yet.
     ensure_wasm_target()?;
+    // The extension's JavaScript is type-checked against the built runtime's declarations.
+    build()?;
+    typecheck(&root)?;
     run(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().current_dir(&root).args([
         "clippy",
@@ -201,6 +225,15 @@ pub fn lint() -> anyhow::Result<()> {
         ]))?;
     }
     engine_files_stay_small(&root.join("core/src"))
+}
+
+/// Type-checks the extension's JavaScript (`// @ts-check`, JSDoc types) with the TypeScript
+/// compiler and Chrome's extension types, pinned in `xtask/typecheck/package.json` and installed
+/// from npm when its lock file changed.
+fn typecheck(root: &Path) -> anyhow::Result<()> {
+    let dir = root.join("xtask/typecheck");
+    crate::setup::ensure_npm_packages(&dir)?;
+    run(Command::new(dir.join("node_modules/.bin/tsc")).args(["--project", "tsconfig.json"]).current_dir(&dir))
 }
 
 /// The engine keeps one mechanism per file: a file that grows past this many lines holds more

@@ -56,7 +56,12 @@ fn ensure_debian_packages(binary: &str, what: &str, packages: &[&str]) -> anyhow
 
 /// Installs the npm packages of `tests/external-client` when its lock file changed.
 pub fn ensure_node_packages() -> anyhow::Result<()> {
-    let dir = workspace_root().join("tests/external-client");
+    ensure_npm_packages(&workspace_root().join("tests/external-client"))
+}
+
+/// Installs the npm packages of the folder `dir` (its `package-lock.json`, exactly) when the lock
+/// file changed since they were installed.
+pub fn ensure_npm_packages(dir: &Path) -> anyhow::Result<()> {
     let stamp = dir.join("node_modules/.package-lock.json");
     let lock = dir.join("package-lock.json");
     let fresh = match (std::fs::metadata(&stamp), std::fs::metadata(&lock)) {
@@ -64,8 +69,8 @@ pub fn ensure_node_packages() -> anyhow::Result<()> {
         _ => false,
     };
     if !fresh {
-        eprintln!("xtask: installing the external MCP client's npm packages");
-        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
+        eprintln!("xtask: installing the npm packages of {}", dir.display());
+        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(dir))?;
     }
     Ok(())
 }
