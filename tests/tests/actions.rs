@@ -169,3 +169,22 @@ async fn closing_a_tab_that_asks_before_it_is_left_answers_with_the_question() {
     }
     assert!(!tabs.contains("choices.html"), "accepted, the tab is closed: {tabs}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_navigation_that_ends_without_a_new_page_ends_the_wait_and_says_so() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    rig.open("actions/no-content.html").await;
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    // A form answered 204 No Content, and a link answered 205: the browser stays on the page.
+    for (name, words) in [("Send", "the server answered 204"), ("Reset view", "the server answered 205")] {
+        let target = sightline_e2e::ref_named(&page, name);
+        let reply = c.call("browser_click", json!({"ref": target})).await.expect("click");
+        assert!(!reply.is_error, "{name}: {}", reply.text);
+        assert!(reply.text.contains(words) && reply.text.contains("the page stayed"), "{name}: {}", reply.text);
+        assert!(!reply.text.contains("had not finished loading"), "{name}: {}", reply.text);
+        assert!(!reply.text.contains("a script on it is keeping it busy"), "{name}: {}", reply.text);
+        let after = c.ok("browser_snapshot", json!({})).await;
+        assert!(after.contains("# Feedback"), "still on the page: {after}");
+    }
+}

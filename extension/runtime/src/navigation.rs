@@ -53,6 +53,10 @@ const FRAME_LOAD_TIMEOUT_MS: u32 = 5_000;
 
 const FRAME_LOADING_EVENTS: &[&str] = &["Page.frameStartedLoading", "Page.frameStoppedLoading"];
 
+/// The responses an action's navigation may get, to say what a server answered when no new
+/// page came of it.
+const DOCUMENT_EVENTS: &[&str] = &["Network.responseReceived"];
+
 const NAVIGATION_EVENTS: &[&str] = &[
     "Page.lifecycleEvent",
     "Page.loadEventFired",
@@ -60,6 +64,7 @@ const NAVIGATION_EVENTS: &[&str] = &[
     "Page.frameRequestedNavigation",
     "Page.frameStartedLoading",
     "Page.navigatedWithinDocument",
+    "Page.frameStoppedLoading",
 ];
 
 /// How waiting went; each note is reported to the agent.
@@ -273,6 +278,7 @@ where
 {
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let mut frames = Subscription::new(&state.hub, tab_id, FRAME_LOADING_EVENTS);
+    let mut documents = Subscription::new(&state.hub, tab_id, DOCUMENT_EVENTS);
     let main = main_frame(state, tab_id);
     action.await?;
     let mut settled = Settled::default();
@@ -292,15 +298,21 @@ where
             // The document the DOM wait watched is going away: wait for the new one.
             settled.navigated = true;
             let load = *load.get_or_insert_with(|| Deadline::after(LOAD_TIMEOUT_MS));
-            let loader = if event.method == "Page.frameNavigated" {
-                event.params["frame"]["loaderId"].as_str().map(str::to_owned)
+            let committed = if event.method == "Page.frameNavigated" {
+                Commit::Document(event.params["frame"]["loaderId"].as_str().map(str::to_owned))
             } else {
-                events
-                    .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
-                    .await
-                    .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned))
+                wait_for_commit(&mut events, &main, load).await
             };
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+            match committed {
+                Commit::Document(loader) => {
+                    wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+                }
+                // The browser ended the navigation without a new document: the page stayed.
+                Commit::None => {
+                    settled.navigated = false;
+                    settled.note(no_new_page(&mut documents, &main));
+                }
+            }
             stabilize_into(state, tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
@@ -320,6 +332,54 @@ where
         wait_for_child_frames(&mut frames, &main, &mut settled).await;
     }
     Ok(settled)
+}
+
+/// What a navigation the page started came to.
+enum Commit {
+    /// A new document committed (its loader id, when the event gave it).
+    Document(Option<String>),
+    /// The browser ended it without a new document: a `204 No Content` or `205` answer, a
+    /// download, a navigation the page stopped or the browser blocked. The page stayed.
+    None,
+}
+
+/// Waits, until `load` at the latest, for the main frame's navigation to commit a document or
+/// to end without one (its loading stops before any document commits).
+async fn wait_for_commit(events: &mut Subscription, main: &str, load: Deadline) -> Commit {
+    let ended = events
+        .next_where(load.left_ms(), |e| {
+            matches!(e.method.as_str(), "Page.frameNavigated" | "Page.frameStoppedLoading")
+                && is_main_frame_event(e, main)
+        })
+        .await;
+    match ended {
+        Some(e) if e.method == "Page.frameStoppedLoading" => Commit::None,
+        Some(e) => Commit::Document(e.params["frame"]["loaderId"].as_str().map(str::to_owned)),
+        // Out of time: the load wait that follows says so.
+        None => Commit::Document(None),
+    }
+}
+
+/// What the agent is told about a navigation that ended without a new page, with what the
+/// server answered when a response for the main frame's document arrived.
+fn no_new_page(documents: &mut Subscription, main: &str) -> String {
+    let answer = documents
+        .drain()
+        .into_iter()
+        .filter(|e| e.params["type"] == "Document" && e.params["frameId"].as_str() == Some(main))
+        .filter_map(|e| e.params["response"]["status"].as_u64())
+        .last();
+    match answer {
+        Some(status @ (204 | 205)) => {
+            format!("the request was sent; the server answered {status}, and the page stayed")
+        }
+        Some(status) => {
+            format!("the navigation ended without a new page (the server answered {status}); the page stayed")
+        }
+        None => "the navigation ended without a new page (the browser or the page stopped it, or it became a \
+                 download); the page stayed"
+            .to_owned(),
+    }
 }
 
 /// Waits (bounded) for the child frames that started loading since the action to stop, so a
