@@ -368,7 +368,7 @@ fn no_new_page(documents: &mut Subscription, main: &str) -> String {
         .into_iter()
         .filter(|e| e.params["type"] == "Document" && e.params["frameId"].as_str() == Some(main))
         .filter_map(|e| e.params["response"]["status"].as_u64())
-        .last();
+        .next_back();
     match answer {
         Some(status @ (204 | 205)) => {
             format!("the request was sent; the server answered {status}, and the page stayed")
