@@ -175,3 +175,25 @@ fn a_field_named_with_one_of_the_persons_own_words_is_masked_and_stays_masked() 
     let out = ps.answer_snapshot(still, &Default::default()).expect("an answer");
     assert_no_marker("a field once masked", &everything(&out));
 }
+
+#[test]
+fn a_password_field_shown_as_text_stays_masked_after_a_restart() {
+    let mut ps = PageState::new();
+    let before = ps.compile(&capture(&checkout("L1", "password")));
+    ps.answer_snapshot(before, &Default::default()).expect("an answer");
+    let shown = ps.compile(&capture(&checkout("L1", "text")));
+    ps.answer(shown, Answer::AfterAction, &[], None);
+    // What a restart keeps goes through session storage as JSON; the page state after it is
+    // made from that alone.
+    let kept = serde_json::to_string(&ps.resume_point()).expect("the point is written");
+    let mut resumed = PageState::resumed(serde_json::from_str(&kept).expect("and read back"));
+    let after = resumed.compile(&capture(&checkout("L1", "text")));
+    let out = resumed.answer_snapshot(after, &Default::default()).expect("an answer");
+    assert_no_marker("the first snapshot after a restart", &everything(&out));
+    assert!(out.text.contains("Login secret") && out.text.contains("\"Ada\""), "{}", out.text);
+    // A point saved before the memory was kept reads as one that remembers nothing.
+    let old: sightline_core::page_state::ResumePoint =
+        serde_json::from_str(r#"{"version": 3, "last_ref": 9}"#).expect("an older point still reads");
+    assert_eq!(old.version, 3);
+    assert!(old.secret_fields.fields.is_empty());
+}

@@ -11,10 +11,10 @@
 //! A panic poisons the wasm instance: nothing in it can run again. The panic hook tells the
 //! service worker (`globalThis.sightlinePanicked`), which answers every call the instance had
 //! in flight with [`Runtime::failed_call`] of a fresh instance and goes on with that one; what
-//! was saved in `chrome.storage.session` (grants, each session's place, the timeline) lets it
-//! resume where the old one was. A trap, a stack overflow (a `RangeError`) or any JavaScript
-//! error unwinding through the instance poisons it as well, without a panic: the service worker
-//! sees those where they surface and does the same.
+//! was saved in `chrome.storage.session` (grants, each session's place with the fields it knew
+//! as secret, the timeline) lets it resume where the old one was. A trap, a stack overflow (a
+//! `RangeError`) or any JavaScript error unwinding through the instance poisons it as well,
+//! without a panic: the service worker sees those where they surface and does the same.
 
 mod capture;
 mod cdp;

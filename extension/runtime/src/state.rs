@@ -143,7 +143,7 @@ impl State {
             sessions.entry(id.clone()).or_insert_with(|| Session {
                 client: place.client.clone(),
                 current_tab: place.current_tab,
-                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(*point))).collect(),
+                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
                 unconfirmed: HashMap::new(),
             });
         }
