@@ -4,10 +4,13 @@
 // port, and hands everything else to the Rust runtime compiled to wasm.
 //
 // A panic in the runtime poisons its wasm instance: every later call into it would trap, and a
-// call it was running would never be answered. The runtime's panic hook calls
-// `sightlinePanicked` before the instance traps (a trap without a panic reaches the `error`
-// and `unhandledrejection` listeners instead); the worker then makes a fresh instance of the
-// same module, answers every call the old one had in flight with an error, and hands later
+// call it was running would never be answered. So does any exception that unwinds through the
+// instance's frames without Rust knowing: a trap, a stack overflow (a `RangeError`), an error
+// thrown by a JavaScript function it called. The runtime's panic hook calls
+// `sightlinePanicked` before the instance traps; anything else is seen where it surfaces (a
+// call into the runtime that throws, or the `error` and `unhandledrejection` listeners, for a
+// task the runtime was running). Either way the worker makes a fresh instance of the same
+// module, answers every call the old one had in flight with an error, and hands later
 // messages and events to the fresh one, which resumes from what was saved in
 // chrome.storage.session.
 
@@ -53,10 +56,25 @@ function withRuntime(use) {
     try {
       return use(rt);
     } catch (error) {
-      if (error instanceof WebAssembly.RuntimeError) runtimeFailed(String(error));
+      if (poisons(error)) runtimeFailed(String(error));
       throw error;
     }
   });
+}
+
+/**
+ * Whether `error` left the runtime's instance unusable: a trap, a stack overflow (V8 throws a
+ * `RangeError` when the wasm frames exhaust its stack), or any exception that unwound through
+ * the instance's own frames (its stack names them `wasm-function[…]`). An error the runtime
+ * returns on purpose is a rejected promise the caller handles, never one of these.
+ * @param {unknown} error
+ */
+function poisons(error) {
+  return (
+    error instanceof WebAssembly.RuntimeError ||
+    error instanceof RangeError ||
+    (error instanceof Error && /wasm-function\[/.test(String(error.stack)))
+  );
 }
 
 /**
@@ -96,10 +114,10 @@ function replaceRuntime(failed, what) {
 
 globalThis.sightlinePanicked = (/** @type {string} */ message) => runtimeFailed(`panic: ${message}`);
 self.addEventListener('error', (event) => {
-  if (event.error instanceof WebAssembly.RuntimeError) runtimeFailed(String(event.error));
+  if (poisons(event.error)) runtimeFailed(String(event.error));
 });
 self.addEventListener('unhandledrejection', (event) => {
-  if (event.reason instanceof WebAssembly.RuntimeError) runtimeFailed(String(event.reason));
+  if (poisons(event.reason)) runtimeFailed(String(event.reason));
 });
 
 /**

@@ -504,7 +504,7 @@ fn after_a_restart_versions_go_on_old_refs_are_refused_and_the_page_says_why() {
     let point = before.resume_point();
     assert_eq!(point.version, 2);
 
-    let mut ps = PageState::resumed(point);
+    let mut ps = PageState::resumed(point.clone());
     let err = ps.resolve("e4", &frames("L1")).unwrap_err();
     assert_eq!(err, sightline_core::refs::RefError::FromBeforeRestart { element_ref: "e4".into(), version: 2 });
     let snapshot = ps.compile(&capture(&shop("L1", "Basket: 1 items", vec![])));

@@ -207,3 +207,25 @@ fn secrets_in_every_part_of_a_url_are_masked_and_ordinary_parameters_stay_readab
     assert!(url.contains("redirect_uri=https%3A%2F%2Fapp.test%2Fcb%3Fcode%3D••••••%26state%3D1"), "{url}");
     assert_eq!(url.matches("••••••").count(), 13, "each secret masked once: {url}");
 }
+
+#[test]
+fn a_password_field_shown_as_text_stays_masked_after_a_restart() {
+    let mut ps = PageState::new();
+    let before = ps.compile(&capture(&checkout("L1", "password")));
+    ps.answer_snapshot(before, &Default::default()).expect("an answer");
+    let shown = ps.compile(&capture(&checkout("L1", "text")));
+    ps.answer(shown, Answer::AfterAction, &[], None);
+    // What a restart keeps goes through session storage as JSON; the page state after it is
+    // made from that alone.
+    let kept = serde_json::to_string(&ps.resume_point()).expect("the point is written");
+    let mut resumed = PageState::resumed(serde_json::from_str(&kept).expect("and read back"));
+    let after = resumed.compile(&capture(&checkout("L1", "text")));
+    let out = resumed.answer_snapshot(after, &Default::default()).expect("an answer");
+    assert_no_marker("the first snapshot after a restart", &everything(&out));
+    assert!(out.text.contains("Login secret") && out.text.contains("\"Ada\""), "{}", out.text);
+    // A point saved before the memory was kept reads as one that remembers nothing.
+    let old: sightline_core::page_state::ResumePoint =
+        serde_json::from_str(r#"{"version": 3, "last_ref": 9}"#).expect("an older point still reads");
+    assert_eq!(old.version, 3);
+    assert!(old.secret_fields.fields.is_empty());
+}

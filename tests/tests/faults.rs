@@ -1,8 +1,8 @@
-//! The fault matrix: while a call runs, the runtime panics, the service worker stops, the tab
-//! closes, the bridge is killed, the debugger is detached, or the browser restarts. Each time
-//! the call is answered (most often with an error saying what happened) within its cap, the
-//! next call works, and nothing the call sent to the page runs twice (counted by the fixture
-//! server).
+//! The fault matrix: while a call runs, the runtime panics (or exhausts its stack, or has an
+//! error thrown through it), the service worker stops, the tab closes, the bridge is killed,
+//! the debugger is detached, or the browser restarts. Each time the call is answered (most
+//! often with an error saying what happened) within its cap, the next call works, and nothing
+//! the call sent to the page runs twice (counted by the fixture server).
 //!
 //! The held call is a navigation to a page whose picture never arrives (`/hang/<name>`): it
 //! holds the tab up to the 30 s load cap, and every load of the page is counted. Bounds here are
@@ -95,6 +95,40 @@ async fn a_panic_in_the_runtime_answers_every_call_in_flight_and_a_fresh_runtime
         assert!(snapshot.contains("# Slow page"), "{snapshot}");
         assert_eq!(hang_count(&rig, &name), 1, "the page was loaded once: {:?}", rig.server.events());
         assert_eq!(rig.in_worker("typeof sightline.panicOnNextCall"), json!("function"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stack_overflow_or_an_error_thrown_through_the_runtime_answers_every_call_in_flight_and_a_fresh_runtime_takes_over()
+ {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_navigate", json!({"url": rig.server.url("shop.html")})).await;
+
+    // Neither is a panic: no Rust code runs as the exception unwinds through the instance, so
+    // only the service worker can tell that the instance is lost.
+    let faults = [
+        ("overflowStackOnNextCall", "the stack exhausted", "RangeError"),
+        ("throwOnNextCall", "an error thrown through the runtime", "an exception provoked for a drill"),
+    ];
+    for (seam, fault, said) in faults {
+        let name = seam.to_lowercase();
+        let held = held_navigation(&rig, c, &name).await;
+        rig.in_worker(&format!("sightline.{seam}('browser_tabs')"));
+        let failed = c.start("browser_tabs", json!({})).await.expect("start the failing call");
+        let (failed, took) = answered_within(failed, FAULT_CAP, fault).await;
+        eprintln!("{fault}: the failing call answered in {took:?}: {}", failed.text);
+        assert!(failed.is_error && failed.text.contains("runtime failed"), "{fault}: {}", failed.text);
+        assert!(failed.text.contains(said), "{fault}: the answer names it: {}", failed.text);
+        let (left_behind, took) = answered_within(held, FAULT_CAP, "the call the fault left behind").await;
+        eprintln!("{fault}: the call in flight answered {took:?} after the failing one's");
+        assert!(left_behind.is_error && left_behind.text.contains("runtime failed"), "{}", left_behind.text);
+
+        let (tabs, took) = next_call_works(c, "browser_tabs", json!({})).await;
+        eprintln!("{fault}: the next call worked after {took:?}");
+        assert!(took < FAULT_CAP, "{took:?}");
+        assert!(tabs.text.contains("Slow page"), "{}", tabs.text);
+        assert_eq!(hang_count(&rig, &name), 1, "the page was loaded once: {:?}", rig.server.events());
     }
 }
 

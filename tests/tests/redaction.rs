@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use regex::Regex;
 use serde_json::{Value, json};
+use sightline_e2e::browser::REMOTE_DEBUGGING;
 use sightline_e2e::client::Reply;
-use sightline_e2e::{McpClient, Rig, ref_of};
+use sightline_e2e::{McpClient, Rig, ref_of, service_worker};
 
 /// What every secret in the page and in this test starts with.
 const MARKER: &str = "SLMARK";
@@ -177,4 +178,61 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
     {
         assert!(transcript.contains(expected), "the transcript lacks {expected}:\n{transcript}");
     }
+}
+
+/// Polls `browser_snapshot` until it answers (a worker or runtime coming back), at most 30 s.
+async fn snapshot_once_back(c: &McpClient) -> Reply {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let reply = c.call("browser_snapshot", json!({})).await.expect("the call reaches the server");
+        if !reply.is_error {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "no snapshot within 30 s: {}", reply.text);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The value the snapshot gives the "Access word" field, which must be masked and hold no secret.
+fn assert_access_word_masked(snapshot: &Reply, after: &str) {
+    let facts = snapshot.structured.clone().unwrap_or_default();
+    let field = facts["elements"].as_array().and_then(|all| all.iter().find(|e| e["name"] == "Access word").cloned());
+    assert_eq!(field.map(|f| f["value"].clone()), Some(json!("••••••")), "{after}: {}", snapshot.text);
+    assert!(!snapshot.text.contains(MARKER) && !facts.to_string().contains(MARKER), "{after}: {}", snapshot.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_field_shown_as_text_stays_masked_after_a_worker_restart_and_a_runtime_replacement() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &McpClient::connect_recording(&rig.sandbox).await.expect("a recording client");
+    ok(c, "browser_navigate", json!({"url": rig.server.url("trust/redaction.html")})).await;
+    let snapshot = ok(c, "browser_snapshot", json!({})).await;
+    let field = ref_of(&snapshot, "textbox", "Access word");
+    ok(c, "browser_type", json!({"ref": field, "text": format!("{MARKER}-kept")})).await;
+    // "Show it" makes the password field a text field, with a neutral name, id and label: from
+    // now on only the memory of what it was keeps it masked.
+    let toggle = ref_of(&snapshot, "button", "Show it");
+    let shown = ok(c, "browser_click", json!({"ref": toggle})).await;
+    assert!(shown.text.contains("Hide it"), "the toggle ran: {}", shown.text);
+    let (mut page, session) = service_worker::attach_to_page(&rig.devtools(), "redaction.html").expect("attach");
+    let expression = "[document.getElementById('f-access').type, document.getElementById('f-access').value]";
+    let params = json!({"expression": expression, "returnByValue": true});
+    let field_now = page.call(Some(&session), "Runtime.evaluate", params).expect("read the field");
+    assert_eq!(field_now["result"]["value"], json!(["text", format!("{MARKER}-kept")]), "the page shows the value");
+    drop(page);
+
+    // The worker stops (as the browser stops an idle one) and is woken by the page.
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    service_worker::wake_with_console_message(&rig.devtools(), "redaction.html", "wake up").expect("wake");
+    assert_access_word_masked(&snapshot_once_back(c).await, "a worker restart");
+
+    // A panic replaces the runtime.
+    rig.in_worker("sightline.panicOnNextCall('browser_tabs')");
+    let failed = c.call("browser_tabs", json!({})).await.expect("the call reaches the server");
+    assert!(failed.is_error && failed.text.contains("runtime failed"), "{}", failed.text);
+    assert_access_word_masked(&snapshot_once_back(c).await, "a runtime replacement");
+
+    // Nothing the server sent holds the secret.
+    let transcript = c.transcript().expect("a recording client");
+    assert!(!transcript.contains(MARKER), "the secret reached the client:\n{transcript}");
 }

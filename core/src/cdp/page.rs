@@ -42,11 +42,14 @@ pub struct Frame {
 }
 
 impl FrameTree {
-    /// Every frame in the tree, parents before children.
+    /// Every frame in the tree, parents before children (in document order). Walked without
+    /// recursion: a page decides how deep its frames nest.
     pub fn frames(&self) -> Vec<&Frame> {
-        let mut out = vec![&self.frame];
-        for child in &self.child_frames {
-            out.extend(child.frames());
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(tree) = stack.pop() {
+            out.push(&tree.frame);
+            stack.extend(tree.child_frames.iter().rev());
         }
         out
     }

@@ -23,6 +23,7 @@
 
 pub mod accessibility;
 pub mod actionable;
+pub mod depth;
 pub mod element;
 pub mod escape;
 pub mod occlusion;

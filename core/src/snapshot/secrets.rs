@@ -16,11 +16,13 @@
 //!   person's own words, set in the extension's options ([`SecretFields::set_extra_words`]);
 //! * it was secret earlier ([`SecretFields`]): a password field that a "show password" toggle
 //!   switched to `type=text`, or a field whose masking style was removed, stays masked, also
-//!   when its page comes back from the back/forward cache.
+//!   when its page comes back from the back/forward cache, and after the extension's service
+//!   worker restarts or its runtime is replaced (the memory is part of what a page state keeps
+//!   across those: [`RememberedFields`], in `crate::page_state::ResumePoint`).
 //!
 //! The agent can still type into such a field; it only never reads its value back.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::tree::{Node, NodeKind, PageTree};
 
@@ -224,6 +226,19 @@ pub struct SecretFields {
     extra: Vec<String>,
 }
 
+/// The fields a page state remembers as secret, as it keeps them across a worker restart or a
+/// runtime replacement: each frame id written once, each field as the index of its frame and its
+/// backend node id, oldest first. At most [`REMEMBERED_MAX`] fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RememberedFields {
+    /// Frame ids.
+    #[serde(default)]
+    pub frames: Vec<String>,
+    /// Fields: index into `frames`, backend node id.
+    #[serde(default)]
+    pub fields: Vec<(usize, i64)>,
+}
+
 /// Most extra words kept, and their longest length in characters.
 pub const MAX_EXTRA_WORDS: (usize, usize) = (64, 64);
 
@@ -286,6 +301,32 @@ impl SecretFields {
             .filter(|w| !w.is_empty() && w.chars().count() <= length)
             .take(count)
             .collect();
+    }
+
+    /// What is remembered, to keep across a restart (see [`RememberedFields`]).
+    pub fn remembered(&self) -> RememberedFields {
+        let mut saved = RememberedFields::default();
+        let mut indexes: HashMap<&str, usize> = HashMap::new();
+        for (frame, node) in &self.order {
+            let index = *indexes.entry(frame.as_str()).or_insert_with(|| {
+                saved.frames.push(frame.clone());
+                saved.frames.len() - 1
+            });
+            saved.fields.push((index, *node));
+        }
+        saved
+    }
+
+    /// The memory of a page state that goes on after a restart: the fields `saved` remembered
+    /// (within [`REMEMBERED_MAX`], the newest kept; a field naming no saved frame is skipped).
+    pub fn restored(saved: &RememberedFields) -> SecretFields {
+        let mut fields = SecretFields::default();
+        for &(frame, node) in &saved.fields {
+            if let Some(frame) = saved.frames.get(frame) {
+                fields.remember((frame.clone(), node));
+            }
+        }
+        fields
     }
 
     /// How many fields are remembered.
@@ -385,6 +426,29 @@ mod tests {
         assert!(!fields.nodes.contains(&("MAIN".to_owned(), 9)) && fields.nodes.contains(&("MAIN".to_owned(), 10)));
         fields.remember(("MAIN".into(), 10));
         assert_eq!(fields.order.len(), REMEMBERED_MAX, "remembering a field twice keeps one entry");
+    }
+
+    #[test]
+    fn the_remembered_fields_come_back_as_they_were_kept_and_within_the_bound() {
+        let mut fields = SecretFields::default();
+        for (frame, node) in [("MAIN", 7), ("CHILD", 3), ("MAIN", 9)] {
+            fields.remember((frame.into(), node));
+        }
+        let saved = fields.remembered();
+        assert_eq!(saved.frames, ["MAIN", "CHILD"], "each frame is written once");
+        assert_eq!(saved.fields, [(0, 7), (1, 3), (0, 9)]);
+        let back = SecretFields::restored(&saved);
+        assert_eq!(back.order, fields.order);
+        assert_eq!(back.nodes, fields.nodes);
+        // What was saved is data: more than the bound keeps the newest, a stray index is skipped.
+        let oversized = RememberedFields {
+            frames: vec!["MAIN".into()],
+            fields: (0..REMEMBERED_MAX as i64 + 5).map(|n| (0, n)).chain([(4, 1)]).collect(),
+        };
+        let back = SecretFields::restored(&oversized);
+        assert_eq!(back.len(), REMEMBERED_MAX);
+        assert!(back.nodes.contains(&("MAIN".to_owned(), REMEMBERED_MAX as i64 + 4)));
+        assert!(!back.nodes.contains(&("MAIN".to_owned(), 4)));
     }
 
     #[test]

@@ -192,6 +192,13 @@ fn laid_out_text(tree: &PageTree, id: NodeId) -> usize {
     chars
 }
 
+/// Whether `id` decides something for everything inside it: a verdict that drops what it holds
+/// (noise, `opacity: 0`), hiding it from assistive technology, or a dialog that shows it again.
+/// The depth bound keeps such a node an ancestor of what it holds (`super::depth`).
+pub fn rules_its_subtree(tree: &PageTree, id: NodeId) -> bool {
+    subtree_verdict(tree, id).is_some() || !matches!(ax_hidden_verdict(tree, id), AxHidden::Inherit)
+}
+
 /// A verdict that covers the node and everything inside it.
 fn subtree_verdict(tree: &PageTree, id: NodeId) -> Option<DropReason> {
     let node = &tree.nodes[id];

@@ -4,7 +4,9 @@
 //! Iframe documents hang under their `<iframe>` element; shadow trees are already flattened by
 //! `DOMSnapshot` (slotted nodes sit under their `<slot>`); user-agent shadow trees (the insides
 //! of inputs, media controls) are left out. Bounds are converted to main-frame document
-//! coordinates. Nothing here decides what an agent sees; later stages do.
+//! coordinates. A branch deeper than [`super::depth::DEEPEST`] levels is folded
+//! ([`super::depth`]), so every later walk is bounded. Nothing here decides what an agent sees;
+//! later stages do.
 
 use std::collections::HashMap;
 
@@ -221,6 +223,8 @@ impl<'a> PageTree<'a> {
             let parent = owner.unwrap_or(tree.root);
             tree.attach_document(child_root, parent);
         }
+        // Every walk after this one is as deep as the tree: bound it before any of them.
+        super::depth::bound(&mut tree);
         let with_tree: std::collections::HashSet<&str> = std::iter::once(&capture.main)
             .chain(&capture.children)
             .flat_map(|t| t.ax_trees.iter().map(|a| a.frame_id.as_str()))

@@ -11,8 +11,10 @@
 //! A panic poisons the wasm instance: nothing in it can run again. The panic hook tells the
 //! service worker (`globalThis.sightlinePanicked`), which answers every call the instance had
 //! in flight with [`Runtime::failed_call`] of a fresh instance and goes on with that one; what
-//! was saved in `chrome.storage.session` (grants, each session's place, the timeline) lets it
-//! resume where the old one was.
+//! was saved in `chrome.storage.session` (grants, each session's place with the fields it knew
+//! as secret, the timeline) lets it resume where the old one was. A trap, a stack overflow (a
+//! `RangeError`) or any JavaScript error unwinding through the instance poisons it as well,
+//! without a panic: the service worker sees those where they surface and does the same.
 
 mod capture;
 mod cdp;
@@ -95,7 +97,21 @@ impl Runtime {
     /// real build. No message from the host or a page can reach it.
     #[wasm_bindgen(js_name = panicOnNextCall)]
     pub fn panic_on_next_call(&self, tool: String) {
-        *self.state.panic_armed.borrow_mut() = Some(tool);
+        *self.state.panic_armed.borrow_mut() = Some((tool, DrillFault::Panic));
+    }
+
+    /// Test seam like [`Runtime::panic_on_next_call`]: the next call of `tool` exhausts the
+    /// stack, which the engine throws as a `RangeError` through the instance's frames.
+    #[wasm_bindgen(js_name = overflowStackOnNextCall)]
+    pub fn overflow_stack_on_next_call(&self, tool: String) {
+        *self.state.panic_armed.borrow_mut() = Some((tool, DrillFault::StackOverflow));
+    }
+
+    /// Test seam like [`Runtime::panic_on_next_call`]: the next call of `tool` throws a
+    /// JavaScript error through the instance's frames, as a JavaScript function it calls could.
+    #[wasm_bindgen(js_name = throwOnNextCall)]
+    pub fn throw_on_next_call(&self, tool: String) {
+        *self.state.panic_armed.borrow_mut() = Some((tool, DrillFault::Throw));
     }
 
     /// The first message to send on a new native port.
@@ -140,10 +156,11 @@ impl Runtime {
                     // The loaded timeline learns which tabs it may show.
                     state.sync_readable_tabs();
                     state.met_session(&session, client);
-                    let armed = state.panic_armed.borrow().as_deref() == Some(call.name());
-                    if armed {
+                    let armed =
+                        state.panic_armed.borrow().as_ref().filter(|(tool, _)| tool == call.name()).map(|a| a.1);
+                    if let Some(fault) = armed {
                         state.panic_armed.borrow_mut().take();
-                        panic!("a panic provoked for a drill, in {}", call.name());
+                        fault.provoke(call.name());
                     }
                     let before = panel::before_call(&state, &session, &call);
                     let logged = call.clone();
@@ -322,6 +339,47 @@ impl Runtime {
             Ok(JsValue::UNDEFINED)
         })
     }
+}
+
+/// How a drill makes a call fail (see [`Runtime::panic_on_next_call`] and its siblings): each
+/// leaves the instance unusable, as the service worker must notice and recover from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrillFault {
+    /// A Rust panic (the panic hook tells the worker).
+    Panic,
+    /// The stack runs out (V8 throws a `RangeError`; no Rust code runs).
+    StackOverflow,
+    /// A JavaScript error thrown through the instance's frames.
+    Throw,
+}
+
+impl DrillFault {
+    /// Makes the call running now fail this way; never returns.
+    fn provoke(self, tool: &str) {
+        match self {
+            DrillFault::Panic => panic!("a panic provoked for a drill, in {tool}"),
+            DrillFault::StackOverflow => {
+                exhaust_the_stack();
+            }
+            DrillFault::Throw => wasm_bindgen::throw_str(&format!("an exception provoked for a drill, in {tool}")),
+        }
+    }
+}
+
+/// Levels [`exhaust_the_stack`] went down.
+static DRILL_DEPTH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Calls itself until the stack runs out. The count it keeps in a static after each call returns
+/// makes every call wait for the next, so the compiler cannot turn the calls into a loop.
+#[inline(never)]
+fn exhaust_the_stack() -> u64 {
+    use std::sync::atomic::Ordering::Relaxed;
+    if DRILL_DEPTH.fetch_add(1, Relaxed) == u64::MAX {
+        return 0;
+    }
+    let below = exhaust_the_stack();
+    DRILL_DEPTH.fetch_sub(1, Relaxed);
+    below + 1
 }
 
 /// Logs a panic to the console and tells the service worker, which answers the calls the

@@ -73,8 +73,8 @@ pub struct State {
     pub unsaved: RefCell<BTreeMap<&'static str, String>>,
     /// Console flood guard, per tab.
     pub flood: RefCell<crate::flood::FloodGuard>,
-    /// The tool whose next call panics (a drill's seam, see `Runtime::panic_on_next_call`).
-    pub panic_armed: RefCell<Option<String>>,
+    /// The tool whose next call fails, and how (a drill's seam, see `Runtime::panic_on_next_call`).
+    pub panic_armed: RefCell<Option<(String, crate::DrillFault)>>,
     /// Every agent call per tab, for the Sightline panel.
     pub session_log: RefCell<sightline_core::review::SessionLog>,
     /// Per tab, the node the person last pointed at for the agent.
@@ -155,7 +155,7 @@ impl State {
             sessions.entry(id.clone()).or_insert_with(|| Session {
                 client: place.client.clone(),
                 current_tab: place.current_tab,
-                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(*point))).collect(),
+                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
                 unconfirmed: HashMap::new(),
                 refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
                 lost: place.lost,

@@ -49,7 +49,7 @@ impl Builder<'_, '_> {
                     let marker = if list.ordered { format!("{}.", list.counter) } else { "-".to_owned() };
                     (BlockKind::Item(marker), list.indent, item)
                 }
-                Some(list) => (BlockKind::Text, list.indent + 1, anchor),
+                Some(list) => (BlockKind::Text, list.indent.saturating_add(1), anchor),
                 None => (BlockKind::Text, self.indent, anchor),
             };
             self.block = Some(Block { anchor, kind, runs: Vec::new(), indent });

@@ -17,7 +17,7 @@ impl Builder<'_, '_> {
     pub(super) fn list(&mut self, id: NodeId, ordered: bool) {
         self.flush();
         let indent = match self.lists.last() {
-            Some(outer) => outer.indent + 1,
+            Some(outer) => outer.indent.saturating_add(1),
             None => self.indent,
         };
         self.lists.push(ListContext { ordered, counter: 0, pending_item: None, indent });

@@ -283,42 +283,24 @@ impl Builder<'_, '_> {
             }
             return self.visit_children(id);
         }
-        let role = node.ax.role();
-        let tag = node.tag.as_str();
         if self.in_cell == 0
-            && let Some((kind, label, overlay)) = self.region_of(id)
+            && let Some(saved) = self.enter_region(id)
         {
-            self.flush();
-            let element = self.actionable[id].then(|| {
-                // The region's content follows as lines: it is neither its text nor its name.
-                let mut facts = facts(self.tree, id, "", None);
-                facts.text = None;
-                self.out.elements.push(OutlineElement { node: id, facts });
-                ElementId(self.out.elements.len() - 1)
-            });
-            self.out.regions.push(Region {
-                kind,
-                label,
-                parent: self.regions.last().copied(),
-                anchor: id,
-                element,
-                overlay,
-            });
-            self.regions.push(RegionId(self.out.regions.len() - 1));
-            let saved = std::mem::take(&mut self.lists);
             self.visit_children(id);
             self.flush();
             self.lists = saved;
             self.regions.pop();
             return;
         }
+        let role = node.ax.role();
+        let tag = node.tag.as_str();
         if self.actionable[id] {
             return self.actionable_element(id);
         }
         if let Some(level) = heading_level(tag, &role, node) {
             self.flush();
             if self.in_cell == 0 {
-                let indent = self.lists.last().map(|l| l.indent + 1).unwrap_or(self.indent);
+                let indent = self.lists.last().map(|l| l.indent.saturating_add(1)).unwrap_or(self.indent);
                 self.block = Some(Block { anchor: id, kind: BlockKind::Heading(level), runs: Vec::new(), indent });
             }
             self.visit_children(id);
@@ -372,7 +354,49 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Opens the region `id` makes, if it makes one: its record, and its own element when it
+    /// can be acted on. Returns the list contexts to restore once its content is walked. (Out of
+    /// line, like [`Builder::actionable_line`], so the walk's frames stay small: a tree folded
+    /// by `super::depth` may still be a few hundred levels deep.)
+    #[inline(never)]
+    fn enter_region(&mut self, id: NodeId) -> Option<Vec<ListContext>> {
+        let (kind, label, overlay) = self.region_of(id)?;
+        self.flush();
+        let element = self.actionable[id].then(|| {
+            // The region's content follows as lines: it is neither its text nor its name.
+            let mut facts = facts(self.tree, id, "", None);
+            facts.text = None;
+            self.out.elements.push(OutlineElement { node: id, facts });
+            ElementId(self.out.elements.len() - 1)
+        });
+        self.out.regions.push(Region {
+            kind,
+            label,
+            parent: self.regions.last().copied(),
+            anchor: id,
+            element,
+            overlay,
+        });
+        self.regions.push(RegionId(self.out.regions.len() - 1));
+        Some(std::mem::take(&mut self.lists))
+    }
+
     pub(super) fn actionable_element(&mut self, id: NodeId) {
+        self.actionable_line(id);
+        // The element's text is its name (or its `text`); controls nested inside it are still
+        // listed, one level deeper (the indent stops at its largest value rather than wrap).
+        self.suppress_text += 1;
+        let indent_before = self.indent;
+        self.indent = indent_before.saturating_add(1);
+        self.visit_children(id);
+        self.indent = indent_before;
+        self.suppress_text -= 1;
+    }
+
+    /// The line of actionable element `id`, or its place in the text around it. Out of line:
+    /// what it holds is off the stack before the walk goes into the element's children.
+    #[inline(never)]
+    fn actionable_line(&mut self, id: NodeId) {
         let inner = self.visible_text(id);
         let mut facts = match self.sources.stands_for.get(&id) {
             Some(&control) => label_facts(self.tree, id, control, &inner),
@@ -414,7 +438,7 @@ impl Builder<'_, '_> {
             self.block_for(id).runs.push(Run::Element(index));
         } else {
             self.flush();
-            let indent = self.lists.last().map(|l| l.indent + 1).unwrap_or(self.indent);
+            let indent = self.lists.last().map(|l| l.indent.saturating_add(1)).unwrap_or(self.indent);
             let indent = match self.lists.last() {
                 Some(list) if list.pending_item.is_some() => list.indent,
                 _ => indent,
@@ -424,12 +448,5 @@ impl Builder<'_, '_> {
                 list.pending_item = None;
             }
         }
-        // The element's text is its name (or its `text`); controls nested inside it are still
-        // listed, one level deeper.
-        self.suppress_text += 1;
-        self.indent += 1;
-        self.visit_children(id);
-        self.indent -= 1;
-        self.suppress_text -= 1;
     }
 }

@@ -54,7 +54,7 @@ impl Builder<'_, '_> {
         if cells.iter().all(|c| is_blank(c)) {
             return;
         }
-        let indent = self.lists.last().map(|l| l.indent + 1).unwrap_or(self.indent);
+        let indent = self.lists.last().map(|l| l.indent.saturating_add(1)).unwrap_or(self.indent);
         self.push_line(row, indent, LineContent::Row { cells, header: all_headers });
     }
 
