@@ -17,7 +17,9 @@
 //! A ref appears only on what an agent can act on; links sit inside their sentence; an element
 //! with nothing to name it by says `(no name)`. Regions
 //! are marked only at landmarks, indentation only where hierarchy carries meaning (lists,
-//! groups, controls inside controls). Element boxes are added on request (`@x,y,w,h`, CSS
+//! groups, controls inside controls). What another site's frame shows sits between
+//! `<frame site="other" origin="https://bank.example">` and `</frame>`; a refused frame is one
+//! line, `<frame origin="file://" refused="…" />`. Element boxes are added on request (`@x,y,w,h`, CSS
 //! pixels, page coordinates), except where a box repeats the enclosing element's. A page that
 //! would exceed the ceiling is split into pages at line boundaries; every page says how to get
 //! the next one, and nothing is dropped.
@@ -31,6 +33,7 @@ use std::collections::BTreeSet;
 
 use super::element::ElementFacts;
 use super::escape;
+use super::outline::frames::FRAME_REGION;
 use super::outline::{LineContent, Run};
 use super::{ElementId, RegionId, Snapshot};
 use crate::changes::prefix_bytes;
@@ -293,6 +296,9 @@ pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: b
             format!("{pad}{role} {}:", quote(&escape::cap(name, escape::MAX_NAME_BYTES)))
         }
         LineContent::Note(note) => format!("{pad}! {note}"),
+        LineContent::RefusedFrame { origin, reason } => {
+            format!("{pad}<frame origin={} refused={} />", quote(origin), quote(reason))
+        }
     }
 }
 
@@ -314,9 +320,32 @@ pub fn body_lines(snapshot: &Snapshot, bbox: bool) -> Vec<BodyLine> {
         .collect()
 }
 
-/// The attributes of a region's tag: its name, label, and ref when it can be acted on.
+/// The tag a region is written with: `frame` for another site's frame, `region` otherwise.
+pub fn region_tag(snapshot: &Snapshot, region: RegionId) -> &'static str {
+    if snapshot.region(region).kind == FRAME_REGION { "frame" } else { "region" }
+}
+
+/// The attributes of the tag of another site's frame: that it is another site, and its origin.
+fn frame_attributes(origin: &str) -> String {
+    format!("site=\"other\" origin={}", quote(origin))
+}
+
+/// The line that opens what comes from another site's frame: `<frame site="other"
+/// origin="https://bank.example">` (in a full page, a delta and a search alike).
+pub fn frame_open(origin: &str) -> String {
+    format!("<frame {}>", frame_attributes(origin))
+}
+
+/// The line that closes what [`frame_open`] opened.
+pub const FRAME_CLOSE: &str = "</frame>";
+
+/// The attributes of a region's tag: its name, label, and ref when it can be acted on; for
+/// another site's frame, that it is another site and its origin.
 pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
     let r = snapshot.region(region);
+    if r.kind == FRAME_REGION {
+        return frame_attributes(&r.label);
+    }
     let mut attrs = format!("name=\"{}\"", r.kind);
     if !r.label.is_empty() {
         attrs.push_str(&format!(" label={}", quote(&r.label)));
@@ -329,7 +358,35 @@ pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
 
 /// The opening tag of a region.
 pub fn region_open(snapshot: &Snapshot, region: RegionId) -> String {
-    format!("<region {}>", region_attributes(snapshot, region))
+    format!("<{} {}>", region_tag(snapshot, region), region_attributes(snapshot, region))
+}
+
+/// The closing tag of a region.
+pub fn region_close(snapshot: &Snapshot, region: RegionId) -> String {
+    format!("</{}>", region_tag(snapshot, region))
+}
+
+/// `lines` (each with the origin of the frame of another site it is in) with the lines of
+/// each run from one frame between [`frame_open`] and [`FRAME_CLOSE`].
+pub fn in_frames<'o>(lines: impl IntoIterator<Item = (Option<&'o str>, String)>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<&str> = None;
+    for (frame, line) in lines {
+        if frame != open {
+            if open.is_some() {
+                out.push(FRAME_CLOSE.to_owned());
+            }
+            if let Some(origin) = frame {
+                out.push(frame_open(origin));
+            }
+            open = frame;
+        }
+        out.push(line);
+    }
+    if open.is_some() {
+        out.push(FRAME_CLOSE.to_owned());
+    }
+    out
 }
 
 /// Writes body lines with region tags opened and closed around them.
@@ -339,8 +396,9 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<Strin
         let path = snapshot.region_path(line.region);
         let common = open.iter().zip(&path).take_while(|(a, b)| a == b).count();
         while open.len() > common {
-            open.pop();
-            out.push("</region>".into());
+            if let Some(r) = open.pop() {
+                out.push(region_close(snapshot, r));
+            }
         }
         for &r in &path[common..] {
             out.push(region_open(snapshot, r));
@@ -348,8 +406,8 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<Strin
         }
         out.push(line.text.clone());
     }
-    for _ in open {
-        out.push("</region>".into());
+    for r in open.into_iter().rev() {
+        out.push(region_close(snapshot, r));
     }
 }
 
@@ -394,7 +452,8 @@ pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Ren
 /// The one line a region unchanged since the previous baseline is written as.
 pub fn unchanged_region_line(snapshot: &Snapshot, r: RegionId) -> String {
     format!(
-        "<region {} unchanged=\"true\" count=\"{}\" />",
+        "<{} {} unchanged=\"true\" count=\"{}\" />",
+        region_tag(snapshot, r),
         region_attributes(snapshot, r),
         snapshot.refs_in_region(r).len()
     )
