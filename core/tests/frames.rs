@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 use sightline_core::capture::Capture;
+use sightline_core::page_state::PageState;
+use sightline_core::page_state::find::FindQuery;
 use sightline_core::protocol::FrameFacts;
 use sightline_core::refs::RefRegistry;
 use sightline_core::snapshot::render::{RenderOptions, render};
@@ -477,6 +479,49 @@ fn another_sites_frame_in_a_table_cell_stays_apart_from_the_row() {
     assert_eq!(lines[open + 1], "Balance: £9");
     assert_eq!(lines[open + 2], "</frame>");
     assert!(lines.iter().all(|l| !(l.contains("Flour") && l.contains("Balance"))), "{lines:#?}");
+}
+
+/// A page state on the recipe page: the first look, then the page after an action.
+fn after_action(before: Capture, after: Capture) -> (PageState, String, Value) {
+    let mut page = PageState::new();
+    let first = page.compile(&before);
+    page.baseline(first, true);
+    let next = page.compile(&after);
+    let out = page.answer(next, sightline_core::page_state::Answer::AfterAction, &[], None);
+    (page, out.text, out.structured.unwrap_or_default())
+}
+
+#[test]
+fn a_delta_and_a_search_say_what_comes_from_another_sites_frame() {
+    let before = recipe_page("Balance: £1,234.56", Vec::new());
+    let after = recipe_page("Balance: £234.56", vec![button(206, "Confirm transfer")]);
+    let (page, text, structured) = after_action(before, after);
+    let lines: Vec<&str> = text.lines().collect();
+    let open = "<frame site=\"other\" origin=\"https://bank.example\">";
+    let changed = lines.iter().position(|l| l.starts_with("~ ")).unwrap_or_else(|| panic!("a changed line: {text}"));
+    assert_eq!(lines[changed - 1], open, "{text}");
+    assert_eq!(lines[changed], "~ \"Balance: £1,234.56\" → \"Balance: £234.56\"", "{text}");
+    assert_eq!(lines[changed + 1], "</frame>", "{text}");
+    let added = lines.iter().position(|l| l.starts_with("+ ")).expect("an added line");
+    assert_eq!((lines[added - 1], lines[added + 1]), (open, "</frame>"), "{text}");
+    assert!(lines[added].ends_with("e4 button \"Confirm transfer\""), "{text}");
+    // The structured delta says the same of the line and of the element.
+    let added = &structured["lines"]["added"][0]["line"];
+    assert_eq!(added["frame"], "https://bank.example", "{structured}");
+    assert_eq!(added["elements"][0]["frame"], "https://bank.example", "{structured}");
+    assert_eq!(structured["lines"]["changed"][0]["frame"], "https://bank.example", "{structured}");
+
+    let found = page.find(&FindQuery { text: Some("transfer".into()), ..FindQuery::default() }).expect("a page");
+    assert_eq!(
+        found.text.lines().collect::<Vec<_>>(),
+        [
+            "2 matches in v2",
+            open,
+            "[frame \"https://bank.example\"] e2 button \"Transfer funds\"",
+            "[frame \"https://bank.example\"] e4 button \"Confirm transfer\"",
+            "</frame>",
+        ]
+    );
 }
 
 #[test]
