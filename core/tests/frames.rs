@@ -288,6 +288,15 @@ fn recipe_page(balance: &'static str, bank_extra: Vec<N>) -> Capture {
     let mut bank = vec![
         p(201, balance),
         button(202, "Transfer funds"),
+        // Focusable, but no button or link of its own: inside the page's link, only the frame's
+        // boundary keeps it a target of its own.
+        N::El {
+            tag: "div",
+            id: 207,
+            attrs: vec![("tabindex", "0")],
+            size: (600.0, 20.0),
+            children: vec![text("Show statement")],
+        },
         frame(203, "BANKOWN", "https://secure.bank.example/widget", false, vec![p(211, "Bank's own widget")]),
         frame(204, "ADS", "https://ads.example/slot", true, vec![link(221, "Ad offer")]),
         frame(
@@ -339,9 +348,10 @@ fn another_sites_frame_is_written_inside_a_frame_line_naming_its_origin() {
             "<frame site=\"other\" origin=\"https://bank.example\">",
             "Balance: £1,234.56",
             "e2 button \"Transfer funds\"",
+            "e3 clickable \"Show statement\"",
             "Bank's own widget",
             "<frame site=\"other\" origin=\"https://ads.example\">",
-            "[Ad offer](e3)",
+            "[Ad offer](e4)",
             "</frame>",
             "Recipe site, shown by the bank",
             "</frame>",
@@ -352,7 +362,7 @@ fn another_sites_frame_is_written_inside_a_frame_line_naming_its_origin() {
          site inside it, each inside a frame line; the page's text posing as one is escaped"
     );
     // The link around the bank's frame takes none of its words as its name, and the bank's
-    // button keeps its own ref inside the link's box.
+    // targets keep their own refs inside the link's box.
     let facts = s.facts(1);
     let by_name = |name: &str| facts.elements.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("{name}"));
     assert_eq!(by_name("Transfer funds").frame.as_deref(), Some("https://bank.example"));
@@ -361,8 +371,8 @@ fn another_sites_frame_is_written_inside_a_frame_line_naming_its_origin() {
     assert_eq!(
         facts.frames,
         vec![
-            FrameFacts { origin: "https://bank.example".into(), refused: None, refs: vec!["e2".into()] },
-            FrameFacts { origin: "https://ads.example".into(), refused: None, refs: vec!["e3".into()] },
+            FrameFacts { origin: "https://bank.example".into(), refused: None, refs: vec!["e2".into(), "e3".into()] },
+            FrameFacts { origin: "https://ads.example".into(), refused: None, refs: vec!["e4".into()] },
         ]
     );
     // A ref inside the bank's frame is scoped to the bank's document, so an action reaches it.
@@ -504,7 +514,7 @@ fn a_delta_and_a_search_say_what_comes_from_another_sites_frame() {
     assert_eq!(lines[changed + 1], "</frame>", "{text}");
     let added = lines.iter().position(|l| l.starts_with("+ ")).expect("an added line");
     assert_eq!((lines[added - 1], lines[added + 1]), (open, "</frame>"), "{text}");
-    assert!(lines[added].ends_with("e4 button \"Confirm transfer\""), "{text}");
+    assert!(lines[added].ends_with("e5 button \"Confirm transfer\""), "{text}");
     // The structured delta says the same of the line and of the element.
     let added = &structured["lines"]["added"][0]["line"];
     assert_eq!(added["frame"], "https://bank.example", "{structured}");
@@ -518,7 +528,7 @@ fn a_delta_and_a_search_say_what_comes_from_another_sites_frame() {
             "2 matches in v2",
             open,
             "[frame \"https://bank.example\"] e2 button \"Transfer funds\"",
-            "[frame \"https://bank.example\"] e4 button \"Confirm transfer\"",
+            "[frame \"https://bank.example\"] e5 button \"Confirm transfer\"",
             "</frame>",
         ]
     );
