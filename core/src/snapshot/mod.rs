@@ -32,6 +32,7 @@ pub mod render;
 pub mod secrets;
 pub mod semantics;
 pub mod signal;
+pub mod tags;
 pub mod text;
 pub mod tree;
 
