@@ -17,9 +17,10 @@
 //!   the framing site or of the top document's site is what the other site shows, and stays
 //!   inside its frame;
 //! * a frame whose URL the URL policy refuses ([`UrlPolicy::frame_refusal`]: a file, a browser
-//!   page, another extension's page, `data:`, the browser's error page) is not added to the
-//!   tree at all, nor any frame inside it. Its `<iframe>` holds a [`Framed::Refused`] with the
-//!   reason, and the outline writes one line saying so. So does an `<iframe>` whose `src` is
+//!   page, another extension's page, `data:`) is not added to the tree at all, nor any frame
+//!   inside it. Its `<iframe>` holds a [`Framed::Refused`] with the reason, and the outline
+//!   writes one line saying so. The browser's error page, in a frame that did not load, is not
+//!   read either, but writes nothing: it holds no site's content. So does an `<iframe>` whose `src` is
 //!   such a URL while its document is still the first, empty one (the browser blocks a web
 //!   page's `file:` frame, and the page may write into it).
 //!
@@ -85,7 +86,8 @@ pub struct FrameSource {
 pub struct Refusal {
     /// Its origin.
     pub origin: String,
-    /// The reason; `None` for a frame inside a refused frame, which says nothing of its own.
+    /// The reason; `None` for a frame that says nothing of its own (one inside a refused
+    /// frame, or one showing the browser's error page).
     pub reason: Option<String>,
 }
 
@@ -123,7 +125,12 @@ impl FrameSources {
                     && let Some(reason) = policy.frame_refusal(&frame.url)
                 {
                     let shown = frame.unreachable_url.as_deref().unwrap_or(&frame.url);
-                    own.entry(&frame.id).or_insert(Refusal { origin: shown_origin(shown), reason: Some(reason) });
+                    // The browser's error page, in a frame that did not load, holds no site's
+                    // content: it says nothing, or every ad slot a blocker stopped would cost a
+                    // line.
+                    let error_page = frame.url.starts_with("chrome-error:");
+                    let reason = (!error_page).then_some(reason);
+                    own.entry(&frame.id).or_insert(Refusal { origin: shown_origin(shown), reason });
                 }
                 sources.frames.entry(frame.id.clone()).or_insert(FrameSource {
                     loader: frame.loader_id.clone(),
