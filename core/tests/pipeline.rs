@@ -624,11 +624,17 @@ fn same_origin_and_cross_site_frames_are_read_in_place_with_their_own_identity()
             "Text of the page itself.",
             "Inside the same-origin frame.",
             "e1 button \"Inner button\"",
+            "<frame site=\"other\" origin=\"http://localhost:41267\">",
             "Inside the cross-site frame.",
             "[Cross-site link](e2)",
             "e3 textbox \"Cross input\"",
-        ]
+            "</frame>",
+        ],
+        "the page is on 127.0.0.1, the cross-site frame on localhost: another site"
     );
+    let facts = s.facts(1);
+    let frames: Vec<Option<&str>> = facts.elements.iter().map(|e| e.frame.as_deref()).collect();
+    assert_eq!(frames, [None, Some("http://localhost:41267"), Some("http://localhost:41267")]);
     let frames: std::collections::BTreeSet<&str> = s.elements.iter().map(|e| e.key.frame_id.as_str()).collect();
     assert_eq!(frames.len(), 2, "the same-origin and the cross-site frame");
     assert!(s.elements.iter().all(|e| !e.key.loader_id.is_empty()), "every ref is scoped to a document");

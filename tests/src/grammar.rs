@@ -1,8 +1,9 @@
 //! A reader of the text an agent gets, following the grammar the README documents ("How the
-//! text is written"): it finds the header, region tags, fences, trailers and every element
-//! (element lines, inline elements, links) by their form alone, the way an agent reads them.
-//! The drills hold what it finds against `structuredContent`: if page text could pose as
-//! structure, this reader would find an element, a region or a trailer that is not there.
+//! text is written"): it finds the header, region tags, frame lines, fences, trailers and every
+//! element (element lines, inline elements, links, each with the frame of another site it is
+//! shown in) by their form alone, the way an agent reads them. The drills hold what it finds
+//! against `structuredContent`: if page text could pose as structure, this reader would find an
+//! element, a region, a frame or a trailer that is not there.
 
 use anyhow::{Context, bail};
 
@@ -15,6 +16,19 @@ pub struct Element {
     pub role: String,
     /// The name, when the text shows one (a quoted name, or a link's text).
     pub name: Option<String>,
+    /// The origin of the frame of another site it is shown in (between `<frame site="other"
+    /// origin="…">` and `</frame>`).
+    pub frame: Option<String>,
+}
+
+/// A frame line: `<frame site="other" origin="…">` opening what another site's frame shows,
+/// or `<frame origin="…" refused="…" />` for a frame that is not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameTag {
+    /// The frame's origin.
+    pub origin: String,
+    /// Why it is not read, for a refused frame.
+    pub refused: Option<String>,
 }
 
 /// A region tag.
@@ -35,6 +49,8 @@ pub struct Parsed {
     pub elements: Vec<Element>,
     /// Region tags in order.
     pub regions: Vec<RegionTag>,
+    /// Frame lines that open another site's frame or stand for a refused one, in order.
+    pub frames: Vec<FrameTag>,
     /// Lines `! …`.
     pub notes: Vec<String>,
     /// The pager's last line or the action's `Since the last response:` line.
@@ -150,6 +166,7 @@ pub fn scan_line(line: &str) -> Vec<Element> {
                 element_ref: chars[i + 2..end].iter().collect(),
                 role: "link".into(),
                 name: Some(unescape(&label)),
+                frame: None,
             });
             open = None;
             i = end + 1;
@@ -181,7 +198,7 @@ pub fn scan_line(line: &str) -> Vec<Element> {
                     j = after;
                 }
             }
-            out.push(Element { element_ref, role, name });
+            out.push(Element { element_ref, role, name, frame: None });
             // The rest of an element's description: values (`= "…"`, `key="…"`) are skipped
             // whole.
             while j < chars.len() && chars[j] != '[' && ref_at(&chars, j).is_none() {
@@ -202,6 +219,76 @@ pub fn scan_line(line: &str) -> Vec<Element> {
     out
 }
 
+/// The JSON string value of attribute `name` in a tag (`origin="…"`).
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let start = tag.find(&format!(" {name}=\""))? + name.len() + 2;
+    let chars: Vec<char> = tag[start..].chars().collect();
+    json_string_at(&chars, 0).map(|(value, _)| value)
+}
+
+/// A frame line (`<frame site="other" origin="…">`, `<frame origin="…" refused="…" />`, or
+/// another site's frame written as unchanged, `<frame site="other" origin="…"
+/// unchanged="true" count="N" />`): the frame it stands for and whether it opens one.
+fn frame_tag(line: &str) -> anyhow::Result<(FrameTag, bool)> {
+    let origin = attribute(line, "origin").with_context(|| format!("a frame line without an origin: {line}"))?;
+    if line.starts_with("<frame site=\"other\" ") && line.contains(" unchanged=\"true\" ") && line.ends_with(" />") {
+        return Ok((FrameTag { origin, refused: None }, false));
+    }
+    if line.ends_with(" />") {
+        let refused =
+            attribute(line, "refused").with_context(|| format!("a closed frame line that says no why: {line}"))?;
+        return Ok((FrameTag { origin, refused: Some(refused) }, false));
+    }
+    if !line.starts_with("<frame site=\"other\" ") || !line.ends_with('>') {
+        bail!("a frame line that is neither another site's nor refused: {line}");
+    }
+    Ok((FrameTag { origin, refused: None }, true))
+}
+
+/// The elements of `line`, each shown in the innermost frame of `open` (the tags open around
+/// it: `Some(origin)` for a frame, `None` for a region).
+fn elements_in(line: &str, open: &[Option<String>]) -> Vec<Element> {
+    let frame = open.iter().rev().find_map(Clone::clone);
+    scan_line(line).into_iter().map(|e| Element { frame: frame.clone(), ..e }).collect()
+}
+
+/// Reads a line that opens, closes or stands for a region or a frame into `out`, keeping `open`
+/// (the tags open, innermost last); `false` when the line is none of these.
+fn tag_line(line: &str, n: usize, open: &mut Vec<Option<String>>, out: &mut Parsed) -> anyhow::Result<bool> {
+    if line.starts_with("<region ") {
+        let closed = line.ends_with(" />");
+        if !closed && !line.ends_with('>') {
+            bail!("line {n}: a region tag that does not end: {line}");
+        }
+        if let Some(r) = region_ref(line) {
+            let frame = open.iter().rev().find_map(Clone::clone);
+            out.elements.push(Element { element_ref: r, role: String::new(), name: None, frame });
+        }
+        out.regions.push(RegionTag { tag: line.to_owned(), opens: true });
+        if !closed {
+            open.push(None);
+        }
+    } else if line == "</region>" {
+        if open.pop().with_context(|| format!("line {n}: </region> closes nothing"))?.is_some() {
+            bail!("line {n}: </region> closes a frame");
+        }
+        out.regions.push(RegionTag { tag: line.to_owned(), opens: false });
+    } else if line.starts_with("<frame ") {
+        let (tag, opens) = frame_tag(line).with_context(|| format!("line {n}"))?;
+        if opens {
+            open.push(Some(tag.origin.clone()));
+        }
+        out.frames.push(tag);
+    } else if line == "</frame>" {
+        if open.pop().with_context(|| format!("line {n}: </frame> closes nothing"))?.is_none() {
+            bail!("line {n}: </frame> closes a region");
+        }
+    } else {
+        return Ok(false);
+    }
+    Ok(true)
+}
+
 /// The ref of a region tag (`ref="e4"`), if it has one.
 fn region_ref(tag: &str) -> Option<String> {
     let start = tag.find(" ref=\"")? + 6;
@@ -211,7 +298,7 @@ fn region_ref(tag: &str) -> Option<String> {
 
 /// Reads the body lines of a snapshot (after its header) into `out`.
 fn body(lines: &[&str], out: &mut Parsed) -> anyhow::Result<()> {
-    let mut depth = 0usize;
+    let mut open: Vec<Option<String>> = Vec::new();
     let mut fence: Option<(String, Vec<String>)> = None;
     for (n, raw) in lines.iter().enumerate() {
         let indent = raw.len() - raw.trim_start_matches(' ').len();
@@ -222,27 +309,14 @@ fn body(lines: &[&str], out: &mut Parsed) -> anyhow::Result<()> {
                 fence = None;
             } else {
                 content.push((*raw).to_owned());
-                out.elements.extend(scan_line(line));
+                out.elements.extend(elements_in(line, &open));
             }
             continue;
         }
         if line == "```" {
             fence = Some((raw[..indent].to_owned(), Vec::new()));
-        } else if line.starts_with("<region ") {
-            let closed = line.ends_with(" />");
-            if !closed && !line.ends_with('>') {
-                bail!("line {n}: a region tag that does not end: {line}");
-            }
-            if let Some(r) = region_ref(line) {
-                out.elements.push(Element { element_ref: r, role: String::new(), name: None });
-            }
-            out.regions.push(RegionTag { tag: line.to_owned(), opens: true });
-            if !closed {
-                depth += 1;
-            }
-        } else if line == "</region>" {
-            depth = depth.checked_sub(1).with_context(|| format!("line {n}: </region> closes nothing"))?;
-            out.regions.push(RegionTag { tag: line.to_owned(), opens: false });
+        } else if tag_line(line, n, &mut open, out)? {
+            // A region or a frame opened, closed or stood for.
         } else if line.starts_with("<trimmed ") {
             // What was left out; its refs are not shown.
         } else if let Some(note) = line.strip_prefix("! ") {
@@ -252,14 +326,14 @@ fn body(lines: &[&str], out: &mut Parsed) -> anyhow::Result<()> {
         } else if line.starts_with(['<', '!', '…']) || line.starts_with("```") {
             bail!("line {n}: a line that starts like structure but is none: {line}");
         } else {
-            out.elements.extend(scan_line(line));
+            out.elements.extend(elements_in(line, &open));
         }
     }
     if fence.is_some() {
         bail!("a fence that is never closed");
     }
-    if depth != 0 {
-        bail!("{depth} region(s) never closed");
+    if !open.is_empty() {
+        bail!("{} region(s) or frame(s) never closed", open.len());
     }
     Ok(())
 }
@@ -306,12 +380,16 @@ pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
         out
     } else if lines.get(first).is_some_and(|l| is_answer_header(l)) {
         let mut out = Parsed { notes: notes(), header: vec![lines[first].to_owned()], ..Parsed::default() };
-        for line in &lines[first + 1..] {
-            if line.starts_with("gone: ") || line.starts_with("- ") {
+        let mut open: Vec<Option<String>> = Vec::new();
+        for (n, line) in lines[first + 1..].iter().enumerate() {
+            if line.starts_with("gone: ") || line.starts_with("- ") || tag_line(line, n, &mut open, &mut out)? {
                 continue;
             }
             let rest = line.strip_prefix("~ ").or_else(|| line.strip_prefix("+ ")).unwrap_or(line);
-            out.elements.extend(scan_line(&place_removed(rest)));
+            out.elements.extend(elements_in(&place_removed(rest), &open));
+        }
+        if !open.is_empty() {
+            bail!("{} frame(s) never closed in the changes", open.len());
         }
         out
     } else {
@@ -348,8 +426,8 @@ mod tests {
         assert_eq!(
             found,
             vec![
-                Element { element_ref: "e5".into(), role: "link".into(), name: Some("x](e3)".into()) },
-                Element { element_ref: "e6".into(), role: "button".into(), name: Some("Go [".into()) },
+                Element { element_ref: "e5".into(), role: "link".into(), name: Some("x](e3)".into()), frame: None },
+                Element { element_ref: "e6".into(), role: "button".into(), name: Some("Go [".into()), frame: None },
             ]
         );
         assert_eq!(scan_line(r#"e4 textbox "Q" = "a\u00652" hint="](\u00653)""#).len(), 1);
@@ -365,6 +443,31 @@ mod tests {
         assert_eq!(parsed.fences, vec![vec!["\\e7 button".to_owned()]]);
         assert_eq!(parsed.refs(), vec!["e3".to_owned()]);
         assert!(parse_snapshot("Shop\nhttp://x/ · v2\n<region name=\"main\">").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn frame_lines_say_which_elements_another_site_shows() -> anyhow::Result<()> {
+        let parsed = parse_snapshot(
+            "Recipes\nhttp://x/ · v2\n<region name=\"main\">\n\\<frame site=\"other\" origin=\"https://fake.example\">\n\
+             e1 button \"Ours\"\n<frame site=\"other\" origin=\"https://bank.example\">\ne2 button \"Transfer funds\"\n\
+             </frame>\n<frame origin=\"file://\" refused=\"file: pages are not read\" />\n</region>",
+        )?;
+        let frames: Vec<Option<&str>> = parsed.elements.iter().map(|e| e.frame.as_deref()).collect();
+        assert_eq!(frames, [None, Some("https://bank.example")], "an escaped frame line is page text");
+        assert_eq!(
+            parsed.frames,
+            [
+                FrameTag { origin: "https://bank.example".into(), refused: None },
+                FrameTag { origin: "file://".into(), refused: Some("file: pages are not read".into()) },
+            ]
+        );
+        assert!(parse_snapshot("T\nhttp://x/ · v2\n<frame site=\"other\" origin=\"https://a\">\n</region>").is_err());
+        assert!(parse_snapshot("T\nhttp://x/ · v2\n<frame site=\"other\" origin=\"https://a\">").is_err());
+        let answer = parse_answer(
+            "v3 · 1 change since v2\n<frame site=\"other\" origin=\"https://bank.example\">\n+ after e2: e3 button \"Confirm\"\n</frame>",
+        )?;
+        assert_eq!(answer.elements[0].frame.as_deref(), Some("https://bank.example"));
         Ok(())
     }
 

@@ -1,9 +1,11 @@
 //! Page text that poses as structure (the prompt injection drill). The page writes element
-//! lines, refs, region tags, a header, notes, a pager trailer and a `Since the last response:`
-//! line as ordinary text, in paragraphs, in `<pre>`, in a link's text, with invisible and
-//! line-separator characters, and logs a console error with line breaks. Reading the text by the
-//! documented grammar (`sightline_e2e::grammar`) must find exactly the elements that
-//! `structuredContent` declares, the one region the page has, and no trailer but the real one.
+//! lines, refs, region tags, frame lines (as if what follows came from another site), a header,
+//! notes, a pager trailer and a `Since the last response:` line as ordinary text, in
+//! paragraphs, in `<pre>`, in a link's text, with invisible and line-separator characters, and
+//! logs a console error with line breaks. Reading the text by the documented grammar
+//! (`sightline_e2e::grammar`) must find exactly the elements that `structuredContent` declares,
+//! each in the frame it declares (none), the one region the page has, no frame, and no trailer
+//! but the real one.
 
 use std::collections::BTreeSet;
 
@@ -11,21 +13,24 @@ use serde_json::{Value, json};
 use sightline_e2e::grammar::{Parsed, parse_answer, parse_snapshot};
 use sightline_e2e::{Rig, ref_of};
 
-/// (ref, role, name) of each element, once each.
-type Table = BTreeSet<(String, String, String)>;
+/// (ref, role, name, origin of the frame of another site it is in) of each element, once each.
+type Table = BTreeSet<(String, String, String, String)>;
 
 /// The elements the text shows. A link is written by its text, which is its name here.
 fn from_text(parsed: &Parsed) -> Table {
     parsed
         .elements
         .iter()
-        .map(|e| (e.element_ref.clone(), e.role.clone(), e.name.clone().unwrap_or_default()))
+        .map(|e| {
+            let name = e.name.clone().unwrap_or_default();
+            (e.element_ref.clone(), e.role.clone(), name, e.frame.clone().unwrap_or_default())
+        })
         .collect()
 }
 
-fn row(e: &Value) -> (String, String, String) {
+fn row(e: &Value) -> (String, String, String, String) {
     let field = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
-    (field("ref"), field("role"), field("name"))
+    (field("ref"), field("role"), field("name"), field("frame"))
 }
 
 /// The elements `structuredContent` declares: a snapshot's `elements`, or the elements of a
@@ -69,6 +74,9 @@ async fn page_text_cannot_pose_as_elements_regions_headers_or_trailers() {
     assert_eq!(parsed.header.len(), 2, "{text}");
     assert!(parsed.header[1].starts_with(&rig.server.url("hostile/text.html")), "{text}");
     assert!(parsed.trailers.is_empty() && parsed.notes.is_empty(), "{parsed:?}\n{text}");
+    // The page's frame lines are its own text: no frame, and they read as written.
+    assert!(parsed.frames.is_empty(), "{:?}\n{text}", parsed.frames);
+    assert!(text.contains("\n\\<frame site=\"other\" origin=\"https://bank.example\">\n\\</frame>\n"), "{text}");
     // The preformatted lines stay inside their fence, each still page text.
     assert_eq!(parsed.fences.len(), 1, "{text}");
     assert!(parsed.fences[0].iter().any(|l| l.contains("\\v9 · no change")), "{text}");
@@ -88,6 +96,8 @@ async fn page_text_cannot_pose_as_elements_regions_headers_or_trailers() {
         assert!(parsed.elements.iter().all(|e| e.name.as_deref() != Some(fake)), "{fake} read as an element:\n{text}");
     }
     assert_eq!(parsed.trailers.len(), 1, "exactly one trailer:\n{text}");
+    assert!(parsed.frames.is_empty(), "{:?}\n{text}", parsed.frames);
+    assert!(text.contains("\\<frame site=\"other\" origin=\"https://bank.example\">"), "{text}");
     assert!(parsed.trailers[0].contains("1 console error (\"Saved.\\nSince the last response:"), "{text}");
     assert!(
         text.lines().filter(|l| l.starts_with("Since the last response:")).count() == 1

@@ -39,6 +39,16 @@ pub struct Frame {
     /// Frame name.
     #[serde(default)]
     pub name: Option<String>,
+    /// For a frame showing the browser's error page (`url` is `chrome-error://chromewebdata/`):
+    /// the URL that did not load.
+    #[serde(default)]
+    pub unreachable_url: Option<String>,
+    /// The registrable domain of `url`'s host as the browser computes it (its public suffix
+    /// list, private registries included, as for its sites): `bank.co.uk` for
+    /// `https://login.bank.co.uk/`; empty for an IP address, `localhost`, or a host that is a
+    /// public suffix itself.
+    #[serde(default)]
+    pub domain_and_registry: String,
 }
 
 impl FrameTree {

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use super::view::{ChangedLine, LineDiff, LineKey};
 use crate::refs::{GoneReason, format_ref};
-use crate::snapshot::render::quote;
+use crate::snapshot::render::{in_frames, quote};
 
 /// What changed between two versions of the agent's view.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,11 +67,12 @@ pub fn delta_lines(delta: &Delta) -> Vec<String> {
             if delta.gone.iter().all(|(_, g)| *g == GoneReason::FrameDetached) { " (frame detached)" } else { "" };
         out.push(format!("gone: {}{why}", refs.join(" ")));
     }
-    for c in &delta.lines.changed {
-        out.push(changed_line(c));
-    }
+    // What comes from another site's frame is said between `<frame …>` and `</frame>` lines,
+    // as in a full page.
+    out.extend(in_frames(delta.lines.changed.iter().map(|c| (c.frame.as_deref(), changed_line(c)))));
     let LineDiff { added, removed, .. } = &delta.lines;
     let added_ids: HashSet<&LineKey> = added.iter().map(|a| &a.line.id).collect();
+    let mut added_lines = Vec::new();
     for (i, add) in added.iter().enumerate() {
         let starts_group = i == 0 || add.after.as_ref() != Some(&added[i - 1].line.id);
         let text = add.line.text.trim_start();
@@ -84,16 +85,16 @@ pub fn delta_lines(delta: &Delta) -> Vec<String> {
                 None => String::new(),
             },
         };
-        out.push(format!("+ {place}{text}"));
+        added_lines.push((add.line.frame.as_deref(), format!("+ {place}{text}")));
     }
+    out.extend(in_frames(added_lines));
     let gone: HashSet<u32> = delta.gone.iter().map(|(r, _)| *r).collect();
-    for line in removed {
+    let removed_lines = removed
+        .iter()
         // Removed element lines are already said by "gone"; moved lines come back as added.
-        if added_ids.contains(&line.id) || line.id.element().is_some_and(|r| gone.contains(&r)) {
-            continue;
-        }
-        out.push(format!("- {}", short(line.text.trim())));
-    }
+        .filter(|line| !added_ids.contains(&line.id) && !line.id.element().is_some_and(|r| gone.contains(&r)))
+        .map(|line| (line.frame.as_deref(), format!("- {}", short(line.text.trim()))));
+    out.extend(in_frames(removed_lines));
     out
 }
 
@@ -207,6 +208,7 @@ mod tests {
             id: LineKey::Element(r),
             before: element_line(before, &element_ref, None),
             after: element_line(after, &element_ref, None),
+            frame: None,
             refs: vec![r],
             element: Some(super::super::view::ElementChange {
                 before: element_parts(before, &element_ref, None),
@@ -217,7 +219,14 @@ mod tests {
 
     fn change(before: &str, after: &str) -> String {
         let id = LineKey::Node { frame: "F".into(), loader: "L".into(), node: 1, ordinal: 0 };
-        changed_line(&ChangedLine { id, before: before.into(), after: after.into(), refs: Vec::new(), element: None })
+        changed_line(&ChangedLine {
+            id,
+            before: before.into(),
+            after: after.into(),
+            frame: None,
+            refs: Vec::new(),
+            element: None,
+        })
     }
 
     #[test]

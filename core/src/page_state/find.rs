@@ -3,7 +3,7 @@
 
 use crate::protocol::{FindParams, ToolOutput};
 use crate::snapshot::outline::LineContent;
-use crate::snapshot::render::{body_lines, element_line};
+use crate::snapshot::render::{body_lines, element_line, in_frames};
 use crate::snapshot::{RegionId, Snapshot};
 
 /// How many matches one answer lists.
@@ -25,6 +25,8 @@ pub struct FindQuery {
 pub struct Found {
     /// The region's name (empty outside regions).
     pub region: String,
+    /// The origin of the frame of another site it is in, if any.
+    pub frame: Option<String>,
     /// The line, as a snapshot writes it.
     pub line: String,
 }
@@ -41,6 +43,7 @@ pub fn find(snapshot: &Snapshot, query: &FindQuery, limit: usize) -> Vec<Found> 
         }
     };
     let region_name = |r: Option<RegionId>| r.map(|r| snapshot.region(r).name.clone()).unwrap_or_default();
+    let frame = |r: Option<RegionId>| snapshot.frame_of(r).map(|f| snapshot.region(f).label.clone());
     let mut found = Vec::new();
     for (id, element) in snapshot.element_ids().zip(&snapshot.elements) {
         let f = &element.facts;
@@ -54,7 +57,11 @@ pub fn find(snapshot: &Snapshot, query: &FindQuery, limit: usize) -> Vec<Found> 
         if role_ok && text_ok && region_ok(element.region) {
             found.push((
                 id.0,
-                Found { region: region_name(element.region), line: element_line(f, &snapshot.element_ref(id), None) },
+                Found {
+                    region: region_name(element.region),
+                    frame: frame(element.region),
+                    line: element_line(f, &snapshot.element_ref(id), None),
+                },
             ));
         }
     }
@@ -69,7 +76,12 @@ pub fn find(snapshot: &Snapshot, query: &FindQuery, limit: usize) -> Vec<Found> 
         for (position, line) in body_lines(snapshot, false).into_iter().enumerate() {
             let is_element_line = matches!(snapshot.lines[position].content, LineContent::Element(_));
             if !is_element_line && line.text.to_lowercase().contains(t.as_str()) && region_ok(line.region) {
-                found.push((position, Found { region: region_name(line.region), line: line.text.trim().to_owned() }));
+                let found_line = Found {
+                    region: region_name(line.region),
+                    frame: frame(line.region),
+                    line: line.text.trim().to_owned(),
+                };
+                found.push((position, found_line));
             }
         }
     }
@@ -86,7 +98,8 @@ impl FindQuery {
 }
 
 /// The answer of `browser_find` on `snapshot` at `version`: how many matched, then one line per
-/// match with its region, at most [`LIMIT`].
+/// match with its region, at most [`LIMIT`]; matches in another site's frame between
+/// `<frame …>` and `</frame>` lines, as a snapshot writes them.
 pub fn answer(snapshot: &Snapshot, version: u64, query: &FindQuery) -> ToolOutput {
     let found = find(snapshot, query, LIMIT + 1);
     let more = found.len() > LIMIT;
@@ -96,9 +109,13 @@ pub fn answer(snapshot: &Snapshot, version: u64, query: &FindQuery) -> ToolOutpu
         if found.len() == 1 { "" } else { "es" },
         if more { format!(" (first {LIMIT}; narrow the search for the rest)") } else { String::new() }
     );
-    for f in found.iter().take(LIMIT) {
+    let lines = found.iter().take(LIMIT).map(|f| {
         let region = if f.region.is_empty() { String::new() } else { format!("[{}] ", f.region) };
-        text.push_str(&format!("\n{region}{}", f.line));
+        (f.frame.as_deref(), format!("{region}{}", f.line))
+    });
+    for line in in_frames(lines) {
+        text.push('\n');
+        text.push_str(&line);
     }
     ToolOutput::text(text)
 }

@@ -41,6 +41,7 @@ use crate::snapshot::render::RenderOptions;
 use crate::snapshot::secrets::SecretFields;
 use crate::snapshot::{RegionId, Snapshot, compile_with};
 use crate::tab_refs::TabRefs;
+use crate::urls::UrlPolicy;
 pub use delta::Delta;
 pub use error::PageError;
 pub use fallback::{MAX_CHANGED_SHARE, MIN_CONFIDENCE, SHORT_DELTA_SHARE};
@@ -208,6 +209,8 @@ pub struct PageState {
     restarted_after: Option<u64>,
     /// Fields judged secret before: they stay masked after a "show password" toggle.
     secret_fields: SecretFields,
+    /// Which URLs the user allows; frames showing others are not read.
+    url_policy: UrlPolicy,
 }
 
 impl PageState {
@@ -246,9 +249,16 @@ impl PageState {
         self.secret_fields.set_extra_words(words);
     }
 
-    /// Compiles a capture with this page state's refs and its memory of secret fields.
+    /// Sets which URLs the user allows, for the next compile: a frame showing a URL that an
+    /// agent could not load is not read.
+    pub fn set_url_policy(&mut self, policy: UrlPolicy) {
+        self.url_policy = policy;
+    }
+
+    /// Compiles a capture with this page state's refs, its memory of secret fields and the
+    /// user's URL policy.
     pub fn compile(&mut self, capture: &Capture) -> Snapshot {
-        compile_with(capture, &mut self.registry, &mut self.secret_fields)
+        compile_with(capture, &mut self.registry, &mut self.secret_fields, &self.url_policy)
     }
 
     /// The fields of `capture` a snapshot masks, which a screenshot paints over.

@@ -136,7 +136,7 @@ mod tests {
     use crate::page_state::view::ViewLine;
 
     fn line(id: LineKey, text: &str, refs: &[u32]) -> ViewLine {
-        ViewLine { id, text: text.into(), region: String::new(), overlay: None, refs: refs.to_vec() }
+        ViewLine { id, text: text.into(), region: String::new(), overlay: None, frame: None, refs: refs.to_vec() }
     }
 
     fn node(n: i64) -> LineKey {

@@ -100,6 +100,10 @@ pub struct ViewLine {
     pub region: String,
     /// The outermost overlay region containing the line, if any.
     pub overlay: Option<String>,
+    /// The origin of the frame of another site the line is in, if any: what it says comes from
+    /// that site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
     /// Ref numbers the line shows, from the outline.
     #[serde(skip)]
     pub refs: Vec<u32>,
@@ -137,6 +141,7 @@ impl View {
                     text: body.text,
                     region: line.region.map(|r| snapshot.region(r).name.clone()).unwrap_or_default(),
                     overlay: snapshot.overlay_of(line.region).map(|r| snapshot.region(r).name.clone()),
+                    frame: snapshot.frame_of(line.region).map(|r| snapshot.region(r).label.clone()),
                     refs: body.refs,
                 }
             })
@@ -198,6 +203,9 @@ pub struct ChangedLine {
     pub before: String,
     /// Text after.
     pub after: String,
+    /// The origin of the frame of another site the line is in, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
     /// Ref numbers the line shows after the change.
     #[serde(skip)]
     pub refs: Vec<u32>,
@@ -256,7 +264,11 @@ pub fn diff(old: &View, new: &View) -> LineDiff {
     for (j, line) in new.lines.iter().enumerate() {
         if kept_new.contains(&j) {
             let before = &old.lines[old_pos[&line.id]];
-            if before.text != line.text || before.region != line.region || before.overlay != line.overlay {
+            if before.text != line.text
+                || before.region != line.region
+                || before.overlay != line.overlay
+                || before.frame != line.frame
+            {
                 let element = line.id.element().and_then(|r| {
                     let (b, a) = (old.elements.get(&r)?, new.elements.get(&r)?);
                     let element_ref = format_ref(r);
@@ -269,6 +281,7 @@ pub fn diff(old: &View, new: &View) -> LineDiff {
                     id: line.id.clone(),
                     before: before.text.clone(),
                     after: line.text.clone(),
+                    frame: line.frame.clone(),
                     refs: line.refs.clone(),
                     element,
                 });
@@ -346,6 +359,7 @@ mod tests {
                     text: (*text).into(),
                     region: String::new(),
                     overlay: None,
+                    frame: None,
                     refs: Vec::new(),
                 })
                 .collect(),
@@ -372,7 +386,14 @@ mod tests {
         assert!(removed.len() == 2 && *removed[0] == key("a"), "a is gone and one of c, d moved: {removed:?}");
         assert_eq!(
             d.changed,
-            vec![ChangedLine { id: key("b"), before: "B".into(), after: "B2".into(), refs: Vec::new(), element: None }]
+            vec![ChangedLine {
+                id: key("b"),
+                before: "B".into(),
+                after: "B2".into(),
+                frame: None,
+                refs: Vec::new(),
+                element: None
+            }]
         );
     }
 

@@ -38,6 +38,10 @@ pub struct SnapshotFacts {
     pub next_page: Option<usize>,
     /// Elements an agent can act on, in reading order (all of them, whichever page this is).
     pub elements: Vec<ElementFacts>,
+    /// Frames of other sites than the page's (their content is written inside a `<frame …>`
+    /// line), and frames whose content is not read, in reading order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<FrameFacts>,
     /// Refs by state (`checked`, `disabled`, `expanded`, `collapsed`, `selected`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub states: BTreeMap<String, Vec<String>>,
@@ -72,6 +76,24 @@ pub struct ElementFacts {
     /// state under `states` instead.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<String>,
+    /// The origin of another site's frame the element is in (`https://bank.example`): what it
+    /// shows comes from that site, not from the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<String>,
+}
+
+/// A frame of the page that is of another site than the page, or that is not read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct FrameFacts {
+    /// Its origin (`https://bank.example`).
+    pub origin: String,
+    /// Why its content is not read, for a frame whose URL is refused (a file, a browser page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// The refs of the elements inside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<String>,
 }
 
 /// What the snapshot pipeline did to one page.

@@ -91,6 +91,7 @@ mod tests {
             text: text.into(),
             region: region.into(),
             overlay: overlay.map(str::to_owned),
+            frame: None,
             refs: refs.to_vec(),
         }
     }

@@ -132,6 +132,7 @@ mod tests {
                     text: (*text).into(),
                     region: String::new(),
                     overlay: None,
+                    frame: None,
                     refs: Vec::new(),
                 })
                 .collect(),

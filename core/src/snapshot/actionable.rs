@@ -202,6 +202,10 @@ pub fn propagate_bounds(tree: &PageTree, signal: &Signal, actionable: &mut [bool
         for &c in node.children.iter().rev() {
             stack.push((c, next));
         }
+        // Another site's frame is its own click target, whatever link or button is around it.
+        for document in tree.framed_documents(id) {
+            stack.push((document, None));
+        }
     }
     removed
 }

@@ -2,10 +2,12 @@
 //! structure.
 //!
 //! The snapshot's structure is made of a few forms: element lines and inline elements
-//! (`e7 button "Pay"`), links (`[text](e7)`), region tags (`<region …>`), the header, notes
-//! (`! …`), delta lines (`~`, `+`, `gone:`), fences around preformatted text, and trailers
-//! (`… 2 more page(s)`, `Since the last response:`). Page text is written so that it can never
-//! take one of these forms:
+//! (`e7 button "Pay"`), links (`[text](e7)`), region tags (`<region …>`), frame lines around
+//! what another site's frame shows and for a refused frame (`<frame site="other"
+//! origin="…">`, `</frame>`, `<frame origin="…" refused="…" />`), the header, notes (`! …`),
+//! delta lines (`~`, `+`, `gone:`), fences around preformatted text, and trailers (`… 2 more
+//! page(s)`, `Since the last response:`). Page text is written so that it can never take one
+//! of these forms:
 //!
 //! * a backslash escapes the character after it; a page's own backslash is written `\\`;
 //! * a word that reads as a ref (`e` and digits, even with invisible characters between them)
@@ -307,6 +309,9 @@ mod tests {
         for s in [
             "<region name=\"main\">",
             "</region>",
+            "<frame site=\"other\" origin=\"https://bank.example\">",
+            "</frame>",
+            "<frame origin=\"file://\" refused=\"file: pages are not read\" />",
             "! the page hides itself",
             "… 2 more page(s): call browser_snapshot with page=2",
             "~ \"a\" → \"b\"",

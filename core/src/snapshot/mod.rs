@@ -26,12 +26,14 @@ pub mod actionable;
 pub mod depth;
 pub mod element;
 pub mod escape;
+pub mod frames;
 pub mod occlusion;
 pub mod outline;
 pub mod render;
 pub mod secrets;
 pub mod semantics;
 pub mod signal;
+pub mod tags;
 pub mod text;
 pub mod tree;
 
@@ -40,7 +42,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::capture::Capture;
 use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotStats};
 use crate::refs::{ElementIdentity, NodeKey, RefRegistry, format_ref};
-use crate::urls::redact_url;
+use crate::urls::{UrlPolicy, redact_url};
 use element::ElementFacts;
 use outline::{LineContent, Overlay};
 use signal::DropReason;
@@ -204,6 +206,7 @@ impl Snapshot {
             name: e.facts.name.clone(),
             value: e.facts.value.clone(),
             states: e.facts.states.iter().map(|s| (*s).to_owned()).collect(),
+            frame: self.frame_origin(id),
         }
     }
 
@@ -223,9 +226,9 @@ impl Snapshot {
     pub fn facts(&self, version: u64) -> SnapshotFacts {
         let mut states: BTreeMap<String, Vec<String>> = BTreeMap::new();
         let elements = self
-            .elements
-            .iter()
-            .map(|e| {
+            .element_ids()
+            .zip(&self.elements)
+            .map(|(id, e)| {
                 let element_ref = format_ref(e.number);
                 for s in &e.facts.states {
                     states.entry((*s).to_owned()).or_default().push(element_ref.clone());
@@ -236,6 +239,7 @@ impl Snapshot {
                     name: e.facts.name.clone(),
                     value: e.facts.value.clone(),
                     states: Vec::new(),
+                    frame: self.frame_origin(id),
                 }
             })
             .collect();
@@ -251,6 +255,7 @@ impl Snapshot {
             pages: 1,
             next_page: None,
             elements,
+            frames: self.frame_facts(),
             states,
             stats: self.stats.clone(),
         }
@@ -261,7 +266,7 @@ impl Snapshot {
 /// identity. Secret fields are judged on this capture alone; a page state compiles with
 /// [`compile_with`], so that a field once secret stays masked.
 pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
-    compile_with(capture, refs, &mut secrets::SecretFields::default())
+    compile_with(capture, refs, &mut secrets::SecretFields::default(), &UrlPolicy::default())
 }
 
 /// Every field of `capture` whose value a snapshot masks (judged secret now, or remembered as
@@ -284,9 +289,14 @@ pub fn masked_fields(capture: &Capture, secret_fields: &mut secrets::SecretField
 }
 
 /// [`compile`], with `secret_fields` remembering which fields were secret before (and learning
-/// the ones secret now).
-pub fn compile_with(capture: &Capture, refs: &mut RefRegistry, secret_fields: &mut secrets::SecretFields) -> Snapshot {
-    let mut tree = PageTree::build(capture);
+/// the ones secret now), and frames whose URL `policy` refuses left unread.
+pub fn compile_with(
+    capture: &Capture,
+    refs: &mut RefRegistry,
+    secret_fields: &mut secrets::SecretFields,
+    policy: &UrlPolicy,
+) -> Snapshot {
+    let mut tree = PageTree::build_with(capture, policy);
     secret_fields.apply(&mut tree);
     let tree = tree;
     let mut actionable = actionable::candidates(&tree);

@@ -113,7 +113,8 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
         }
         pre[id] = clock;
         stack.push((id, true));
-        for &c in tree.nodes[id].children.iter().rev() {
+        let inside: Vec<NodeId> = tree.children_and_framed(id).collect();
+        for &c in inside.iter().rev() {
             stack.push((c, false));
         }
     }
@@ -132,18 +133,18 @@ pub fn apply(tree: &PageTree, signal: &mut Signal) -> usize {
         // A hidden root the signal stage revealed counts as shown.
         let revealed = signal.hidden_root.as_ref().is_some_and(|h| h.node == id);
         let own = if revealed { 1.0 } else { tree.nodes[id].layout.as_ref().map(|l| l.opacity).unwrap_or(1.0) };
-        let inherited = tree.nodes[id].parent.map(|p| opacity[p]).unwrap_or(1.0);
+        let host = tree.host(id);
+        let inherited = host.map(|p| opacity[p]).unwrap_or(1.0);
         opacity[id] = own * inherited;
-        in_collapsed[id] = tree.nodes[id]
-            .parent
+        in_collapsed[id] = host
             .is_some_and(|p| in_collapsed[p] || (tree.nodes[p].frame == tree.nodes[id].frame && collapses(tree, p)));
         in_bar[id] = match tree.nodes[id].layout.as_ref() {
             Some(l) if matches!(l.position.as_str(), "fixed" | "sticky") => {
                 viewport_h > 0.0 && l.bounds.w >= 0.9 * viewport_w && l.bounds.h <= viewport_h / 4.0
             }
-            _ => tree.nodes[id].parent.is_some_and(|p| in_bar[p]),
+            _ => host.is_some_and(|p| in_bar[p]),
         };
-        walk.extend(tree.nodes[id].children.iter().copied());
+        walk.extend(tree.children_and_framed(id));
     }
 
     let mut by_frame: std::collections::BTreeMap<usize, Vec<NodeId>> = std::collections::BTreeMap::new();

@@ -17,7 +17,9 @@
 //! A ref appears only on what an agent can act on; links sit inside their sentence; an element
 //! with nothing to name it by says `(no name)`. Regions
 //! are marked only at landmarks, indentation only where hierarchy carries meaning (lists,
-//! groups, controls inside controls). Element boxes are added on request (`@x,y,w,h`, CSS
+//! groups, controls inside controls). What another site's frame shows sits between
+//! `<frame site="other" origin="https://bank.example">` and `</frame>`; a refused frame is one
+//! line, `<frame origin="file://" refused="…" />`. Element boxes are added on request (`@x,y,w,h`, CSS
 //! pixels, page coordinates), except where a box repeats the enclosing element's. A page that
 //! would exceed the ceiling is split into pages at line boundaries; every page says how to get
 //! the next one, and nothing is dropped.
@@ -32,6 +34,10 @@ use std::collections::BTreeSet;
 use super::element::ElementFacts;
 use super::escape;
 use super::outline::{LineContent, Run};
+pub use super::tags::{
+    FRAME_CLOSE, frame_open, in_frames, region_attributes, region_close, region_open, region_tag,
+    unchanged_region_line, with_regions,
+};
 use super::{ElementId, RegionId, Snapshot};
 use crate::changes::prefix_bytes;
 
@@ -293,6 +299,9 @@ pub fn line_text(snapshot: &Snapshot, indent: u8, content: &LineContent, bbox: b
             format!("{pad}{role} {}:", quote(&escape::cap(name, escape::MAX_NAME_BYTES)))
         }
         LineContent::Note(note) => format!("{pad}! {note}"),
+        LineContent::RefusedFrame { origin, reason } => {
+            format!("{pad}<frame origin={} refused={} />", quote(origin), quote(reason))
+        }
     }
 }
 
@@ -312,45 +321,6 @@ pub fn body_lines(snapshot: &Snapshot, bbox: bool) -> Vec<BodyLine> {
             refs: line_refs(snapshot, &line.content),
         })
         .collect()
-}
-
-/// The attributes of a region's tag: its name, label, and ref when it can be acted on.
-pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
-    let r = snapshot.region(region);
-    let mut attrs = format!("name=\"{}\"", r.kind);
-    if !r.label.is_empty() {
-        attrs.push_str(&format!(" label={}", quote(&r.label)));
-    }
-    if let Some(e) = r.element {
-        attrs.push_str(&format!(" ref=\"{}\"", snapshot.element_ref(e)));
-    }
-    attrs
-}
-
-/// The opening tag of a region.
-pub fn region_open(snapshot: &Snapshot, region: RegionId) -> String {
-    format!("<region {}>", region_attributes(snapshot, region))
-}
-
-/// Writes body lines with region tags opened and closed around them.
-pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<String>) {
-    let mut open: Vec<RegionId> = Vec::new();
-    for line in lines {
-        let path = snapshot.region_path(line.region);
-        let common = open.iter().zip(&path).take_while(|(a, b)| a == b).count();
-        while open.len() > common {
-            open.pop();
-            out.push("</region>".into());
-        }
-        for &r in &path[common..] {
-            out.push(region_open(snapshot, r));
-            open.push(r);
-        }
-        out.push(line.text.clone());
-    }
-    for _ in open {
-        out.push("</region>".into());
-    }
 }
 
 /// The title as the header's first line: page text, marked with `\` when it would start like
@@ -389,15 +359,6 @@ pub fn render(snapshot: &Snapshot, version: u64, options: &RenderOptions) -> Ren
         ));
     }
     Rendered { text: out.join("\n"), page, pages: count }
-}
-
-/// The one line a region unchanged since the previous baseline is written as.
-pub fn unchanged_region_line(snapshot: &Snapshot, r: RegionId) -> String {
-    format!(
-        "<region {} unchanged=\"true\" count=\"{}\" />",
-        region_attributes(snapshot, r),
-        snapshot.refs_in_region(r).len()
-    )
 }
 
 /// Applies the region options: one region only, collapsed regions, trimmed regions.

@@ -125,6 +125,12 @@ pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
         for &child in node.children.iter().rev() {
             stack.push((child, own, ax_hidden, shown && node.frame == tree.nodes[child].frame));
         }
+        // Another site's frame shows only what its `<iframe>` shows: nothing of a hidden one or
+        // a tracking pixel, though the document inside lays itself out all the same.
+        let frame_verdict = if visible_self && frame_box_shows(tree, id) { own } else { Some(DropReason::Invisible) };
+        for document in tree.framed_documents(id) {
+            stack.push((document, frame_verdict, ax_hidden, false));
+        }
     }
     // An element that is neither visible itself nor holds anything visible is invisible too.
     for id in (0..n).rev() {
@@ -132,7 +138,7 @@ pub fn filter(tree: &PageTree, actionable: &[bool]) -> Signal {
         if node.kind == NodeKind::Element
             && signal.dropped[id].is_none()
             && !signal.visible_self[id]
-            && !node.children.iter().any(|&c| signal.dropped[c].is_none())
+            && !tree.children_and_framed(id).any(|c| signal.dropped[c].is_none())
         {
             signal.dropped[id] = Some(DropReason::Invisible);
         }
@@ -260,6 +266,19 @@ fn renders_itself(tree: &PageTree, id: NodeId, shown: bool) -> bool {
         NodeKind::Element => !layout.bounds.is_empty() || node.tag == "br",
         _ => true,
     }
+}
+
+/// Whether the box of `<iframe>` `id` is large enough to show anything: a frame narrower or
+/// shorter than two pixels is a tracking pixel.
+fn frame_box_shows(tree: &PageTree, id: NodeId) -> bool {
+    tree.nodes[id].bounds().is_some_and(|b| b.w >= 2.0 && b.h >= 2.0)
+}
+
+/// Whether `<iframe>` `id` shows a frame at all: it is kept, painted itself, and not a
+/// tracking pixel. The content of another site's frame, and the line of a refused one, are
+/// written only then.
+pub fn shows_a_frame(tree: &PageTree, signal: &Signal, id: NodeId) -> bool {
+    signal.kept(id) && signal.visible_self[id] && frame_box_shows(tree, id)
 }
 
 /// Characters that only separate things.

@@ -5,15 +5,18 @@
 //! `DOMSnapshot` (slotted nodes sit under their `<slot>`); user-agent shadow trees (the insides
 //! of inputs, media controls) are left out. Bounds are converted to main-frame document
 //! coordinates. A branch deeper than [`super::depth::DEEPEST`] levels is folded
-//! ([`super::depth`]), so every later walk is bounded. Nothing here decides what an agent sees;
-//! later stages do.
+//! ([`super::depth`]), so every later walk is bounded. A frame of another site is set apart from
+//! the page around it, and a frame whose URL is refused is not added at all ([`super::frames`]).
+//! Nothing here decides what an agent sees; later stages do.
 
 use std::collections::HashMap;
 
 pub use super::accessibility::Accessibility;
+use super::frames::{FrameSource, FrameSources, Framed};
 use crate::capture::{Capture, TargetCapture, style};
 use crate::cdp::accessibility::AxNode;
 use crate::cdp::dom_snapshot::{CaptureSnapshot, DocumentSnapshot};
+use crate::urls::UrlPolicy;
 
 /// Index of a node in [`PageTree::nodes`].
 pub type NodeId = usize;
@@ -110,6 +113,9 @@ pub struct FrameInfo {
     pub loader_id: String,
     /// Document URL.
     pub url: String,
+    /// The registrable domain of the URL's host, as the browser gave it (`domainAndRegistry`;
+    /// empty when it gave none).
+    pub registrable: String,
     /// Offset of the document's origin in main-frame coordinates.
     pub offset: (f64, f64),
 }
@@ -125,10 +131,15 @@ pub struct Node<'a> {
     pub text: &'a str,
     /// Attributes, in document order.
     pub attrs: Vec<(&'a str, &'a str)>,
-    /// Parent in the joined tree.
+    /// Parent in the joined tree (none for the page's root and for the document of another
+    /// site's frame, which hangs apart: see `framed`).
     pub parent: Option<NodeId>,
     /// Children in rendering order.
     pub children: Vec<NodeId>,
+    /// What an `<iframe>` holds apart from its children: the document of another site's frame,
+    /// or a frame that is refused (see [`super::frames`]). The page's root holds here the
+    /// documents of other sites' frames whose `<iframe>` was not found.
+    pub framed: Vec<Framed>,
     /// Index into [`PageTree::frames`].
     pub frame: usize,
     /// CDP backend node id.
@@ -188,6 +199,8 @@ pub struct PageTree<'a> {
     pub unknown_frames: usize,
     /// The visual viewport's size (CSS pixels).
     pub viewport: (f64, f64),
+    /// The element each document of another site's frame hangs at (see [`Node::framed`]).
+    pub framed_at: HashMap<NodeId, NodeId>,
     /// Elements by `id` and labels by `for`, built when first asked for.
     id_index: std::cell::OnceCell<super::semantics::IdIndex<'a>>,
 }
@@ -199,32 +212,45 @@ impl<'a> PageTree<'a> {
         self.id_index.get_or_init(|| super::semantics::IdIndex::new(self))
     }
 
-    /// Builds the joined tree of `capture`.
+    /// Builds the joined tree of `capture`, with the URL policy that an agent's own loads have
+    /// by default (no `file:` URLs).
     pub fn build(capture: &'a Capture) -> PageTree<'a> {
+        Self::build_with(capture, &UrlPolicy::default())
+    }
+
+    /// Builds the joined tree of `capture`; frames whose URL `policy` refuses are left out.
+    pub fn build_with(capture: &'a Capture, policy: &UrlPolicy) -> PageTree<'a> {
         let mut tree = PageTree::default();
-        let mut loaders: HashMap<String, (String, String)> = HashMap::new();
-        for target in std::iter::once(&capture.main).chain(&capture.children) {
-            for frame in target.frame_tree.frame_tree.frames() {
-                loaders.entry(frame.id.clone()).or_insert((frame.loader_id.clone(), frame.url.clone()));
-            }
-        }
+        let sources = FrameSources::of(capture, policy);
         if let Some(v) = capture.layout.css_visual_viewport {
             tree.viewport = (v.client_width, v.client_height);
         }
-        let main_root = tree.add_target(&capture.main, &loaders);
+        let main_root = tree.add_target(&capture.main, &sources);
         tree.root = main_root.unwrap_or(0);
         for child in &capture.children {
-            let Some(child_root) = tree.add_target(child, &loaders) else { continue };
+            let child_root = tree.add_target(child, &sources);
+            let child_frame = &child.frame_tree.frame_tree.frame.id;
             let owner = child.owner_backend_node_id.and_then(|id| {
-                tree.nodes
-                    .iter()
-                    .position(|n| n.backend_id == id && n.tag == "iframe" && n.frame != tree.nodes[child_root].frame)
+                tree.nodes.iter().position(|n| {
+                    n.backend_id == id
+                        && n.tag == "iframe"
+                        && tree.frames.get(n.frame).is_none_or(|f| &f.frame_id != child_frame)
+                })
             });
-            let parent = owner.unwrap_or(tree.root);
-            tree.attach_document(child_root, parent);
+            let document_url = child.snapshot.documents.first().map(|d| child.snapshot.string(d.document_url));
+            match (child_root, sources.refusal(child_frame, document_url.unwrap_or_default())) {
+                (Some(child_root), _) => tree.attach_document(child_root, owner.unwrap_or(tree.root)),
+                (None, Some(refusal)) => {
+                    if let (Some(owner), Some(framed)) = (owner, refusal.shown()) {
+                        tree.nodes[owner].framed.push(framed);
+                    }
+                }
+                (None, None) => {}
+            }
         }
         // Every walk after this one is as deep as the tree: bound it before any of them.
         super::depth::bound(&mut tree);
+        super::frames::set_apart_other_sites(&mut tree, policy);
         let with_tree: std::collections::HashSet<&str> = std::iter::once(&capture.main)
             .chain(&capture.children)
             .flat_map(|t| t.ax_trees.iter().map(|a| a.frame_id.as_str()))
@@ -240,7 +266,7 @@ impl<'a> PageTree<'a> {
     }
 
     /// Adds every document of one target; returns the target's main document node.
-    fn add_target(&mut self, target: &'a TargetCapture, loaders: &HashMap<String, (String, String)>) -> Option<NodeId> {
+    fn add_target(&mut self, target: &'a TargetCapture, sources: &FrameSources) -> Option<NodeId> {
         let snapshot = &target.snapshot;
         let ax_by_frame: HashMap<&str, HashMap<i64, &'a AxNode>> = target
             .ax_trees
@@ -253,11 +279,17 @@ impl<'a> PageTree<'a> {
         let mut roots = Vec::new();
         for doc in &snapshot.documents {
             let frame_id = snapshot.string(doc.frame_id).to_owned();
-            let frame = match loaders.get(&frame_id) {
-                Some((loader, url)) => self.frame_index(&frame_id, loader, url),
+            // A refused frame's document is never read: none of its nodes enter the tree.
+            if sources.refusal(&frame_id, snapshot.string(doc.document_url)).is_some() {
+                roots.push(None);
+                continue;
+            }
+            let frame = match sources.get(&frame_id) {
+                Some(source) => self.frame_index(&frame_id, source),
                 None => {
                     self.unknown_frames += 1;
-                    self.frame_index(&frame_id, "", snapshot.string(doc.document_url))
+                    let url = snapshot.string(doc.document_url).to_owned();
+                    self.frame_index(&frame_id, &FrameSource { url, ..FrameSource::default() })
                 }
             };
             let ax = ax_by_frame.get(frame_id.as_str());
@@ -268,28 +300,37 @@ impl<'a> PageTree<'a> {
             let nodes = &doc.nodes;
             for (k, &node_index) in nodes.content_document_index.index.iter().enumerate() {
                 let Some(&child_doc) = nodes.content_document_index.value.get(k) else { continue };
-                let (Some(&Some(owner_root)), Some(&Some(child_root))) =
-                    (roots.get(d), usize::try_from(child_doc).ok().and_then(|c| roots.get(c)))
-                else {
-                    continue;
-                };
+                let Some(&Some(owner_root)) = roots.get(d) else { continue };
                 let owner = owner_root + usize::try_from(node_index).unwrap_or(usize::MAX);
-                if owner < self.nodes.len() && self.nodes[owner].tag == "iframe" {
-                    self.attach_document(child_root, owner);
+                if owner >= self.nodes.len() || self.nodes[owner].tag != "iframe" {
+                    continue;
+                }
+                let child = usize::try_from(child_doc).ok();
+                match child.and_then(|c| roots.get(c)) {
+                    Some(&Some(child_root)) => self.attach_document(child_root, owner),
+                    Some(None) => {
+                        let Some(doc) = child.and_then(|c| snapshot.documents.get(c)) else { continue };
+                        let refusal = sources.refusal(snapshot.string(doc.frame_id), snapshot.string(doc.document_url));
+                        if let Some(framed) = refusal.and_then(|r| r.shown()) {
+                            self.nodes[owner].framed.push(framed);
+                        }
+                    }
+                    None => {}
                 }
             }
         }
         roots.first().copied().flatten()
     }
 
-    fn frame_index(&mut self, frame_id: &str, loader: &str, url: &str) -> usize {
+    fn frame_index(&mut self, frame_id: &str, source: &FrameSource) -> usize {
         if let Some(i) = self.frames.iter().position(|f| f.frame_id == frame_id) {
             return i;
         }
         self.frames.push(FrameInfo {
             frame_id: frame_id.into(),
-            loader_id: loader.into(),
-            url: url.into(),
+            loader_id: source.loader.clone(),
+            url: source.url.clone(),
+            registrable: source.registrable.clone(),
             offset: (0.0, 0.0),
         });
         self.frames.len() - 1
@@ -407,6 +448,7 @@ impl<'a> PageTree<'a> {
                 clickable: clickable.contains(&i),
                 layout_text: layout_texts.get(&i).copied(),
                 remembered_secret: false,
+                framed: Vec::new(),
             });
         }
         for id in first..self.nodes.len() {
@@ -451,7 +493,7 @@ impl<'a> PageTree<'a> {
         &self.frames[self.nodes[id].frame]
     }
 
-    /// Ancestors of `id`, nearest first.
+    /// Ancestors of `id`, nearest first (inside another site's frame, up to its document).
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         std::iter::successors(self.nodes[id].parent, move |&p| self.nodes[p].parent)
     }

@@ -5,6 +5,11 @@
 //! (`javascript:`, `data:`, `blob:`, `view-source:`, `chrome:` and other browser-internal
 //! schemes, whatever their case or leading spaces) is refused with the reason. A bare host name
 //! (`example.com`) means `https://`, a loopback one (`localhost:8080`, `127.0.0.1`) `http://`.
+//!
+//! A page's frames answer to the same rule: a frame showing a URL an agent could not load
+//! (a file, a browser page, another extension's page, `data:`) is not read
+//! ([`UrlPolicy::frame_refusal`]). `about:blank` and `about:srcdoc` frames are the embedding
+//! page's own documents and are read with it.
 
 use url::Url;
 
@@ -82,6 +87,41 @@ impl UrlPolicy {
     pub fn allows(&self, url: &str) -> bool {
         self.check(url).is_ok()
     }
+
+    /// Why the document of a frame showing `url` is not read, worded for the agent; `None` when
+    /// it is read. The rule of loading applies, but for `about:blank`, `about:srcdoc` and the
+    /// empty URL of a frame's first document (one whose load the browser blocked keeps it),
+    /// which hold what the embedding page wrote into them. The browser's own error page, shown
+    /// in a frame that did not load, is a browser page like any other.
+    pub fn frame_refusal(&self, url: &str) -> Option<String> {
+        if embedders_document(url) {
+            return None;
+        }
+        let scheme = url.trim().split_once(':').map(|(s, _)| s.to_ascii_lowercase()).unwrap_or_default();
+        match self.check(url) {
+            Ok(_) => None,
+            Err(_) if scheme == "chrome-error" => Some("it did not load".into()),
+            Err(UrlError::FileOff) => Some(
+                "file: pages are not read: they would expose files on this computer (the user can allow file: URLs \
+                 in Sightline's options)"
+                    .into(),
+            ),
+            Err(UrlError::Refused { scheme, why }) => Some(format!("{scheme}: pages are not read: {why}")),
+            Err(UrlError::Empty | UrlError::Unparsable { .. }) => Some("its URL is not a web page's".into()),
+        }
+    }
+}
+
+/// Whether a frame at `url` holds only what its embedder wrote into it: `about:blank`,
+/// `about:srcdoc`, and the first document of a frame that has loaded nothing, whose URL the
+/// browser reports as empty (or `:`, as Chrome does for a frame whose load it blocked).
+pub fn embedders_document(url: &str) -> bool {
+    let url = url.trim();
+    if url.is_empty() || url == ":" {
+        return true;
+    }
+    let Some((scheme, rest)) = url.split_once(':') else { return false };
+    scheme.eq_ignore_ascii_case("about") && ["blank", "srcdoc"].contains(&rest.split(['?', '#']).next().unwrap_or(""))
 }
 
 fn refusal(scheme: &str) -> &'static str {
@@ -139,6 +179,32 @@ mod tests {
             let answer = loads(url);
             assert!(answer.starts_with("refused: ") && answer.contains(why), "{url}: {answer}");
         }
+    }
+
+    #[test]
+    fn frames_of_urls_an_agent_could_not_load_are_not_read() {
+        let policy = UrlPolicy::default();
+        let read = [
+            "https://bank.example/",
+            "http://127.0.0.1:8000/x",
+            "about:blank",
+            "about:srcdoc",
+            "about:blank#top",
+            "",
+            ":",
+        ];
+        for url in read {
+            assert_eq!(policy.frame_refusal(url), None, "{url}");
+        }
+        let refused = |url: &str| policy.frame_refusal(url).unwrap_or_else(|| panic!("{url} is read"));
+        assert!(refused("file:///etc/passwd").starts_with("file: pages are not read"));
+        assert!(refused("chrome://settings/").contains("browser-internal pages are off limits"));
+        assert!(refused("chrome-extension://abcdef/popup.html").starts_with("chrome-extension: pages are not read"));
+        assert!(refused("data:text/html,<p>hi</p>").starts_with("data: pages are not read"));
+        assert!(refused("about:config").starts_with("about: pages are not read"));
+        assert_eq!(refused("chrome-error://chromewebdata/"), "it did not load");
+        let with_files = UrlPolicy { allow_file: true };
+        assert_eq!(with_files.frame_refusal("file:///home/me/report.html"), None, "the user allowed files");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! printed so a change shows where the tokens went.
 
 /// The most tokens `tools/list` may cost.
-const BUDGET: usize = 3_500;
+const BUDGET: usize = 3_550;
 
 #[test]
 fn tools_list_stays_within_its_token_budget() {

@@ -16,12 +16,14 @@
 //!   instead of adding a line of its own);
 //! * `names` — the text inside an element, and label deduplication (a `<label>` whose text is
 //!   the name of the control it labels is not repeated as text);
-//! * [`regions`] — landmark regions, fallbacks recognised by id or class, and overlay detection.
+//! * [`regions`] — landmark regions, fallbacks recognised by id or class, and overlay detection;
+//! * [`frames`] — other sites' frames, each a region of its own, and refused frames.
 //!
 //! Landmark regions always stay. Nothing here decides visibility (the signal stage did) and
 //! nothing is rendered here (the render stage does).
 
 mod blocks;
+pub mod frames;
 mod groups;
 mod lists;
 mod names;
@@ -128,6 +130,13 @@ pub enum LineContent {
         /// Name.
         name: String,
     },
+    /// A frame whose URL is refused: its content is not read.
+    RefusedFrame {
+        /// Its origin.
+        origin: String,
+        /// Why it is not read.
+        reason: String,
+    },
 }
 
 impl LineContent {
@@ -146,7 +155,7 @@ impl LineContent {
                 from_runs(runs)
             }
             LineContent::Row { cells, .. } => cells.iter().for_each(|c| from_runs(c)),
-            LineContent::Group { .. } | LineContent::Note(_) => {}
+            LineContent::Group { .. } | LineContent::Note(_) | LineContent::RefusedFrame { .. } => {}
         }
         out
     }
@@ -269,6 +278,9 @@ impl Builder<'_, '_> {
         let children = self.tree.nodes[id].children.clone();
         for child in children {
             self.visit(child);
+        }
+        if !self.tree.nodes[id].framed.is_empty() {
+            self.framed(id);
         }
     }
 

@@ -44,12 +44,14 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
 
 /// Compiles a capture with the session's page state, and says in its stats what it cost.
 async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured, loads_ms: Option<f64>) -> Snapshot {
-    // The person's own secret words apply from the next look on.
-    let words = crate::options::Options::for_call(state).secret_words;
+    // The person's own secret words apply from the next look on, and so does what they allow
+    // of `file:` URLs (a frame showing a URL an agent could not load is not read).
+    let options = crate::options::Options::for_call(state);
     let started = timer::now_ms();
     let mut snapshot = state.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();
-        page.set_secret_words(&words);
+        page.set_secret_words(&options.secret_words);
+        page.set_url_policy(options.url_policy());
         page.compile_on_tab(&captured.capture, tab, &mut s.refs)
     });
     snapshot.stats.capture_ms = Some(captured.costs.capture_ms);
