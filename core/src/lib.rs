@@ -20,4 +20,5 @@ pub mod screenshot;
 pub mod sizes;
 pub mod snapshot;
 pub mod tab_refs;
+pub mod text;
 pub mod urls;

@@ -33,7 +33,7 @@ use super::element::ElementFacts;
 use super::escape;
 use super::outline::{LineContent, Run};
 use super::{ElementId, RegionId, Snapshot};
-use crate::changes::prefix_bytes;
+use crate::text::prefix_bytes;
 
 /// Default ceiling of one response, in estimated tokens.
 pub const DEFAULT_CEILING_TOKENS: usize = 12_000;
