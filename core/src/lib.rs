@@ -13,6 +13,7 @@ pub mod custody;
 pub mod dialogs;
 pub mod frames;
 pub mod keys;
+pub mod loading;
 pub mod page_state;
 pub mod protocol;
 pub mod refs;
