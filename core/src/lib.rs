@@ -5,6 +5,7 @@
 //! I/O, no clock and no async; it compiles natively (for tests and benchmarks on captured
 //! pages) and to wasm32 (inside the extension).
 
+pub mod calls;
 pub mod capture;
 pub mod cdp;
 pub mod changes;
@@ -12,6 +13,7 @@ pub mod custody;
 pub mod dialogs;
 pub mod frames;
 pub mod keys;
+pub mod loading;
 pub mod page_state;
 pub mod protocol;
 pub mod refs;
@@ -20,4 +22,5 @@ pub mod screenshot;
 pub mod sizes;
 pub mod snapshot;
 pub mod tab_refs;
+pub mod text;
 pub mod urls;

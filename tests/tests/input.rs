@@ -146,3 +146,16 @@ async fn keys_go_to_the_target_or_nowhere_whatever_the_page_rewrote() {
     let events = rig.server.events();
     assert!(!events.iter().any(|e| e.starts_with("trap:") || e.starts_with("note:")), "{events:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_option_is_chosen_by_what_it_is_whatever_the_page_rewrote() {
+    let rig = Rig::start().await.expect("rig");
+    open(&rig, "input/rewritten-select.html").await;
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let to = ref_of(&snapshot, "combobox", "To account");
+    for wanted in ["savings", "Savings"] {
+        rig.client.ok("browser_select_option", json!({"ref": to, "values": [wanted]})).await;
+        assert!(rig.server.wait_for_event("to:savings", WAIT), "{:?}", rig.server.events());
+        assert!(!rig.server.events().iter().any(|e| e == "to:evil"), "{wanted}: {:?}", rig.server.events());
+    }
+}

@@ -5,6 +5,7 @@
 //! module only defines their shape, how they serialise (for persistence across service-worker
 //! restarts), and the size bounds applied when they are recorded. It never interprets CDP itself.
 
+use crate::text::prefix_bytes;
 use crate::urls::{redact_text_urls, redact_url};
 use serde::{Deserialize, Serialize};
 
@@ -211,24 +212,10 @@ pub struct ActionEntry {
     pub tab: u32,
 }
 
-/// Cuts `text` to at most `max` characters, in place.
 /// Cuts `text` to at most `max` bytes, at a character boundary.
 pub(crate) fn bound_text(text: &mut String, max: usize) {
     let cut = prefix_bytes(text, max).len();
     text.truncate(cut);
-}
-
-/// The longest prefix of `text` of at most `max` bytes that ends at a character boundary.
-/// The longest prefix of `text` of at most `max` bytes that ends at a character boundary.
-pub fn prefix_bytes(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    &text[..cut]
 }
 
 /// A URL as the timeline keeps it: secrets in it masked ([`redact_url`]), at most

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::entries::recorded_url;
 use super::iso_time::format_iso;
-use crate::snapshot::escape::thousands;
+use crate::text::thousands;
 
 /// Pauses kept, the newest.
 pub const MAX_PAUSES: usize = 64;

@@ -29,7 +29,8 @@
 
 use std::borrow::Cow;
 
-use crate::changes::prefix_bytes;
+use crate::text::prefix_bytes;
+pub use crate::text::thousands;
 
 /// Whether some reader takes `c` as the end of a line (Unicode's and Python's line
 /// boundaries).
@@ -224,19 +225,6 @@ pub fn quote_log(s: &str) -> String {
 /// The marker written where text was cut: `…[cut 4,120 bytes]`.
 pub fn cut_marker(bytes: usize) -> String {
     format!("…[cut {} bytes]", thousands(bytes))
-}
-
-/// `1,234,567`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// `s` cut to at most `max` bytes (at a character boundary), followed by [`cut_marker`] when

@@ -39,7 +39,7 @@ pub use super::tags::{
     unchanged_region_line, with_regions,
 };
 use super::{ElementId, RegionId, Snapshot};
-use crate::changes::prefix_bytes;
+use crate::text::prefix_bytes;
 
 /// Default ceiling of one response, in estimated tokens.
 pub const DEFAULT_CEILING_TOKENS: usize = 12_000;

@@ -8,7 +8,7 @@ use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
 
 use crate::error::{ElementProblem, ToolError};
-use crate::input::{self, CallResult, NodeTarget, ResolvedNode, ValueHolder};
+use crate::input::{self, CallResult, NodeTarget, ValueHolder};
 
 /// The page-side half: see the script's own comment.
 const CHOOSE_OPTIONS: &str = include_str!("hooks/choose_options.js");
@@ -51,13 +51,12 @@ struct DescribedNode {
     backend_node_id: i64,
 }
 
-/// Chooses `wanted` (values or labels, at least one) on the element.
+/// Chooses `wanted` (values or labels, at least one) on the element. The page-side half runs in
+/// the frame's isolated world, where the page cannot have redefined what an option's value or
+/// label reads as.
 pub async fn choose(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: &[String]) -> Result<(), ToolError> {
-    let resolved: ResolvedNode = at
-        .send("DOM.resolveNode", serde_json::json!({"backendNodeId": node.backend_node_id}))
-        .await
-        .map_err(|e| input::node_error(e, element_ref))?;
-    let object = resolved.object.object_id;
+    let object =
+        at.resolve_isolated(node.backend_node_id).await.map_err(|e| input::node_error(e, element_ref))?.object_id;
     let outcome = decide(at, &object, element_ref, wanted).await;
     let done = match outcome {
         Ok(Outcome { click: Some(indexes), .. }) => {

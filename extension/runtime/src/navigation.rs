@@ -13,6 +13,7 @@ use std::future::Future;
 use std::rc::Rc;
 
 use serde::Deserialize;
+use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, Settling, Step};
 use sightline_core::protocol::HistoryMove;
 
 use crate::capture::{self, CaptureCosts};
@@ -25,8 +26,6 @@ use crate::timer::{self, Deadline};
 /// Longest wait for a page's `load` event, counted from when its navigation starts: sending
 /// the navigation, waiting for the new document and waiting for its `load` all share it.
 pub const LOAD_TIMEOUT_MS: u32 = 30_000;
-/// Longest one readiness probe (`document.readyState`) waits for a busy page.
-const PROBE_TIMEOUT_MS: u32 = 1_000;
 /// Beyond the stabilisation cap, how long the settling script's round trip may take; a page
 /// too busy to run it at all is given up on after the cap plus this.
 const STABILIZE_SLACK_MS: u32 = 3_000;
@@ -167,7 +166,7 @@ pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) ->
         }
     }
     loop {
-        if let Probe::Answered(ready) = ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await
+        if let ProbeAnswer::Answered(ready) = ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await
             && ready == "complete"
         {
             break;
@@ -369,17 +368,7 @@ fn no_new_page(documents: &mut Subscription, main: &str) -> String {
         .filter(|e| e.params["type"] == "Document" && e.params["frameId"].as_str() == Some(main))
         .filter_map(|e| e.params["response"]["status"].as_u64())
         .next_back();
-    match answer {
-        Some(status @ (204 | 205)) => {
-            format!("the request was sent; the server answered {status}, and the page stayed")
-        }
-        Some(status) => {
-            format!("the navigation ended without a new page (the server answered {status}); the page stayed")
-        }
-        None => "the navigation ended without a new page (the browser or the page stopped it, or it became a \
-                 download); the page stayed"
-            .to_owned(),
-    }
+    loading::no_new_page(answer)
 }
 
 /// Waits (bounded) for the child frames that started loading since the action to stop, so a
@@ -435,12 +424,9 @@ fn main_frame(state: &State, tab_id: i32) -> String {
 }
 
 /// Waits, until `load` at the latest, for the main frame's document (the one with `loader`,
-/// when known) to finish loading: its `load` lifecycle event, or — for documents restored from
-/// the back-forward cache, which fire none — `document.readyState == "complete"` once that
-/// document is the committed one. A document that navigates on before it finishes loading (a
-/// script sending the page to another URL at once, which may end on an error page) hands the
-/// wait to the document that replaced it. Each probe waits only what is left of the cap (at
-/// most 1 s), so a page too busy to answer probes cannot stretch the wait past it.
+/// when known) to finish loading, as `sightline_core::loading::LoadWait` decides: this only
+/// listens, probes and hands over what it heard. What the agent should know is added to
+/// `settled`.
 async fn wait_for_load(
     state: &State,
     tab_id: i32,
@@ -449,82 +435,47 @@ async fn wait_for_load(
     load: Deadline,
     settled: &mut Settled,
 ) -> Result<(), CdpError> {
-    const SLICE_MS: u32 = 250;
     let main = main_frame(state, tab_id);
-    let mut loader = loader.map(str::to_owned);
-    // Since when probes have gone unanswered, if the last one did.
-    let mut silent_since: Option<f64> = None;
-    // Where the page asked to go, until a document commits.
-    let mut requested: Option<String> = None;
-    while !load.passed() {
-        let awaited = loader.clone();
-        let event = events
-            .next_where(load.cap(SLICE_MS), |e| {
-                if is_main_frame_event(e, &main) {
-                    match e.method.as_str() {
-                        "Page.frameRequestedNavigation" => requested = e.params["url"].as_str().map(str::to_owned),
-                        "Page.frameNavigated" | "Page.navigatedWithinDocument" => requested = None,
-                        _ => {}
-                    }
+    let mut wait = LoadWait::new(loader.map(str::to_owned), timer::now_ms(), load.left_ms());
+    loop {
+        match wait.step(timer::now_ms()) {
+            Step::Done => break,
+            Step::Listen(ms) => {
+                let ended = events.next_where(ms, |e| wait.observe(load_event(e, &main))).await.is_some();
+                if !ended {
+                    events.still_there()?;
+                    let committed = state.tabs.borrow().frames(tab_id).main_loader().map(str::to_owned);
+                    wait.quiet(committed.as_deref());
                 }
-                let ours = |e: &CdpEvent| awaited.as_deref().is_none_or(|l| e.params["loaderId"].as_str() == Some(l));
-                let loaded = e.method == "Page.lifecycleEvent" && e.params["name"] == "load" && ours(e);
-                // The awaited document was replaced by a later one (its subscription began
-                // before the navigation, so any other document committed since came after it).
-                let replaced = e.method == "Page.frameNavigated"
-                    && is_main_frame_event(e, &main)
-                    && awaited.as_deref().is_some_and(|l| e.params["frame"]["loaderId"].as_str() != Some(l));
-                loaded || replaced
-            })
-            .await;
-        match event {
-            Some(e) if e.method == "Page.frameNavigated" => {
-                loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
-                continue;
             }
-            Some(_) => return Ok(()),
-            None => {}
-        }
-        events.still_there()?;
-        let committed = loader.as_deref().is_none_or(|l| state.tabs.borrow().frames(tab_id).main_loader() == Some(l));
-        if !committed || load.passed() {
-            continue;
-        }
-        let asked = timer::now_ms();
-        match ready_state(tab_id, load.cap(PROBE_TIMEOUT_MS)).await {
-            Probe::Answered(state) if state == "complete" => return Ok(()),
-            Probe::Answered(_) => silent_since = None,
-            Probe::Unanswered => {
-                silent_since.get_or_insert(asked);
+            Step::Probe(ms) => {
+                let asked = timer::now_ms();
+                wait.probed(ready_state(tab_id, ms).await, asked);
             }
-            Probe::Failed => {}
         }
     }
-    settled.note(format!(
-        "the page had not finished loading after {} s; what follows is what had loaded",
-        LOAD_TIMEOUT_MS / 1000
-    ));
-    if let Some(since) = silent_since {
-        let silent_ms = timer::now_ms() - since;
-        settled.silent_ms = Some(silent_ms);
-        match requested {
-            // No script is to blame: while a page is on its way elsewhere the browser may answer
-            // nothing about it (seen with an address that never answers).
-            Some(url) => {
-                let url = sightline_core::urls::redact_url(&url);
-                settled.note(format!(
-                    "the page is on its way to {url}, which had not answered after {:.0} s",
-                    silent_ms / 1000.0
-                ));
-                settled.on_its_way_to = Some(url);
-            }
-            None => settled.note(format!(
-                "the page has not answered the browser for {:.0} s: a script on it is keeping it busy",
-                silent_ms / 1000.0
-            )),
-        }
+    let outcome = wait.outcome(timer::now_ms());
+    for note in outcome.notes {
+        settled.note(note);
     }
+    settled.silent_ms = outcome.silent_ms;
+    settled.on_its_way_to = outcome.on_its_way_to;
     Ok(())
+}
+
+/// A CDP event as the load wait reads it: only the main frame's navigation events count.
+fn load_event<'e>(e: &'e CdpEvent, main: &str) -> LoadEvent<'e> {
+    let str_at = |v: &'e serde_json::Value| v.as_str().unwrap_or_default();
+    match e.method.as_str() {
+        "Page.lifecycleEvent" if e.params["name"] == "load" && is_main_frame_event(e, main) => {
+            LoadEvent::Loaded { loader: str_at(&e.params["loaderId"]) }
+        }
+        _ if !is_main_frame_event(e, main) => LoadEvent::Other,
+        "Page.frameRequestedNavigation" => LoadEvent::Requested { url: str_at(&e.params["url"]) },
+        "Page.frameNavigated" => LoadEvent::Committed { loader: str_at(&e.params["frame"]["loaderId"]) },
+        "Page.navigatedWithinDocument" => LoadEvent::WithinDocument,
+        _ => LoadEvent::Other,
+    }
 }
 
 /// Waits (at most [`RENDERING_LOADS_CAP_MS`]) until the tab has no image, style sheet or font
@@ -544,24 +495,15 @@ pub async fn await_rendering_loads(state: &State, tab_id: i32) -> Option<f64> {
     Some(timer::now_ms() - started)
 }
 
-/// What asking the page for its `document.readyState` gave.
-enum Probe {
-    /// The page's answer.
-    Answered(String),
-    /// No answer in time: the page's main thread is busy.
-    Unanswered,
-    /// Any other failure (the document went away, …).
-    Failed,
-}
-
-async fn ready_state(tab_id: i32, timeout_ms: u32) -> Probe {
+/// Asks the page for its `document.readyState`, waiting at most `timeout_ms`.
+async fn ready_state(tab_id: i32, timeout_ms: u32) -> ProbeAnswer {
     let params = serde_json::json!({"expression": "document.readyState", "returnByValue": true});
     match cdp::send_to::<EvaluateResult>(&DebuggeeTarget::main(tab_id), "Runtime.evaluate", params, timeout_ms).await {
         Ok(result) => {
-            Probe::Answered(result.result.value.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+            ProbeAnswer::Answered(result.result.value.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
         }
-        Err(CdpError::Timeout { .. }) => Probe::Unanswered,
-        Err(_) => Probe::Failed,
+        Err(CdpError::Timeout { .. }) => ProbeAnswer::Unanswered,
+        Err(_) => ProbeAnswer::Failed,
     }
 }
 
@@ -705,33 +647,20 @@ async fn settle_timed(state: &State, tab_id: i32, settled: &mut Settled) -> Resu
     outcome
 }
 
-/// Turns a stabilisation's outcome into the agent's notes.
+/// Turns a stabilisation's outcome into the agent's notes (`sightline_core::loading`).
 fn note_stabilization(outcome: Result<Stabilization, ToolError>, settled: &mut Settled) -> Wait {
-    match outcome {
-        Ok(s) if s.stable => Wait::Done,
-        Ok(s) => {
-            settled.note(format!(
-                "the page was still changing after {:.1} s ({} mutations); this snapshot may be mid-update",
-                s.elapsed / 1000.0,
-                s.mutations
-            ));
-            Wait::Done
-        }
-        Err(ToolError::Cdp(CdpError::ContextGone { .. } | CdpError::UnknownContext { .. })) => {
-            settled.note("the page navigated while waiting for it to settle".into());
-            Wait::Navigated
-        }
-        Err(ToolError::Cdp(CdpError::Timeout { ms, .. })) => {
-            settled.note(format!(
-                "the page did not answer within {:.0} s while waiting for it to settle (a script may be keeping it \
-                 busy); this snapshot may be mid-update",
-                f64::from(ms) / 1000.0
-            ));
-            Wait::Done
-        }
+    let settling = match outcome {
+        Ok(s) if s.stable => Settling::Quiet,
+        Ok(s) => Settling::StillChanging { elapsed_ms: s.elapsed, mutations: s.mutations },
+        Err(ToolError::Cdp(CdpError::ContextGone { .. } | CdpError::UnknownContext { .. })) => Settling::Navigated,
+        Err(ToolError::Cdp(CdpError::Timeout { ms, .. })) => Settling::Unanswered { waited_ms: ms },
         Err(e) => {
             settled.note(format!("could not wait for the page to settle: {e}"));
-            Wait::Done
+            return Wait::Done;
         }
+    };
+    if let Some(note) = loading::settling_note(settling) {
+        settled.note(note);
     }
+    if settling == Settling::Navigated { Wait::Navigated } else { Wait::Done }
 }

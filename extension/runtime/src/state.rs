@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use std::collections::BTreeMap;
 
+use sightline_core::calls::UnconfirmedActions;
 use sightline_core::page_state::PageState;
 use sightline_core::tab_refs::{TabLoss, TabRefs};
 
@@ -29,7 +30,7 @@ pub struct Session {
     /// shown what it did (it failed, ran out of time or was called off after sending input).
     /// Until the session looks at the page again, its next action there is not run: a blind
     /// retry must not do the thing twice.
-    pub unconfirmed: HashMap<i32, UnconfirmedAction>,
+    pub unconfirmed: UnconfirmedActions,
     /// The numbers of its refs on every tab, and the tabs it lost: a ref acts only on its tab.
     pub refs: TabRefs,
     /// The current tab it lost (the person stopped it there, closed it, handed it on): until
@@ -38,15 +39,6 @@ pub struct Session {
     /// What the person did that the session has not been told yet (a tab handed to it or taken
     /// from it), said at the start of its next answer.
     pub notices: Vec<String>,
-}
-
-/// An action that was sent to the page without its outcome being shown.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UnconfirmedAction {
-    /// What it was, as the timeline describes it (`click e5`).
-    pub description: String,
-    /// When it ended ([`crate::timer::now_ms`]).
-    pub ended_ms: f64,
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker.
@@ -156,7 +148,7 @@ impl State {
                 client: place.client.clone(),
                 current_tab: place.current_tab,
                 pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
-                unconfirmed: HashMap::new(),
+                unconfirmed: UnconfirmedActions::default(),
                 refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
                 lost: place.lost,
                 notices: place.notices.clone(),
@@ -206,7 +198,7 @@ impl State {
     /// session did it, so it needs no telling.
     pub fn lose(session: &mut Session, tab_id: i32, loss: TabLoss, itself: bool) {
         let had = session.pages.remove(&tab_id).is_some() || session.current_tab == Some(tab_id);
-        session.unconfirmed.remove(&tab_id);
+        session.unconfirmed.forget(tab_id);
         if session.current_tab == Some(tab_id) {
             session.current_tab = None;
             if !itself {

@@ -26,13 +26,14 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use futures::future::{Either, select};
+use sightline_core::calls;
 use sightline_core::changes::ActionKind;
 use sightline_core::custody::{self, Target};
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::error::ToolError;
-use crate::state::{State, UnconfirmedAction};
+use crate::state::State;
 use crate::timer::{self, Deadline};
 use crate::{cdp, chrome};
 
@@ -94,10 +95,6 @@ impl CallContext {
     fn reached(&self) -> Option<i32> {
         self.acting.get().and_then(|(tab, before)| (cdp::effects_sent(tab) > before).then_some(tab))
     }
-
-    fn limit_s(&self) -> f64 {
-        self.limit_ms as f64 / 1000.0
-    }
 }
 
 /// How a call ended early.
@@ -153,69 +150,27 @@ pub async fn run_within(
 /// What an agent reads about a call cut short by its time limit; records an action that may
 /// have run.
 fn cut_short(state: &State, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
-    let tool = ctx.tool;
-    let limit = ctx.limit_s();
-    if let Some(tab) = ctx.reached() {
-        let what = sent_thing(action.as_ref());
-        remember_unconfirmed(state, session, tab, action);
-        return format!(
-            "{tool} ran out of time (its limit is {limit:.0} s) after {what} was sent to the page, so it may have \
-             run{}. Take a browser_snapshot to see what it did before you act again.",
-            busy_clause(tab)
-        );
-    }
-    if ctx.queued.get() {
-        return format!(
-            "{tool} ran out of time (its limit is {limit:.0} s) waiting for another call on the same tab to finish. \
-             Nothing was sent to the page. Retry once that call has answered."
-        );
-    }
-    if action.is_none() {
-        // Not an action on a page (browser_tabs may have been opening or closing a tab): say
-        // only what is known.
-        return format!(
-            "{tool} ran out of time (its limit is {limit:.0} s) before it finished. The page may be slow or busy: \
-             check with browser_tabs or browser_snapshot before you retry."
-        );
-    }
-    format!(
-        "{tool} ran out of time (its limit is {limit:.0} s) before it sent anything to the page, so nothing was \
-         done. The page may be slow or busy: retry, or take a browser_snapshot to see it."
-    )
+    let kind = action.as_ref().map(|(kind, _)| *kind);
+    let reach = match ctx.reached() {
+        Some(tab) => {
+            remember_unconfirmed(state, session, tab, action.clone());
+            calls::Reach::Sent { unanswered_ms: unanswered_ms(tab) }
+        }
+        None if ctx.queued.get() => calls::Reach::Queued,
+        None => calls::Reach::Nothing,
+    };
+    calls::out_of_time(ctx.tool, ctx.limit_ms, kind, action.is_some(), reach)
 }
 
-/// ", and the page has not processed it yet (…)" when input to `tab` is still unanswered.
-fn busy_clause(tab: i32) -> String {
-    match cdp::unanswered_input(tab) {
-        Some(input) => format!(
-            "; the page has not processed it yet ({:.0} s on, a script is probably keeping it busy) and may still \
-             act on it",
-            (timer::now_ms() - input.sent_ms).max(0.0) / 1000.0
-        ),
-        None => String::new(),
-    }
+/// How long input sent to `tab` has gone unprocessed, if it has.
+fn unanswered_ms(tab: i32) -> Option<f64> {
+    cdp::unanswered_input(tab).map(|input| timer::now_ms() - input.sent_ms)
 }
 
-/// "the click", "the navigation", … for the action a call sent.
-fn sent_thing(action: Option<&(ActionKind, String)>) -> &'static str {
-    match action.map(|(kind, _)| *kind) {
-        Some(ActionKind::Click) => "the click",
-        Some(ActionKind::Type) => "the typing",
-        Some(ActionKind::Key) => "the key press",
-        Some(ActionKind::Navigate) => "the navigation",
-        _ => "input",
-    }
-}
-
-/// Records that `action` reached `tab` without its outcome being shown (navigations excepted:
-/// loading a page again does not do anything twice).
+/// Records that `action` reached `tab` without its outcome being shown.
 fn remember_unconfirmed(state: &State, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
     let Some((kind, description)) = action else { return };
-    if kind == ActionKind::Navigate {
-        return;
-    }
-    let unconfirmed = UnconfirmedAction { description, ended_ms: timer::now_ms() };
-    state.with_session(session, |s| s.unconfirmed.insert(tab, unconfirmed));
+    state.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
 }
 
 /// Runs one tool call for an MCP session.
@@ -224,11 +179,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     // An action is recorded on the timeline, and page input meanwhile is taken for the agent's.
     let action = call.action();
     // A fresh look at the page: what an unconfirmed action did is in front of the agent.
-    let looks = match &call {
-        ToolCall::BrowserSnapshot(p) => p.page.unwrap_or(1) <= 1,
-        ToolCall::BrowserNavigate(_) => true,
-        _ => false,
-    };
+    let looks = calls::is_a_look(&call);
     let acting = action.is_some().then(|| state.agent_acting());
     let result = match call {
         ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
@@ -262,7 +213,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         && looks
         && let Some(tab) = state.with_session(session, |s| s.current_tab)
     {
-        state.with_session(session, |s| s.unconfirmed.remove(&tab));
+        state.with_session(session, |s| s.unconfirmed.looked(tab));
     }
     // Every successful action's response ends with the line on new errors and failed requests.
     match (result, action) {
@@ -273,12 +224,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
             let mut text = format!("{tool}: {e}");
             // It failed after reaching the page: whatever it sent may have acted.
             if let Some(tab) = ctx.reached() {
-                text.push_str(&format!(
-                    ". {} was sent to the page before this, so it may have run{}. Take a browser_snapshot to see what \
-                     it did before you act again.",
-                    capitalised(sent_thing(action.as_ref())),
-                    busy_clause(tab)
-                ));
+                text.push_str(&calls::may_have_run(action.as_ref().map(|(kind, _)| *kind), unanswered_ms(tab)));
                 remember_unconfirmed(state, session, tab, action);
             }
             ToolOutput::error(text)
@@ -286,11 +232,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     }
 }
 
-/// `text` with its first letter in upper case.
-pub fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
-}
+pub use calls::capitalised;
 
 /// Refuses a tool that reads or acts on `tab`'s page while the page shows a JavaScript dialog
 /// and waits for it (only `browser_handle_dialog` and the tab list work then).
@@ -303,20 +245,11 @@ pub fn refuse_if_dialog(state: &State, tab: i32, tool: &'static str) -> Result<(
 
 /// Refuses an action on `tab` while this session's previous action there is unconfirmed.
 pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
-    let Some(previous) = state.with_session(session, |s| s.unconfirmed.get(&tab).cloned()) else {
-        return Ok(());
-    };
-    let ago = (timer::now_ms() - previous.ended_ms).max(0.0) / 1000.0;
-    let pending = match cdp::unanswered_input(tab) {
-        Some(_) => ", and the page has still not processed it (a script is keeping it busy)",
-        None => "",
-    };
-    Err(Failure::Explained(format!(
-        "{tool} was not run: your previous action on this tab ({}, {ago:.0} s ago) reached the page but you were not \
-         shown what it did{pending}. Take a browser_snapshot to see the page, then act again if it is still needed; \
-         this keeps a retry from doing the same thing twice.",
-        previous.description
-    )))
+    let pending = cdp::unanswered_input(tab).is_some();
+    match state.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
+        Some(text) => Err(Failure::Explained(text)),
+        None => Ok(()),
+    }
 }
 
 /// The tab a call acts on: the one it names (which the session then holds, unless another
