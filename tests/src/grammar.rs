@@ -1,7 +1,7 @@
-//! A reader of the text an agent gets, following the grammar the README documents ("How the
-//! text is written"): it finds the header, region tags, frame lines, fences, trailers and every
-//! element (element lines, inline elements, links, each with the frame of another site it is
-//! shown in) by their form alone, the way an agent reads them. The drills hold what it finds
+//! A reader of the text an agent gets, following the grammar `docs/snapshot-format.md` documents
+//! ("How the text is written"): it finds the header, region tags, frame lines, fences, trailers
+//! and every element (element lines, inline elements, links, each with the frame of another site
+//! it is shown in) by their form alone, the way an agent reads them. The drills hold what it finds
 //! against `structuredContent`: if page text could pose as structure, this reader would find an
 //! element, a region, a frame or a trailer that is not there.
 

@@ -54,8 +54,8 @@ pub fn sightline(reply: &Reply) -> SightlineShown {
     }
 }
 
-/// The agent's copy of a Sightline page, kept current from deltas alone, as the README says a
-/// program can: full pages replace it; a delta's removed, changed and added lines (with the
+/// The agent's copy of a Sightline page, kept current from deltas alone, as `docs/changes.md`
+/// says a program can: full pages replace it; a delta's removed, changed and added lines (with the
 /// elements they carry) are applied to it. Lines of a full page have no keys the client can
 /// see except element lines (`e12`), so other lines are found by their text; a change that
 /// cannot be placed makes the copy uncertain, and the agent then asks for a snapshot.

@@ -88,7 +88,7 @@ pub fn render(r: &Report) -> String {
     out
 }
 
-/// The per-server summary table (also printed and copied into the README).
+/// The per-server summary table (also printed and copied into `docs/performance.md`).
 pub fn summary_table(r: &Report) -> String {
     let mut out = String::from(
         "| server | tasks with solvers | tasks solved | episodes solved | tokens per solved episode (median over tasks) | wall time per episode (median) |\n|---|--:|--:|--:|--:|--:|\n",
