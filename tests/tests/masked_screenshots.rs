@@ -1,5 +1,6 @@
 //! A screenshot never shows more than the snapshot does. A one-time code, a card number in
-//! another site's payment frame and a password the person revealed with "Show" are painted over
+//! another site's payment frame, a password the person revealed with "Show" and a frame whose
+//! URL the snapshot refuses to read (a `data:` URL) are painted over
 //! in the viewport, the whole page and an element's screenshot, read back with OCR: none of the
 //! values is legible, while the test's own screenshot of the same page (taken without
 //! Sightline) shows every one, so the drill can fail. A screenshot of a masked field alone is
@@ -17,7 +18,7 @@ use sightline_e2e::{Rig, ocr, ref_of, service_worker};
 const WAIT: Duration = Duration::from_secs(10);
 
 /// The values on the page, as OCR would run them together.
-const SECRETS: [&str; 3] = ["Zebra7Quartz", "739154", "4242424242424242"];
+const SECRETS: [&str; 4] = ["Zebra7Quartz", "739154", "4242424242424242", "58213"];
 
 /// Opens the page (hostile or not), waits for its payment frame, and has the person reveal the
 /// password with the page's own Show button after the agent has seen it masked.
@@ -87,7 +88,7 @@ async fn no_kind_of_screenshot_shows_a_value_the_snapshot_masks() {
     let (_, text) = read_shot(&viewport, "viewport");
     assert_reads_none(&text, "viewport");
     assert!(text.contains("Checkout") && ocr::squeezed(&text).contains("93.17"), "the rest of the page shows: {text}");
-    assert!(viewport.text.contains("3 masked field(s) painted over"), "{}", viewport.text);
+    assert!(viewport.text.contains("3 masked field(s) and 1 refused frame(s) painted over"), "{}", viewport.text);
 
     let whole = c.call("browser_take_screenshot", json!({"full_page": true})).await.expect("screenshot");
     let (_, text) = read_shot(&whole, "full page");

@@ -261,9 +261,10 @@ impl PageState {
         compile_with(capture, &mut self.registry, &mut self.secret_fields, &self.url_policy)
     }
 
-    /// The fields of `capture` a snapshot masks, which a screenshot paints over.
-    pub fn masked_fields(&mut self, capture: &Capture) -> Vec<NodeKey> {
-        crate::snapshot::masked_fields(capture, &mut self.secret_fields)
+    /// What of `capture` a screenshot paints over: the fields a snapshot masks, and the frames
+    /// it does not read.
+    pub fn masked_fields(&mut self, capture: &Capture) -> Vec<crate::snapshot::Masked> {
+        crate::snapshot::masked_fields(capture, &mut self.secret_fields, &self.url_policy)
     }
 
     /// [`Self::compile`] for tab `tab` of a session whose tabs draw ref numbers from `numbers`.

@@ -270,22 +270,42 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
 }
 
 /// Every field of `capture` whose value a snapshot masks (judged secret now, or remembered as
-/// secret by `secret_fields`, which learns the ones secret now), in every frame: what a
-/// screenshot must paint over. Fields that are not drawn are listed too; they have no box.
-pub fn masked_fields(capture: &Capture, secret_fields: &mut secrets::SecretFields) -> Vec<NodeKey> {
-    let mut tree = PageTree::build(capture);
+/// secret by `secret_fields`, which learns the ones secret now), in every frame, and every
+/// element holding a frame whose URL `policy` refuses: what a screenshot must paint over. Those
+/// that are not drawn are listed too; they have no box.
+pub fn masked_fields(
+    capture: &Capture,
+    secret_fields: &mut secrets::SecretFields,
+    policy: &UrlPolicy,
+) -> Vec<Masked> {
+    let mut tree = PageTree::build_with(capture, policy);
     secret_fields.apply(&mut tree);
+    let key = |id: usize| {
+        let frame = tree.frame_of(id);
+        NodeKey {
+            frame_id: frame.frame_id.clone(),
+            loader_id: frame.loader_id.clone(),
+            backend_node_id: tree.nodes[id].backend_id,
+        }
+    };
+    let refused = |id: usize| tree.nodes[id].framed.iter().any(|f| matches!(f, frames::Framed::Refused { .. }));
     (0..tree.nodes.len())
-        .filter(|&id| secrets::is_secret(&tree, id))
-        .map(|id| {
-            let frame = tree.frame_of(id);
-            NodeKey {
-                frame_id: frame.frame_id.clone(),
-                loader_id: frame.loader_id.clone(),
-                backend_node_id: tree.nodes[id].backend_id,
-            }
+        .filter_map(|id| match (secrets::is_secret(&tree, id), refused(id)) {
+            (true, _) => Some(Masked { node: key(id), refused_frame: false }),
+            (false, true) => Some(Masked { node: key(id), refused_frame: true }),
+            (false, false) => None,
         })
         .collect()
+}
+
+/// What a screenshot paints over: a field whose value the snapshot masks, or the element holding
+/// a frame whose URL is refused (its content is not read, so it is not shown either).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Masked {
+    /// The node.
+    pub node: NodeKey,
+    /// Whether it holds a refused frame rather than a secret value.
+    pub refused_frame: bool,
 }
 
 /// [`compile`], with `secret_fields` remembering which fields were secret before (and learning

@@ -108,6 +108,8 @@ async fn shoot(
     // The fields masked now: judged on the page as it is, with what the session remembers.
     let captured = crate::capture::capture(state, tab).await?;
     let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    let frames: Vec<bool> = masked.iter().map(|m| m.refused_frame).collect();
+    let masked: Vec<NodeKey> = masked.into_iter().map(|m| m.node).collect();
     drop(captured);
     let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(state, tab, &node), node, r));
     if let Some((_, node, r)) = &element
@@ -124,7 +126,7 @@ async fn shoot(
         .map_err(|e| input::node_error(e, r))?;
     }
     let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
-    let shot = take(state, session, tab, element.as_ref(), params, &masked).await;
+    let shot = take(state, session, tab, element.as_ref(), params, &masked, &frames).await;
     if let Some(whole_page) = whole_page {
         whole_page.restore(tab).await;
     }
@@ -151,10 +153,11 @@ async fn take(
     element: Option<&(NodeTarget, NodeKey, String)>,
     params: &ScreenshotParams,
     masked: &[NodeKey],
+    frames: &[bool],
 ) -> ToolResult {
     for _ in 0..MOST_TRIES {
         let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(state, tab, masked)).await) };
-        let taken = capture_once(state, session, tab, element, params, masked, still.as_ref()).await;
+        let taken = capture_once(state, session, tab, element, params, masked, frames, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
         }
@@ -203,6 +206,7 @@ async fn capture_once(
     element: Option<&(NodeTarget, NodeKey, String)>,
     params: &ScreenshotParams,
     masked: &[NodeKey],
+    frames: &[bool],
     still: Option<&Still>,
 ) -> Result<Shot, ToolError> {
     let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
@@ -289,7 +293,14 @@ async fn capture_once(
         text.push_str(&format!(", scaled to {scale:.2}"));
     }
     if !plan.covers.is_empty() {
-        text.push_str(&format!(", {} masked field(s) painted over", plan.covers.len()));
+        let drawn = |frame: bool| {
+            fields.iter().zip(frames).filter(|(f, is_frame)| **is_frame == frame && (f.before.is_some() || f.after.is_some())).count()
+        };
+        let refused = match drawn(true) {
+            0 => String::new(),
+            n => format!(" and {n} refused frame(s)"),
+        };
+        text.push_str(&format!(", {} masked field(s){refused} painted over", drawn(false)));
     }
     if params.refs {
         text.push_str(&format!(", {} refs drawn", plan.labels.len()));
