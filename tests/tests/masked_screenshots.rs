@@ -177,7 +177,7 @@ async fn a_page_that_keeps_moving_a_masked_field_gets_no_screenshot_and_keeps_ru
             assert_reads_none(&text, "dance");
         }
     }
-    // The page was never paused: its dance goes on.
+    // The page was never paused: its timer goes on moving the field.
     let (mut cdp, session) = service_worker::attach_to_page(&rig.devtools(), "secrets-shown").expect("attach");
     let mut seen = std::collections::HashSet::new();
     for _ in 0..20 {
@@ -185,11 +185,11 @@ async fn a_page_that_keeps_moving_a_masked_field_gets_no_screenshot_and_keeps_ru
             .call(
                 Some(&session),
                 "Runtime.evaluate",
-                json!({"expression": "document.getElementById('p1').style.marginLeft", "returnByValue": true}),
+                json!({"expression": "document.getElementById('p1').style.marginTop", "returnByValue": true}),
             )
             .expect("read");
         seen.insert(read["result"]["value"].to_string());
         std::thread::sleep(Duration::from_millis(30));
     }
-    assert!(seen.len() > 1, "the page's own animation loop runs on: {seen:?}");
+    assert!(seen.len() > 1, "the page's own scripts run on: {seen:?}");
 }
