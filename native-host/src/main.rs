@@ -28,6 +28,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use install::Browser;
+use sightline_core::protocol::Cap;
 
 /// What `--version` says: the version, and which extension and host name it pairs with.
 const VERSION_LINE: &str = concat!(
@@ -72,8 +73,17 @@ struct McpArgs {
           value_parser = clap::value_parser!(u64).range(5..=600))]
     time_limit: u64,
     /// Optional tool groups to list, comma-separated: `vision` (clicks and drags at coordinates).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
-    caps: Vec<mcp::Cap>,
+    #[arg(long, value_parser = cap_parser(), value_delimiter = ',', value_name = "CAPS")]
+    caps: Vec<Cap>,
+}
+
+/// Reads a `--caps` group by its name; the possible values are the groups `sightline_core`
+/// declares.
+fn cap_parser() -> impl clap::builder::TypedValueParser<Value = Cap> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Cap::ALL.map(|cap| PossibleValue::new(cap.name()).help(cap.help()));
+    PossibleValuesParser::new(values)
+        .try_map(|name| Cap::from_name(&name).ok_or_else(|| format!("{name} is not a tool group")))
 }
 
 impl McpArgs {

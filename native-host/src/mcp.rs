@@ -15,24 +15,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, ProgressToken, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
-use sightline_core::page_state::pointed::UserSelectionFacts;
-use sightline_core::protocol::{ChangesParams, CheckpointParams, ConsoleMessagesParams, NetworkRequestsParams};
-use sightline_core::protocol::{
-    ClickParams, FindParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams,
-    SnapshotFacts, SnapshotParams, TabsParams, ToolCall, ToolOutput, TypeParams, UserSelectionParams,
-};
-use sightline_core::protocol::{DragParams, FillFormParams, ScrollParams, WaitForParams};
-use sightline_core::protocol::{
-    EvaluateParams, FileUploadParams, MouseClickXyParams, MouseDragXyParams, ScreenshotParams, SelectTextParams,
-};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use sightline_core::protocol::{CallError, Cap, Gate, HostStep, TOOLS, ToolCall, ToolOutput, ToolSpec};
 
 use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
 use crate::link;
@@ -44,10 +33,12 @@ elements by ref (e12). Actions answer with what changed. Only tabs you opened or
 #[derive(Clone)]
 pub struct SightlineMcp {
     client: Arc<BridgeClient>,
-    tool_router: ToolRouter<Self>,
-    /// Whether the user allows `browser_evaluate`, as the browser said in its latest answer
-    /// (off until it says otherwise): the tool is listed only then.
-    evaluate: Arc<AtomicBool>,
+    /// Every declared tool as `tools/list` describes it, in the order it lists them (by name).
+    tools: Arc<Vec<(&'static ToolSpec, Tool)>>,
+    /// Whether the user allows the tools gated by the extension's options (`browser_evaluate`),
+    /// as the browser said in its latest answer (off until it says otherwise): they are listed
+    /// only then.
+    allowed_in_options: Arc<AtomicBool>,
     /// The optional groups of tools this session lists.
     caps: Arc<Vec<Cap>>,
 }
@@ -63,29 +54,6 @@ pub struct Options {
     pub time_limit: Duration,
     /// Optional groups of tools the client asked for (`--caps`).
     pub caps: Vec<Cap>,
-}
-
-/// An optional group of tools, listed only when `sightline-host mcp --caps` names it (the
-/// names follow Playwright MCP's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Cap {
-    /// Clicks and drags at coordinates (`browser_mouse_click_xy`, `browser_mouse_drag_xy`), a
-    /// last resort for what has no element, such as a canvas.
-    Vision,
-}
-
-impl Cap {
-    /// The tools this group adds.
-    fn tools(self) -> &'static [&'static str] {
-        match self {
-            Cap::Vision => &["browser_mouse_click_xy", "browser_mouse_drag_xy"],
-        }
-    }
-
-    /// The group a tool belongs to, if any.
-    fn of(tool: &str) -> Option<Cap> {
-        [Cap::Vision].into_iter().find(|cap| cap.tools().contains(&tool))
-    }
 }
 
 impl Default for Options {
@@ -107,303 +75,151 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[tool_router]
+/// A declared tool as `tools/list` describes it: its compacted schemas and its annotations.
+fn describe(spec: &'static ToolSpec) -> Tool {
+    let input = crate::schema::compact(&(spec.input_schema)());
+    let mut tool = Tool::new_with_raw(spec.name, Some(spec.description.into()), Arc::new(input))
+        .with_annotations(crate::annotations::for_effect(spec.effect));
+    if let Some(output) = spec.output_schema() {
+        tool = tool.with_raw_output_schema(Arc::new(crate::schema::compact_output(&output)));
+    }
+    tool
+}
+
 impl SightlineMcp {
     /// A server with a fresh session id.
     pub fn new(options: Options) -> Self {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let mut tool_router = Self::tool_router();
-        for route in tool_router.map.values_mut() {
-            route.attr.annotations = crate::annotations::for_tool(&route.attr.name);
-            route.attr.input_schema = Arc::new(crate::schema::compact(&route.attr.input_schema));
-            if let Some(output) = &route.attr.output_schema {
-                route.attr.output_schema = Some(Arc::new(crate::schema::compact_output(output)));
-            }
-        }
+        let mut tools: Vec<(&'static ToolSpec, Tool)> = TOOLS.iter().map(|spec| (spec, describe(spec))).collect();
+        tools.sort_by(|(a, _), (b, _)| a.name.cmp(b.name));
         let session = format!("{}-{nanos:x}", std::process::id());
         let caps = Arc::new(options.caps);
         let client = BridgeClient::new(session, options.socket_dir, options.choice, options.time_limit);
-        Self { client: Arc::new(client), tool_router, evaluate: Arc::new(AtomicBool::new(false)), caps }
+        Self {
+            client: Arc::new(client),
+            tools: Arc::new(tools),
+            allowed_in_options: Arc::new(AtomicBool::new(false)),
+            caps,
+        }
     }
 
-    #[tool(description = "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.")]
-    async fn browser_tabs(
-        &self,
-        Parameters(p): Parameters<TabsParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserTabs(p), ctx).await)
+    /// Every declared tool, listed or not (`browser_evaluate` while off, the tools of a group
+    /// the session did not ask for).
+    #[cfg(test)]
+    pub fn declared_tools(&self) -> Vec<Tool> {
+        self.tools.iter().map(|(_, tool)| tool.clone()).collect()
     }
 
-    #[tool(description = "Go to a URL, or back/forward/reload. Waits for load and a quiet DOM.")]
-    async fn browser_navigate(
-        &self,
-        Parameters(p): Parameters<NavigateParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserNavigate(p), ctx).await)
+    /// Whether this session lists the tool `spec` declares: its gate is open, its group was
+    /// asked for, or the user allows it in the extension's options.
+    fn lists(&self, spec: &ToolSpec) -> bool {
+        match spec.gate {
+            Gate::Open => true,
+            Gate::Cap(cap) => self.caps.contains(&cap),
+            Gate::AllowedInOptions => self.allowed_in_options.load(Ordering::Relaxed),
+        }
     }
 
-    #[tool(
-        description = "Read the current page: text and actionable elements with refs.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<SnapshotFacts>()
-    )]
-    async fn browser_snapshot(
-        &self,
-        Parameters(p): Parameters<SnapshotParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserSnapshot(p), ctx).await)
+    /// The tools as `tools/list` lists them: every tool whose gate this session passes.
+    pub fn listed_tools(&self) -> Vec<Tool> {
+        self.tools.iter().filter(|(spec, _)| self.lists(spec)).map(|(_, tool)| tool.clone()).collect()
     }
 
-    #[tool(description = "Click an element by ref.")]
-    async fn browser_click(
+    /// Reads one `tools/call` into a [`ToolCall`] and forwards it. Arguments that do not fit
+    /// the tool are answered as a tool error naming what is wrong, so the agent reads it; a
+    /// name that is no tool is a protocol error, as for any unknown method.
+    async fn call(
         &self,
-        Parameters(p): Parameters<ClickParams>,
+        request: CallToolRequestParams,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserClick(p), ctx).await)
-    }
-
-    #[tool(description = "Replace the text of an input or editable element by ref.")]
-    async fn browser_type(
-        &self,
-        Parameters(p): Parameters<TypeParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserType(p), ctx).await)
-    }
-
-    #[tool(description = "Press a key or chord (Enter, ArrowDown, Control+a), optionally on an element.")]
-    async fn browser_press_key(
-        &self,
-        Parameters(p): Parameters<PressKeyParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserPressKey(p), ctx).await)
-    }
-
-    #[tool(description = "Select options of a <select>, listbox or combobox by value or label.")]
-    async fn browser_select_option(
-        &self,
-        Parameters(p): Parameters<SelectOptionParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserSelectOption(p), ctx).await)
-    }
-
-    #[tool(description = "Move the mouse over an element by ref (menus and tooltips that open on hover).")]
-    async fn browser_hover(
-        &self,
-        Parameters(p): Parameters<HoverParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserHover(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Accept or dismiss the page's alert, confirm or prompt dialog (an action says when it opened one)."
-    )]
-    async fn browser_handle_dialog(
-        &self,
-        Parameters(p): Parameters<HandleDialogParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserHandleDialog(p), ctx).await)
-    }
-
-    #[tool(description = "Find elements by text, role or region, including regions shown as unchanged or trimmed.")]
-    async fn browser_find(
-        &self,
-        Parameters(p): Parameters<FindParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserFind(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Fill several form fields in one call.",
-        output_schema = page_answer()
-    )]
-    async fn browser_fill_form(
-        &self,
-        Parameters(p): Parameters<FillFormParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserFillForm(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Scroll the page or an element; the answer shows what appeared.",
-        output_schema = page_answer()
-    )]
-    async fn browser_scroll(
-        &self,
-        Parameters(p): Parameters<ScrollParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserScroll(p), ctx).await)
-    }
-
-    #[tool(description = "Wait for text to appear or go, an element to go, or a time.", output_schema = page_answer())]
-    async fn browser_wait_for(
-        &self,
-        Parameters(p): Parameters<WaitForParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserWaitFor(p), ctx).await)
-    }
-
-    #[tool(description = "Drag an element onto another, or by dx/dy pixels.", output_schema = page_answer())]
-    async fn browser_drag(
-        &self,
-        Parameters(p): Parameters<DragParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserDrag(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Screenshot of the viewport, the whole page or an element.",
-        output_schema = object_schema(serde_json::json!({"width": {"type": "integer"}, "height": {"type": "integer"}}))
-    )]
-    async fn browser_take_screenshot(
-        &self,
-        Parameters(p): Parameters<ScreenshotParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserTakeScreenshot(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Click at viewport CSS pixels. Last resort, for what has no ref (canvas).",
-        output_schema = page_answer()
-    )]
-    async fn browser_mouse_click_xy(
-        &self,
-        Parameters(p): Parameters<MouseClickXyParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserMouseClickXy(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Drag between viewport CSS pixels. Last resort, for what has no ref.",
-        output_schema = page_answer()
-    )]
-    async fn browser_mouse_drag_xy(
-        &self,
-        Parameters(p): Parameters<MouseDragXyParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserMouseDragXy(p), ctx).await)
-    }
-
-    #[tool(
-        description = "Choose files for a file input, or for the file chooser an action opened.",
-        output_schema = page_answer()
-    )]
-    async fn browser_file_upload(
-        &self,
-        Parameters(p): Parameters<FileUploadParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        // The browser cannot look at files: they are checked here, before the call leaves, and
-        // the browser is given the paths they resolve to, which are what was checked.
-        let paths = match uploads::check(&p.paths) {
-            Ok(resolved) => resolved,
-            Err(text) => {
-                return Ok(CallToolResult::error(vec![ContentBlock::text(format!("browser_file_upload: {text}"))]));
+        let arguments = request.arguments.unwrap_or_default();
+        match ToolCall::from_arguments(&request.name, arguments) {
+            Ok(call) => Ok(self.forward(call, ctx).await),
+            Err(error @ CallError::Arguments(_)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(error.to_string())]))
             }
+            Err(CallError::NoSuchTool) => Err(McpError::invalid_params(
+                format!("tool not found: there is no tool called {:?}; tools/list names them", request.name),
+                None,
+            )),
+        }
+    }
+
+    /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
+    /// client calls it off. A tool of a group the session did not ask for is refused, and the
+    /// host's own step for the tool is taken first.
+    async fn forward(&self, mut call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let spec = call.spec();
+        if let Gate::Cap(cap) = spec.gate
+            && !self.caps.contains(&cap)
+        {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "{} is not enabled in this session: it is a last resort for what has no ref. Use the element's ref \
+                 with browser_click or browser_drag, or start the server with `sightline-host mcp --caps {}`.",
+                spec.name,
+                cap.name()
+            ))]);
+        }
+        // Gate::AllowedInOptions is not checked here: the extension refuses the tool while the
+        // user does not allow it, whatever the host believes.
+        match spec.host_step {
+            None => {}
+            Some(HostStep::CheckUploadPaths) => {
+                // The browser cannot look at files: they are checked here, before the call
+                // leaves, and the browser is given the paths they resolve to, which are what
+                // was checked.
+                if let Some(paths) = call.upload_paths_mut() {
+                    match uploads::check(paths) {
+                        Ok(resolved) => *paths = resolved,
+                        Err(text) => {
+                            return CallToolResult::error(vec![ContentBlock::text(format!("{}: {text}", spec.name))]);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(info) = ctx.peer.peer_info() {
+            self.client.set_client_name(&info.client_info.name);
+        }
+        let tool = spec.name;
+        let answer = self.client.call(call, ctx.ct.cancelled_owned());
+        let output = match ctx.meta.get_progress_token() {
+            None => answer.await,
+            Some(token) => with_progress(answer, tool, token, &ctx.peer).await,
         };
-        Ok(self.forward(ToolCall::BrowserFileUpload(FileUploadParams { paths, ..p }), ctx).await)
-    }
-
-    #[tool(
-        description = "Run a JavaScript function in the page (isolated world unless main_world); returns its JSON.",
-        output_schema = object_schema(serde_json::json!({"world": {"type": "string"}}))
-    )]
-    async fn browser_evaluate(
-        &self,
-        Parameters(p): Parameters<EvaluateParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        // Listed only while the user allows it; the extension refuses it otherwise, whatever
-        // the host believes.
-        Ok(self.forward(ToolCall::BrowserEvaluate(p), ctx).await)
-    }
-
-    #[tool(description = "Select words on the page or in an element, as a person drags over them.", output_schema = page_answer())]
-    async fn browser_select_text(
-        &self,
-        Parameters(p): Parameters<SelectTextParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserSelectText(p), ctx).await)
-    }
-
-    #[tool(description = "What changed since your previous call (or a checkpoint or ISO time): new console errors, \
-                       failed/new/slow requests, WebSocket closes, actions, as small JSON.")]
-    async fn get_changes_since(
-        &self,
-        Parameters(p): Parameters<ChangesParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::GetChangesSince(p), ctx).await)
-    }
-
-    #[tool(description = "Create, list or delete named checkpoints to compare against with get_changes_since.")]
-    async fn browser_checkpoint(
-        &self,
-        Parameters(p): Parameters<CheckpointParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserCheckpoint(p), ctx).await)
-    }
-
-    #[tool(description = "Console messages of your tabs, newest last, a page at a time (page 1 is the newest).")]
-    async fn browser_console_messages(
-        &self,
-        Parameters(p): Parameters<ConsoleMessagesParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserConsoleMessages(p), ctx).await)
-    }
-
-    #[tool(description = "Requests of your tabs (method, status, time, size; unanswered ones as pending, with their \
-                       age), newest last, a page at a time (page 1 is the newest).")]
-    async fn browser_network_requests(
-        &self,
-        Parameters(p): Parameters<NetworkRequestsParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserNetworkRequests(p), ctx).await)
-    }
-
-    #[tool(
-        description = "The element the user pointed at for you (selected in DevTools or picked in the Sightline \
-                       panel): its ref and snapshot line.",
-        output_schema = rmcp::handler::server::tool::schema_for_output::<UserSelectionFacts>()
-    )]
-    async fn browser_user_selection(
-        &self,
-        Parameters(p): Parameters<UserSelectionParams>,
-        ctx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.forward(ToolCall::BrowserUserSelection(p), ctx).await)
+        // The user turned browser_evaluate on or off: the client lists the tools again.
+        if let Some(allowed) = output.evaluate_allowed
+            && self.allowed_in_options.swap(allowed, Ordering::Relaxed) != allowed
+        {
+            let _ = ctx.peer.notify_tool_list_changed().await;
+        }
+        to_mcp(output)
     }
 }
 
-#[tool_handler(router = self.tool_router)]
 impl ServerHandler for SightlineMcp {
     /// See [`SightlineMcp::listed_tools`].
     async fn list_tools(
         &self,
-        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::ListToolsResult, McpError> {
-        Ok(rmcp::model::ListToolsResult::with_all_items(self.listed_tools()))
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.listed_tools()))
+    }
+
+    /// See [`SightlineMcp::call`].
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.call(request, context).await.map(CallToolResponse::from)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|(spec, _)| spec.name == name && self.lists(spec)).map(|(_, tool)| tool.clone())
     }
 
     fn get_info(&self) -> ServerConfig {
@@ -416,56 +232,6 @@ impl ServerHandler for SightlineMcp {
 impl Default for SightlineMcp {
     fn default() -> Self {
         Self::new(Options::default())
-    }
-}
-
-impl SightlineMcp {
-    /// Every tool the server routes, listed or not (`browser_evaluate` while off, the tools of a
-    /// group the session did not ask for).
-    #[cfg(test)]
-    pub fn routed_tools(&self) -> Vec<rmcp::model::Tool> {
-        self.tool_router.list_all()
-    }
-
-    /// The tools as `tools/list` lists them: every tool, `browser_evaluate` only while the user
-    /// allows it, and the tools of an optional group ([`Cap`]) only when the session asked for it.
-    pub fn listed_tools(&self) -> Vec<rmcp::model::Tool> {
-        let evaluate = self.evaluate.load(Ordering::Relaxed);
-        self.tool_router
-            .list_all()
-            .into_iter()
-            .filter(|t| evaluate || t.name != "browser_evaluate")
-            .filter(|t| Cap::of(&t.name).is_none_or(|cap| self.caps.contains(&cap)))
-            .collect()
-    }
-
-    /// Forwards one call to the browser and maps its output onto MCP; a cancellation from the
-    /// client calls it off.
-    async fn forward(&self, call: ToolCall, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        if let Some(cap) = Cap::of(call.name()).filter(|cap| !self.caps.contains(cap)) {
-            let name = format!("{cap:?}").to_lowercase();
-            return CallToolResult::error(vec![ContentBlock::text(format!(
-                "{} is not enabled in this session: it is a last resort for what has no ref. Use the element's ref \
-                 with browser_click or browser_drag, or start the server with `sightline-host mcp --caps {name}`.",
-                call.name()
-            ))]);
-        }
-        if let Some(info) = ctx.peer.peer_info() {
-            self.client.set_client_name(&info.client_info.name);
-        }
-        let tool = call.name();
-        let answer = self.client.call(call, ctx.ct.cancelled_owned());
-        let output = match ctx.meta.get_progress_token() {
-            None => answer.await,
-            Some(token) => with_progress(answer, tool, token, &ctx.peer).await,
-        };
-        // The user turned browser_evaluate on or off: the client lists the tools again.
-        if let Some(allowed) = output.evaluate_allowed
-            && self.evaluate.swap(allowed, Ordering::Relaxed) != allowed
-        {
-            let _ = ctx.peer.notify_tool_list_changed().await;
-        }
-        to_mcp(output)
     }
 }
 
@@ -503,22 +269,6 @@ mod argument_fuzz;
 #[cfg(test)]
 mod list_budget;
 mod uploads;
-
-/// The output schema of tools that answer with the page: what kind of answer it is (`full`,
-/// `no_change`, `delta`, `overlay_opened`, `overlay_closed`, `dialog_opened`), with the facts
-/// of that kind (the version among them) beside it. Only the kind is declared: every byte here
-/// is paid for in every session.
-fn page_answer() -> Arc<rmcp::model::JsonObject> {
-    object_schema(serde_json::json!({"kind": {"type": "string"}}))
-}
-
-/// An object schema with these `properties`.
-fn object_schema(properties: serde_json::Value) -> Arc<rmcp::model::JsonObject> {
-    let mut schema = rmcp::model::JsonObject::new();
-    schema.insert("type".into(), "object".into());
-    schema.insert("properties".into(), properties);
-    Arc::new(schema)
-}
 
 fn to_mcp(output: ToolOutput) -> CallToolResult {
     let mut content = vec![ContentBlock::text(output.text)];
