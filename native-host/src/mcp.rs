@@ -267,6 +267,8 @@ async fn with_progress<F: std::future::Future<Output = ToolOutput>>(
 #[cfg(test)]
 mod argument_fuzz;
 #[cfg(test)]
+mod gates;
+#[cfg(test)]
 mod list_budget;
 mod uploads;
 
