@@ -23,8 +23,8 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use sightline_core::protocol::{CallError, Cap, Gate, HostStep, TOOLS, ToolCall, ToolOutput, ToolSpec};
 
-use crate::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
-use crate::link;
+use crate::client::bridge_client::{BridgeClient, Choice, DEFAULT_TIME_LIMIT};
+use crate::transport::link;
 
 const INSTRUCTIONS: &str = "Sightline drives the user's own browser. Read a page with browser_snapshot, act on \
 elements by ref (e12). Actions answer with what changed. Only tabs you opened or the user shared are reachable.";
@@ -59,7 +59,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            socket_dir: crate::socket::socket_dir(),
+            socket_dir: crate::transport::socket::socket_dir(),
             choice: Choice::default(),
             time_limit: DEFAULT_TIME_LIMIT,
             caps: Vec::new(),
@@ -77,11 +77,11 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
 
 /// A declared tool as `tools/list` describes it: its compacted schemas and its annotations.
 fn describe(spec: &'static ToolSpec) -> Tool {
-    let input = crate::schema::compact(&(spec.input_schema)());
+    let input = crate::client::schema::compact(&(spec.input_schema)());
     let mut tool = Tool::new_with_raw(spec.name, Some(spec.description.into()), Arc::new(input))
-        .with_annotations(crate::annotations::for_effect(spec.effect));
+        .with_annotations(crate::client::annotations::for_effect(spec.effect));
     if let Some(output) = spec.output_schema() {
-        tool = tool.with_raw_output_schema(Arc::new(crate::schema::compact_output(&output)));
+        tool = tool.with_raw_output_schema(Arc::new(crate::client::schema::compact_output(&output)));
     }
     tool
 }

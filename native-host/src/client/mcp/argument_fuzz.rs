@@ -21,9 +21,9 @@ use sightline_core::protocol::{Cap, TOOLS, ToolCall, ToolOutput, WIRE_PROTOCOL};
 use tokio::net::UnixListener;
 
 use super::{Options, SightlineMcp};
-use crate::bridge_client::{Choice, DEFAULT_TIME_LIMIT};
-use crate::frame;
-use crate::link::{self, BridgeMessage, ClientMessage, ExtensionInfo};
+use crate::client::bridge_client::{Choice, DEFAULT_TIME_LIMIT};
+use crate::transport::frame;
+use crate::transport::link::{self, BridgeMessage, ClientMessage, ExtensionInfo};
 
 /// How many argument sets are tried.
 pub const CASES: u32 = 3_000;
@@ -155,7 +155,7 @@ fn arbitrary_arguments_reach_the_bridge_exactly_when_they_parse() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let dir = std::env::temp_dir().join(format!("sl-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    crate::socket::ensure_private_dir(&dir).unwrap();
+    crate::transport::socket::ensure_private_dir(&dir).unwrap();
     let client = runtime.block_on(async {
         let listener = UnixListener::bind(dir.join("bridge-1.sock")).unwrap();
         tokio::spawn(echo_bridge(listener));

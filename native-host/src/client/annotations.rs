@@ -37,14 +37,14 @@ mod tests {
 
     /// The hints `tools/list` gives the tool called `name`.
     fn listed_hints(name: &str) -> ToolAnnotations {
-        let tools = crate::mcp::SightlineMcp::default().declared_tools();
+        let tools = crate::client::mcp::SightlineMcp::default().declared_tools();
         let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} is not served"));
         tool.annotations.clone().unwrap_or_else(|| panic!("{name} has no annotations"))
     }
 
     #[test]
     fn every_declared_tool_is_served_with_the_hints_of_its_effect() {
-        let served = crate::mcp::SightlineMcp::default().declared_tools();
+        let served = crate::client::mcp::SightlineMcp::default().declared_tools();
         assert_eq!(served.len(), TOOLS.len(), "every declared tool is served, and nothing else");
         for spec in TOOLS {
             let hints = listed_hints(spec.name);

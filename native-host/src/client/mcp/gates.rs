@@ -13,7 +13,7 @@ use serde_json::json;
 use sightline_core::protocol::{Cap, Gate, TOOLS};
 
 use super::{Options, SightlineMcp};
-use crate::bridge_client::{Choice, DEFAULT_TIME_LIMIT};
+use crate::client::bridge_client::{Choice, DEFAULT_TIME_LIMIT};
 
 /// A session's options, with an empty socket directory: no bridge answers.
 fn options(caps: Vec<Cap>) -> Options {
@@ -91,7 +91,8 @@ fn a_tool_of_a_group_not_asked_for_is_refused_with_how_to_turn_it_on() {
 fn an_upload_the_host_refuses_never_leaves_it() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let client = connect(&runtime, Vec::new());
-    let refused = call(&runtime, &client, "browser_file_upload", json!({"paths": ["/home/me/.ssh/id_ed25519"]})).unwrap();
+    let refused =
+        call(&runtime, &client, "browser_file_upload", json!({"paths": ["/home/me/.ssh/id_ed25519"]})).unwrap();
     let text = text_of(&refused);
     assert_eq!(refused.is_error, Some(true), "{text}");
     // The host's own refusal, not the answer of a bridge it tried to reach.
