@@ -44,7 +44,7 @@ macro_rules! declare_tools {
         #[serde(tag = "tool", content = "args")]
         pub enum ToolCall {
             $(
-                #[doc = concat!("`", $name, "`: ", $description)]
+                #[doc = concat!("`", $name, "`")]
                 #[serde(rename = $name)]
                 $variant($params),
             )*

@@ -53,7 +53,7 @@ impl ToolSpec {
 /// declared to clients as its `outputSchema`.
 #[derive(Debug, Clone, Copy)]
 pub enum Output {
-    /// Text only (a screenshot adds its image): nothing is declared.
+    /// Text (some tools add an image), with no structured content declared.
     Text,
     /// What a tool that acts on the page answers: the kind of answer (`full`, `no_change`,
     /// `delta`, `overlay_opened`, `overlay_closed`, `dialog_opened`), with the facts of that kind

@@ -3,10 +3,11 @@
 //! Each entry names the tool, its parameter type, the description an agent reads, the shape of
 //! its structured output, its effect on the user's world, its gate, how it picks a tab, the
 //! element it names and how the timeline records it (see [`super::tool_spec`] for what each
-//! means). From these [`declare_tools!`] writes [`ToolCall`] and [`TOOLS`]: the native host
+//! means). From these `declare_tools!` writes [`ToolCall`] and [`TOOLS`]: the native host
 //! lists and serves tools from that table, and the extension runtime deserialises the very
 //! same `ToolCall` and names each tool's handler in its one exhaustive match on it. Adding a
-//! tool is an entry here, its parameter type and that handler.
+//! tool is an entry here, its parameter type, that handler, and its row in the README's tools
+//! table (`core/tests/readme_tools.rs` checks the table against these entries).
 
 use super::declare::{declare_tools, host_step, tab_argument, tool_output, upload_paths};
 use super::element_tools::*;
