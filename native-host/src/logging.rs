@@ -32,7 +32,7 @@ pub fn open_private_log(dir: &Path, name: &str) -> std::io::Result<std::fs::File
         Err(e) => return Err(e),
     }
     let meta = std::fs::symlink_metadata(dir)?;
-    let uid = crate::socket::current_uid();
+    let uid = crate::transport::socket::current_uid();
     if !meta.is_dir() || meta.uid() != uid {
         return Err(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,

@@ -5,29 +5,29 @@
 //!   Unix socket, or a named pipe on Windows).
 //! * `sightline-host mcp` is the **MCP server** an agent's client runs on stdio.
 //! * `install`, `uninstall` and `doctor` register the host with browsers and check the setup.
+//!
+//! The modules are grouped by job, and each group uses only the groups below it:
+//! [`platform`] (what differs between systems, and the names that pair host and extension) ←
+//! [`transport`] (framing, sockets and the messages over them) ← [`bridge`] and [`client`]
+//! (the two ends of a bridge socket: the browser's bridge, and the MCP server) ← [`setup`]
+//! (`install`, `uninstall`, `doctor`). [`logging`] serves every process.
 
-mod annotations;
 mod bridge;
-mod bridge_client;
-mod browser_process;
-mod doctor;
-mod extension_port;
-mod frame;
-mod install;
-mod link;
+mod client;
 mod logging;
-mod mcp;
-mod native_messaging;
-mod pending;
 mod platform;
-mod schema;
-mod socket;
+mod setup;
+mod transport;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use install::Browser;
+use client::{bridge_client, mcp};
+use platform::Browser;
+use setup::{doctor, install};
+use sightline_core::protocol::Cap;
+use transport::socket;
 
 /// What `--version` says: the version, and which extension and host name it pairs with.
 const VERSION_LINE: &str = concat!(
@@ -72,8 +72,17 @@ struct McpArgs {
           value_parser = clap::value_parser!(u64).range(5..=600))]
     time_limit: u64,
     /// Optional tool groups to list, comma-separated: `vision` (clicks and drags at coordinates).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
-    caps: Vec<mcp::Cap>,
+    #[arg(long, value_parser = cap_parser(), value_delimiter = ',', value_name = "CAPS")]
+    caps: Vec<Cap>,
+}
+
+/// Reads a `--caps` group by its name; the possible values are the groups `sightline_core`
+/// declares.
+fn cap_parser() -> impl clap::builder::TypedValueParser<Value = Cap> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = Cap::ALL.map(|cap| PossibleValue::new(cap.name()).help(cap.help()));
+    PossibleValuesParser::new(values)
+        .try_map(|name| Cap::from_name(&name).ok_or_else(|| format!("{name} is not a tool group")))
 }
 
 impl McpArgs {
@@ -141,7 +150,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => report(runtime().and_then(|rt| rt.block_on(mcp::run(args.options())))),
         Command::Install(args) => report(args.targets().and_then(|t| install::install(&t)).map(|written| {
             for path in written {
-                println!("registered {} in {}", install::HOST_NAME, path.display());
+                println!("registered {} in {}", platform::HOST_NAME, path.display());
             }
             println!("Load the extension (chrome://extensions → Load unpacked → target/extension), then run `sightline-host doctor`.");
         })),
@@ -178,7 +187,7 @@ fn main() -> ExitCode {
 #[cfg(test)]
 #[test]
 fn the_version_line_names_the_host_and_the_extension_it_accepts() {
-    assert!(VERSION_LINE.contains(install::HOST_NAME) && VERSION_LINE.contains(install::EXTENSION_ID));
+    assert!(VERSION_LINE.contains(platform::HOST_NAME) && VERSION_LINE.contains(platform::browser::EXTENSION_ID));
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

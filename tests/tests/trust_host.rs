@@ -568,10 +568,16 @@ async fn two_clients_on_two_profiles_each_drive_their_own_browser() {
     assert!(tabs_first.contains("Tiny shop") && !tabs_first.contains("Second page"), "{tabs_first}");
     assert!(tabs_second.contains("Second page") && !tabs_second.contains("Tiny shop"), "{tabs_second}");
 
-    // A client that names no browser gets the bridge that has run longest: the first one.
+    // A client that names no browser gets the bridge that has run longest: the first one. The
+    // first client's session holds that browser's tab, so this session sees it by id alone.
+    let tab_ids = |listing: &str| -> Vec<String> {
+        let ids = listing.lines().filter_map(|line| line.strip_prefix("- tab ")?.split_whitespace().next());
+        ids.map(str::to_owned).collect()
+    };
     let unnamed = McpClient::connect(&sandbox).await.unwrap();
     let tabs = unnamed.ok("browser_tabs", json!({})).await;
-    assert!(tabs.contains("Tiny shop") && !tabs.contains("Second page"), "{tabs}");
+    assert!(!tab_ids(&tabs).is_empty() && tab_ids(&tabs) == tab_ids(&tabs_first), "{tabs}\n{tabs_first}");
+    assert!(tab_ids(&tabs_second).iter().all(|id| !tab_ids(&tabs).contains(id)), "{tabs}\n{tabs_second}");
 
     // A client that names a browser nobody runs is told which ones are there.
     let chrome = McpClient::connect_with(&sandbox, &["--browser", "chrome"]).await.unwrap();

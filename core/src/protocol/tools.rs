@@ -1,495 +1,353 @@
-//! Parameter types of the agent-facing tools.
+//! Every agent-facing tool, declared once.
 //!
-//! Doc comments on these types become the JSON Schema descriptions an agent reads in
-//! `tools/list`, so they are kept short: every word here is paid for on every session.
+//! Each entry names the tool, its parameter type, the description an agent reads, the shape of
+//! its structured output, its effect on the user's world, its gate, how it picks a tab, the
+//! element it names and how the timeline records it (see [`super::tool_spec`] for what each
+//! means). From these `declare_tools!` writes [`ToolCall`] and [`TOOLS`]: the native host
+//! lists and serves tools from that table, and the extension runtime deserialises the very
+//! same `ToolCall` and names each tool's handler in its one exhaustive match on it. Adding a
+//! tool is an entry here, its parameter type, that handler, and its row in the README's tools
+//! table (`core/tests/readme_tools.rs` checks the table against these entries).
 
-use serde::{Deserialize, Serialize};
-
+use super::declare::{declare_tools, host_step, tab_argument, tool_output, upload_paths};
+use super::element_tools::*;
 use super::page_tools::*;
 use super::reading::*;
+use super::tool_spec::{Cap, Effect, Gate};
+use super::{ChangesParams, CheckpointParams, SnapshotFacts, UserSelectionParams};
 use crate::changes::ActionKind;
+use crate::page_state::pointed::UserSelectionFacts;
 
-/// One tool call: the tool's name and its arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "tool", content = "args", rename_all = "snake_case")]
-pub enum ToolCall {
-    /// `browser_tabs`
-    BrowserTabs(TabsParams),
-    /// `browser_navigate`
-    BrowserNavigate(NavigateParams),
-    /// `browser_snapshot`
-    BrowserSnapshot(SnapshotParams),
-    /// `browser_click`
-    BrowserClick(ClickParams),
-    /// `browser_type`
-    BrowserType(TypeParams),
-    /// `browser_press_key`
-    BrowserPressKey(PressKeyParams),
-    /// `browser_select_option`
-    BrowserSelectOption(SelectOptionParams),
-    /// `browser_hover`
-    BrowserHover(HoverParams),
-    /// `browser_handle_dialog`
-    BrowserHandleDialog(HandleDialogParams),
-    /// `browser_find`
-    BrowserFind(FindParams),
-    /// `browser_fill_form`
-    BrowserFillForm(FillFormParams),
-    /// `browser_scroll`
-    BrowserScroll(ScrollParams),
-    /// `browser_wait_for`
-    BrowserWaitFor(WaitForParams),
-    /// `browser_drag`
-    BrowserDrag(DragParams),
-    /// `browser_take_screenshot`
-    BrowserTakeScreenshot(ScreenshotParams),
-    /// `browser_mouse_click_xy`
-    BrowserMouseClickXy(MouseClickXyParams),
-    /// `browser_mouse_drag_xy`
-    BrowserMouseDragXy(MouseDragXyParams),
-    /// `browser_file_upload`
-    BrowserFileUpload(FileUploadParams),
-    /// `browser_evaluate`
-    BrowserEvaluate(EvaluateParams),
-    /// `browser_select_text`
-    BrowserSelectText(SelectTextParams),
-    /// `get_changes_since`
-    GetChangesSince(super::changes::ChangesParams),
-    /// `browser_checkpoint`
-    BrowserCheckpoint(super::changes::CheckpointParams),
-    /// `browser_console_messages`
-    BrowserConsoleMessages(ConsoleMessagesParams),
-    /// `browser_network_requests`
-    BrowserNetworkRequests(NetworkRequestsParams),
-    /// `browser_user_selection`
-    BrowserUserSelection(super::selection::UserSelectionParams),
-}
-
-impl ToolCall {
-    /// The tool's MCP name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            ToolCall::BrowserTabs(_) => "browser_tabs",
-            ToolCall::BrowserNavigate(_) => "browser_navigate",
-            ToolCall::BrowserSnapshot(_) => "browser_snapshot",
-            ToolCall::BrowserClick(_) => "browser_click",
-            ToolCall::BrowserType(_) => "browser_type",
-            ToolCall::BrowserPressKey(_) => "browser_press_key",
-            ToolCall::BrowserSelectOption(_) => "browser_select_option",
-            ToolCall::BrowserHover(_) => "browser_hover",
-            ToolCall::BrowserHandleDialog(_) => "browser_handle_dialog",
-            ToolCall::BrowserFind(_) => "browser_find",
-            ToolCall::BrowserFillForm(_) => "browser_fill_form",
-            ToolCall::BrowserScroll(_) => "browser_scroll",
-            ToolCall::BrowserWaitFor(_) => "browser_wait_for",
-            ToolCall::BrowserDrag(_) => "browser_drag",
-            ToolCall::BrowserTakeScreenshot(_) => "browser_take_screenshot",
-            ToolCall::BrowserMouseClickXy(_) => "browser_mouse_click_xy",
-            ToolCall::BrowserMouseDragXy(_) => "browser_mouse_drag_xy",
-            ToolCall::BrowserFileUpload(_) => "browser_file_upload",
-            ToolCall::BrowserEvaluate(_) => "browser_evaluate",
-            ToolCall::BrowserSelectText(_) => "browser_select_text",
-            ToolCall::GetChangesSince(_) => "get_changes_since",
-            ToolCall::BrowserCheckpoint(_) => "browser_checkpoint",
-            ToolCall::BrowserConsoleMessages(_) => "browser_console_messages",
-            ToolCall::BrowserNetworkRequests(_) => "browser_network_requests",
-            ToolCall::BrowserUserSelection(_) => "browser_user_selection",
-        }
-    }
-
-    /// The tab the call names explicitly, if any.
-    pub fn tab(&self) -> Option<u32> {
-        match self {
-            ToolCall::BrowserTabs(p) => p.tab,
-            ToolCall::BrowserNavigate(p) => p.tab,
-            ToolCall::BrowserSnapshot(p) => p.tab,
-            ToolCall::BrowserClick(p) => p.tab,
-            ToolCall::BrowserType(p) => p.tab,
-            ToolCall::BrowserPressKey(p) => p.tab,
-            ToolCall::BrowserSelectOption(p) => p.tab,
-            ToolCall::BrowserHover(p) => p.tab,
-            ToolCall::BrowserHandleDialog(p) => p.tab,
-            ToolCall::BrowserFind(p) => p.tab,
-            ToolCall::BrowserFillForm(p) => p.tab,
-            ToolCall::BrowserScroll(p) => p.tab,
-            ToolCall::BrowserWaitFor(p) => p.tab,
-            ToolCall::BrowserDrag(p) => p.tab,
-            ToolCall::BrowserTakeScreenshot(p) => p.tab,
-            ToolCall::BrowserMouseClickXy(p) => p.tab,
-            ToolCall::BrowserMouseDragXy(p) => p.tab,
-            ToolCall::BrowserFileUpload(p) => p.tab,
-            ToolCall::BrowserEvaluate(p) => p.tab,
-            ToolCall::BrowserSelectText(p) => p.tab,
-            ToolCall::GetChangesSince(p) => p.tab,
-            ToolCall::BrowserCheckpoint(_) => None,
-            ToolCall::BrowserConsoleMessages(p) => p.tab,
-            ToolCall::BrowserNetworkRequests(p) => p.tab,
-            ToolCall::BrowserUserSelection(p) => p.tab,
-        }
-    }
-
-    /// The element ref an action names, if any.
-    pub fn element_ref(&self) -> Option<&str> {
-        match self {
-            ToolCall::BrowserClick(p) => Some(&p.element_ref),
-            ToolCall::BrowserType(p) => Some(&p.element_ref),
-            ToolCall::BrowserPressKey(p) => p.element_ref.as_deref(),
-            ToolCall::BrowserSelectOption(p) => Some(&p.element_ref),
-            ToolCall::BrowserHover(p) => Some(&p.element_ref),
-            _ => None,
-        }
-    }
-
-    /// The kind and a short description of the action this call performs, as the timeline
-    /// records it; `None` for tools that only read. Every tool is listed, so a new action tool
-    /// cannot be forgotten here. A navigation's URL is not repeated: the action's `url` (the
-    /// tab's URL afterwards) says where it went. Typed text never appears.
-    pub fn action(&self) -> Option<(ActionKind, String)> {
-        match self {
-            ToolCall::BrowserNavigate(p) => Some((
-                ActionKind::Navigate,
-                match (&p.url, p.go) {
-                    (Some(_), _) => "navigate".to_owned(),
-                    (None, Some(HistoryMove::Back)) => "go back".to_owned(),
-                    (None, Some(HistoryMove::Forward)) => "go forward".to_owned(),
-                    (None, Some(HistoryMove::Reload)) => "reload".to_owned(),
-                    (None, None) => "navigate".to_owned(),
-                },
-            )),
-            ToolCall::BrowserClick(p) => {
-                let how = match (p.double, p.button.unwrap_or_default()) {
-                    (true, _) => "double-click",
-                    (false, MouseButton::Left) => "click",
-                    (false, MouseButton::Right) => "right-click",
-                    (false, MouseButton::Middle) => "middle-click",
-                };
-                Some((ActionKind::Click, format!("{how} {}", p.element_ref)))
-            }
-            ToolCall::BrowserType(p) => {
-                let submit = if p.submit { " and submit" } else { "" };
-                Some((ActionKind::Type, format!("type into {}{submit}", p.element_ref)))
-            }
-            ToolCall::BrowserPressKey(p) => {
-                let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
-                Some((ActionKind::Key, format!("press {}{on}", p.key)))
-            }
-            ToolCall::BrowserSelectOption(p) => {
-                Some((ActionKind::Select, format!("select {} in {}", p.values.len(), p.element_ref)))
-            }
-            ToolCall::BrowserHover(p) => Some((ActionKind::Hover, format!("hover {}", p.element_ref))),
-            ToolCall::BrowserHandleDialog(p) => {
-                Some((ActionKind::Other, if p.accept { "accept the dialog" } else { "dismiss the dialog" }.to_owned()))
-            }
-            ToolCall::BrowserFillForm(p) => Some((ActionKind::Type, format!("fill {} field(s)", p.fields.len()))),
-            ToolCall::BrowserScroll(p) => {
-                let what = match (&p.to_ref, &p.element_ref) {
-                    (Some(to), _) => format!("scroll to {to}"),
-                    (None, Some(r)) => format!("scroll {} {}", r, p.direction.unwrap_or_default().name()),
-                    (None, None) => format!("scroll {}", p.direction.unwrap_or_default().name()),
-                };
-                Some((ActionKind::Scroll, what))
-            }
-            ToolCall::BrowserDrag(p) => {
-                let to = p.end_ref.clone().unwrap_or_else(|| "an offset".to_owned());
-                Some((ActionKind::Other, format!("drag {} to {to}", p.start_ref)))
-            }
-            ToolCall::BrowserMouseClickXy(p) => Some((ActionKind::Click, format!("click at {:.0},{:.0}", p.x, p.y))),
-            ToolCall::BrowserMouseDragXy(p) => Some((
-                ActionKind::Other,
-                format!("drag from {:.0},{:.0} to {:.0},{:.0}", p.start_x, p.start_y, p.end_x, p.end_y),
-            )),
-            ToolCall::BrowserFileUpload(p) => {
-                let on = p.element_ref.as_deref().map(|r| format!(" into {r}")).unwrap_or_default();
-                Some((ActionKind::Other, format!("upload {} file(s){on}", p.paths.len())))
-            }
-            ToolCall::BrowserEvaluate(p) => {
-                let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
-                let world = if p.main_world { " in the page's world" } else { "" };
-                Some((ActionKind::Other, format!("evaluate a function{on}{world}")))
-            }
-            ToolCall::BrowserSelectText(p) => {
-                let within = p.element_ref.as_deref().map(|r| format!(" in {r}")).unwrap_or_default();
-                Some((ActionKind::Other, format!("select text{within}")))
-            }
-            ToolCall::BrowserTabs(_)
-            | ToolCall::BrowserTakeScreenshot(_)
-            | ToolCall::BrowserWaitFor(_)
-            | ToolCall::BrowserSnapshot(_)
-            | ToolCall::BrowserFind(_)
-            | ToolCall::GetChangesSince(_)
-            | ToolCall::BrowserCheckpoint(_)
-            | ToolCall::BrowserConsoleMessages(_)
-            | ToolCall::BrowserNetworkRequests(_)
-            | ToolCall::BrowserUserSelection(_) => None,
-        }
-    }
-}
-
-/// What `browser_tabs` does.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum TabsAction {
-    /// List the tabs the agent may use.
-    #[default]
-    List,
-    /// Open a new tab (optionally at `url`) and make it current.
-    New,
-    /// Make `tab` the current tab.
-    Select,
-    /// Close `tab` (default: the current tab).
-    Close,
-}
-
-/// List, open, select or close tabs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct TabsParams {
-    /// Default `list`.
-    #[serde(default)]
-    pub action: TabsAction,
-    /// Tab id, for `select` and `close`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-    /// URL to open, for `new`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-}
-
-/// History moves for `browser_navigate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum HistoryMove {
-    /// Go back one entry.
-    Back,
-    /// Go forward one entry.
-    Forward,
-    /// Reload the page.
-    Reload,
-}
-
-/// Load a URL, or move through history; waits for load and a quiet DOM.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct NavigateParams {
-    /// URL to load. Give either `url` or `go`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// `back`, `forward` or `reload`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub go: Option<HistoryMove>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Read the page: element refs, roles, names, values, states and visible text.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct SnapshotParams {
-    /// Page of a long snapshot (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page: Option<u32>,
-    /// Add element boxes `@x,y,w,h`.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub bbox: bool,
-    /// Write regions unchanged since your last page as one line each (fewer tokens).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub collapse: bool,
-    /// Only this region, e.g. `nav` or `main`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub region: Option<String>,
-    /// At most this many lines of each region (its first and last), with a marker saying how
-    /// to read the rest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trim: Option<u32>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Click an element by ref.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct ClickParams {
-    /// Element ref from the snapshot, e.g. `e12`.
-    #[serde(rename = "ref")]
-    pub element_ref: String,
-    /// Double click.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub double: bool,
-    /// Mouse button (default left).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub button: Option<MouseButton>,
-    /// Version (`vN`) your refs are from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since_version: Option<u64>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// A mouse button.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum MouseButton {
-    /// Primary button.
-    #[default]
-    Left,
-    /// Context-menu button.
-    Right,
-    /// Wheel button.
-    Middle,
-}
-
-/// Replace the text of an editable element.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct TypeParams {
-    /// Element ref from the snapshot.
-    #[serde(rename = "ref")]
-    pub element_ref: String,
-    /// Text to type.
-    pub text: String,
-    /// Press Enter afterwards.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub submit: bool,
-    /// Version (`vN`) your refs are from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since_version: Option<u64>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Press a key or chord, e.g. `Enter`, `ArrowDown`, `Control+a`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct PressKeyParams {
-    /// Key name or chord.
-    pub key: String,
-    /// Focus this element first.
-    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
-    pub element_ref: Option<String>,
-    /// Version (`vN`) your refs are from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since_version: Option<u64>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Choose options of a `<select>` or listbox by value or label (several for `multiple`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct SelectOptionParams {
-    /// Element ref from the snapshot.
-    #[serde(rename = "ref")]
-    pub element_ref: String,
-    /// Values or labels to select; they replace the selection.
-    pub values: Vec<String>,
-    /// Version (`vN`) your refs are from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since_version: Option<u64>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Move the mouse over an element.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct HoverParams {
-    /// Element ref from the snapshot.
-    #[serde(rename = "ref")]
-    pub element_ref: String,
-    /// Version (`vN`) your refs are from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since_version: Option<u64>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
-}
-
-/// Answer the page's open alert, confirm, prompt or leave-page dialog.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
-#[serde(deny_unknown_fields)]
-pub struct HandleDialogParams {
-    /// Accept (OK) or dismiss (Cancel).
-    pub accept: bool,
-    /// Text to answer a prompt with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_text: Option<String>,
-    /// Tab id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tab: Option<u32>,
+declare_tools! {
+    BrowserTabs {
+        name: "browser_tabs",
+        params: TabsParams,
+        description: "List, open (new), select or close tabs. Only tabs you opened or the user shared are listed.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Tabs,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserNavigate {
+        name: "browser_navigate",
+        params: NavigateParams,
+        description: "Go to a URL, or back/forward/reload. Waits for load and a quiet DOM.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: PageOrNew,
+        element: |_| None,
+        action: |p| {
+            let what = match (&p.url, p.go) {
+                (Some(_), _) | (None, None) => "navigate",
+                (None, Some(HistoryMove::Back)) => "go back",
+                (None, Some(HistoryMove::Forward)) => "go forward",
+                (None, Some(HistoryMove::Reload)) => "reload",
+            };
+            Some((ActionKind::Navigate, what.to_owned()))
+        },
+    },
+    BrowserSnapshot {
+        name: "browser_snapshot",
+        params: SnapshotParams,
+        description: "Read the current page: text and actionable elements with refs.",
+        output: Facts(SnapshotFacts),
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserClick {
+        name: "browser_click",
+        params: ClickParams,
+        description: "Click an element by ref.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |p| Some(&p.element_ref),
+        action: |p| {
+            let how = match (p.double, p.button.unwrap_or_default()) {
+                (true, _) => "double-click",
+                (false, MouseButton::Left) => "click",
+                (false, MouseButton::Right) => "right-click",
+                (false, MouseButton::Middle) => "middle-click",
+            };
+            Some((ActionKind::Click, format!("{how} {}", p.element_ref)))
+        },
+    },
+    BrowserType {
+        name: "browser_type",
+        params: TypeParams,
+        description: "Replace the text of an input or editable element by ref.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |p| Some(&p.element_ref),
+        action: |p| {
+            let submit = if p.submit { " and submit" } else { "" };
+            Some((ActionKind::Type, format!("type into {}{submit}", p.element_ref)))
+        },
+    },
+    BrowserPressKey {
+        name: "browser_press_key",
+        params: PressKeyParams,
+        description: "Press a key or chord (Enter, ArrowDown, Control+a), optionally on an element.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |p| p.element_ref.as_deref(),
+        action: |p| {
+            let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
+            Some((ActionKind::Key, format!("press {}{on}", p.key)))
+        },
+    },
+    BrowserSelectOption {
+        name: "browser_select_option",
+        params: SelectOptionParams,
+        description: "Select options of a <select>, listbox or combobox by value or label.",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |p| Some(&p.element_ref),
+        action: |p| Some((ActionKind::Select, format!("select {} in {}", p.values.len(), p.element_ref))),
+    },
+    BrowserHover {
+        name: "browser_hover",
+        params: HoverParams,
+        description: "Move the mouse over an element by ref (menus and tooltips that open on hover).",
+        output: Text,
+        effect: Effect::Gentle,
+        gate: Gate::Open,
+        tab: Page,
+        element: |p| Some(&p.element_ref),
+        action: |p| Some((ActionKind::Hover, format!("hover {}", p.element_ref))),
+    },
+    BrowserHandleDialog {
+        name: "browser_handle_dialog",
+        params: HandleDialogParams,
+        description: "Accept or dismiss the page's alert, confirm or prompt dialog (an action says when it opened one).",
+        output: Text,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let what = if p.accept { "accept the dialog" } else { "dismiss the dialog" };
+            Some((ActionKind::Other, what.to_owned()))
+        },
+    },
+    BrowserFind {
+        name: "browser_find",
+        params: FindParams,
+        description: "Find elements by text, role or region, including regions shown as unchanged or trimmed.",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserFillForm {
+        name: "browser_fill_form",
+        params: FillFormParams,
+        description: "Fill several form fields in one call.",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| Some((ActionKind::Type, format!("fill {} field(s)", p.fields.len()))),
+    },
+    BrowserScroll {
+        name: "browser_scroll",
+        params: ScrollParams,
+        description: "Scroll the page or an element; the answer shows what appeared.",
+        output: PageAnswer,
+        effect: Effect::Gentle,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let what = match (&p.to_ref, &p.element_ref) {
+                (Some(to), _) => format!("scroll to {to}"),
+                (None, Some(r)) => format!("scroll {} {}", r, p.direction.unwrap_or_default().name()),
+                (None, None) => format!("scroll {}", p.direction.unwrap_or_default().name()),
+            };
+            Some((ActionKind::Scroll, what))
+        },
+    },
+    BrowserWaitFor {
+        name: "browser_wait_for",
+        params: WaitForParams,
+        description: "Wait for text to appear or go, an element to go, or a time.",
+        output: PageAnswer,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserDrag {
+        name: "browser_drag",
+        params: DragParams,
+        description: "Drag an element onto another, or by dx/dy pixels.",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let to = p.end_ref.clone().unwrap_or_else(|| "an offset".to_owned());
+            Some((ActionKind::Other, format!("drag {} to {to}", p.start_ref)))
+        },
+    },
+    BrowserTakeScreenshot {
+        name: "browser_take_screenshot",
+        params: ScreenshotParams,
+        description: "Screenshot of the viewport, the whole page or an element.",
+        output: Fields("width": "integer", "height": "integer"),
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserMouseClickXy {
+        name: "browser_mouse_click_xy",
+        params: MouseClickXyParams,
+        description: "Click at viewport CSS pixels. Last resort, for what has no ref (canvas).",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Cap(Cap::Vision),
+        tab: Page,
+        element: |_| None,
+        action: |p| Some((ActionKind::Click, format!("click at {:.0},{:.0}", p.x, p.y))),
+    },
+    BrowserMouseDragXy {
+        name: "browser_mouse_drag_xy",
+        params: MouseDragXyParams,
+        description: "Drag between viewport CSS pixels. Last resort, for what has no ref.",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Cap(Cap::Vision),
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let what = format!("drag from {:.0},{:.0} to {:.0},{:.0}", p.start_x, p.start_y, p.end_x, p.end_y);
+            Some((ActionKind::Other, what))
+        },
+    },
+    BrowserFileUpload {
+        name: "browser_file_upload",
+        params: FileUploadParams,
+        description: "Choose files for a file input, or for the file chooser an action opened.",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let on = p.element_ref.as_deref().map(|r| format!(" into {r}")).unwrap_or_default();
+            Some((ActionKind::Other, format!("upload {} file(s){on}", p.paths.len())))
+        },
+        upload_paths: paths,
+    },
+    BrowserEvaluate {
+        name: "browser_evaluate",
+        params: EvaluateParams,
+        description: "Run a JavaScript function in the page (isolated world unless main_world); returns its JSON.",
+        output: Fields("world": "string"),
+        effect: Effect::Acts,
+        gate: Gate::AllowedInOptions,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let on = p.element_ref.as_deref().map(|r| format!(" on {r}")).unwrap_or_default();
+            let world = if p.main_world { " in the page's world" } else { "" };
+            Some((ActionKind::Other, format!("evaluate a function{on}{world}")))
+        },
+    },
+    BrowserSelectText {
+        name: "browser_select_text",
+        params: SelectTextParams,
+        description: "Select words on the page or in an element, as a person drags over them.",
+        output: PageAnswer,
+        effect: Effect::Acts,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |p| {
+            let within = p.element_ref.as_deref().map(|r| format!(" in {r}")).unwrap_or_default();
+            Some((ActionKind::Other, format!("select text{within}")))
+        },
+    },
+    GetChangesSince {
+        name: "get_changes_since",
+        params: ChangesParams,
+        description: "What changed since your previous call (or a checkpoint or ISO time): new console errors, \
+                      failed/new/slow requests, WebSocket closes, actions, as small JSON.",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Records,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserCheckpoint {
+        name: "browser_checkpoint",
+        params: CheckpointParams,
+        description: "Create, list or delete named checkpoints to compare against with get_changes_since.",
+        output: Text,
+        effect: Effect::Bookkeeps,
+        gate: Gate::Open,
+        tab: NoTab,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserConsoleMessages {
+        name: "browser_console_messages",
+        params: ConsoleMessagesParams,
+        description: "Console messages of your tabs, newest last, a page at a time (page 1 is the newest).",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Records,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserNetworkRequests {
+        name: "browser_network_requests",
+        params: NetworkRequestsParams,
+        description: "Requests of your tabs (method, status, time, size; unanswered ones as pending, with their \
+                      age), newest last, a page at a time (page 1 is the newest).",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Records,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserUserSelection {
+        name: "browser_user_selection",
+        params: UserSelectionParams,
+        description: "The element the user pointed at for you (selected in DevTools or picked in the Sightline \
+                      panel): its ref and snapshot line.",
+        output: Facts(UserSelectionFacts),
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_arguments_are_rejected_with_their_name() {
-        let err = serde_json::from_value::<ClickParams>(serde_json::json!({"ref": "e1", "foo": 1})).unwrap_err();
-        assert!(err.to_string().contains("unknown field `foo`"), "{err}");
-    }
-
-    #[test]
-    fn tool_call_names_match_their_wire_tags() {
-        let call = ToolCall::BrowserPressKey(PressKeyParams { key: "Enter".into(), ..Default::default() });
-        let json = serde_json::to_value(&call).unwrap();
-        assert_eq!(json["tool"], call.name());
-    }
-
-    #[test]
-    fn agent_actions_are_described_without_typed_text() {
-        let typed = ToolCall::BrowserType(TypeParams {
-            element_ref: "e4".into(),
-            text: "hunter2".into(),
-            submit: true,
-            ..Default::default()
-        });
-        assert_eq!(typed.action(), Some((ActionKind::Type, "type into e4 and submit".into())));
-        let click =
-            ToolCall::BrowserClick(ClickParams { element_ref: "e12".into(), double: true, ..Default::default() });
-        assert_eq!(click.action(), Some((ActionKind::Click, "double-click e12".into())));
-        let back = ToolCall::BrowserNavigate(NavigateParams { go: Some(HistoryMove::Back), ..Default::default() });
-        assert_eq!(back.action(), Some((ActionKind::Navigate, "go back".into())));
-        let load = ToolCall::BrowserNavigate(NavigateParams { url: Some("example.com".into()), ..Default::default() });
-        assert_eq!(load.action(), Some((ActionKind::Navigate, "navigate".into())), "the action's url says where");
-        let key = ToolCall::BrowserPressKey(PressKeyParams {
-            key: "Enter".into(),
-            element_ref: Some("e2".into()),
-            ..Default::default()
-        });
-        assert_eq!(key.action(), Some((ActionKind::Key, "press Enter on e2".into())));
-        assert_eq!(ToolCall::GetChangesSince(Default::default()).action(), None);
-    }
-
-    #[test]
-    fn change_tools_use_their_mcp_names_on_the_wire() {
-        let calls = [
-            ToolCall::GetChangesSince(Default::default()),
-            ToolCall::BrowserCheckpoint(Default::default()),
-            ToolCall::BrowserConsoleMessages(Default::default()),
-            ToolCall::BrowserNetworkRequests(Default::default()),
-        ];
-        for call in calls {
-            let json = serde_json::to_value(&call).unwrap();
-            assert_eq!(json["tool"], call.name());
-            assert_eq!(serde_json::from_value::<ToolCall>(json).unwrap(), call);
-        }
-    }
-}
+#[path = "tools_tests.rs"]
+mod tests;

@@ -115,7 +115,7 @@ pub struct ImageData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::tools::{ClickParams, ToolCall};
+    use crate::protocol::{ClickParams, ToolCall};
 
     #[test]
     fn call_round_trips_with_tool_name_and_arguments_inline() {

@@ -15,8 +15,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::{Browser, HOST_NAME};
-use crate::socket::Untrusted;
+pub mod browser;
+mod untrusted;
+
+pub use browser::{Browser, HOST_NAME, allowed_origin};
+pub use untrusted::Untrusted;
 
 #[cfg(unix)]
 pub mod unix;

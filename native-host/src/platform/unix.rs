@@ -18,7 +18,7 @@ impl Listener {
     pub fn bind(path: &Path) -> io::Result<Listener> {
         let _ = std::fs::remove_file(path);
         let listener = UnixListener::bind(path)?;
-        crate::socket::make_socket_private(path)?;
+        make_socket_private(path)?;
         Ok(Listener(listener))
     }
 
@@ -26,6 +26,12 @@ impl Listener {
     pub async fn accept(&mut self) -> io::Result<ServerStream> {
         self.0.accept().await.map(|(stream, _)| stream)
     }
+}
+
+/// Restricts a freshly bound socket to its owner (the umask already did; this says it).
+pub fn make_socket_private(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
 }
 
 /// Connects to the bridge socket at `path`.

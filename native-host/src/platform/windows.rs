@@ -18,8 +18,7 @@ use std::time::Duration;
 
 use tokio::net::windows::named_pipe::{ClientOptions, NamedPipeClient, NamedPipeServer, ServerOptions};
 
-use super::{Env, Os, Side, windows_sid};
-use crate::socket::Untrusted;
+use super::{Env, Os, Side, Untrusted, windows_sid};
 
 /// The bridge's end of a connection.
 pub type ServerStream = NamedPipeServer;

@@ -23,11 +23,13 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use tokio::io::WriteHalf;
 use tokio::sync::Mutex;
 
-use crate::frame::{self, FrameError};
-use crate::install::Browser;
-use crate::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch};
-use crate::pending::{PendingCalls, Unanswered};
-use crate::socket::{self, ClientStream, Untrusted};
+use crate::platform::Browser;
+use crate::transport::frame::{self, FrameError};
+use crate::transport::link::{
+    self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch,
+};
+use crate::transport::pending::{PendingCalls, Unanswered};
+use crate::transport::socket::{self, ClientStream, Untrusted};
 
 /// How long a call may run unless the user says otherwise (`sightline-host mcp --time-limit`).
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(60);
@@ -369,9 +371,7 @@ pub async fn probe_all(dir: &Path) -> Result<(Vec<Greeting>, Option<ConnectError
 /// when it names none); among them, those whose extension is connected, then the profile the
 /// session used before (`prefer`), then the bridge that has run longest, then by socket path.
 fn rank(live: Vec<Greeting>, choice: &Choice, prefer: Option<&Path>) -> Result<Vec<Greeting>, ConnectError> {
-    let matches = |g: &Greeting| {
-        crate::browser_process::matches(g.browser.as_ref(), choice.browser, choice.user_data_dir.as_deref())
-    };
+    let matches = |g: &Greeting| matches(g.browser.as_ref(), choice.browser, choice.user_data_dir.as_deref());
     let (mut chosen, others): (Vec<Greeting>, Vec<Greeting>) = live.into_iter().partition(matches);
     if chosen.is_empty() && !others.is_empty() {
         return Err(ConnectError::NoMatch {
@@ -490,6 +490,31 @@ impl Link {
                 Err(LinkLost::CalledOff)
             }
         }
+    }
+}
+
+/// Whether `process` is the browser and profile a user asked for. `None` options match all.
+pub fn matches(process: Option<&BrowserProcess>, browser: Option<Browser>, user_data_dir: Option<&Path>) -> bool {
+    if browser.is_none() && user_data_dir.is_none() {
+        return true;
+    }
+    let Some(process) = process else { return false };
+    if let Some(browser) = browser
+        && process.browser.as_deref() != Some(browser.name())
+    {
+        return false;
+    }
+    if let Some(wanted) = user_data_dir {
+        let Some(dir) = &process.user_data_dir else { return false };
+        return same_path(dir, wanted);
+    }
+    true
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     }
 }
 
@@ -632,5 +657,17 @@ mod tests {
         let _welcoming = fake_bridge(&welcoming, Some(welcome()));
         let (_, greeting) = connect_first(vec![rejecting, welcoming.clone()], "s-1").await.unwrap();
         assert_eq!(greeting.socket, welcoming);
+    }
+
+    #[test]
+    fn choices_match_by_browser_and_by_profile() {
+        let process = BrowserProcess { pid: 1, browser: Some("chromium".into()), user_data_dir: Some("/x/p1".into()) };
+        assert!(matches(Some(&process), None, None));
+        assert!(matches(None, None, None), "no choice takes any bridge");
+        assert!(matches(Some(&process), Some(Browser::Chromium), None));
+        assert!(!matches(Some(&process), Some(Browser::Chrome), None));
+        assert!(matches(Some(&process), None, Some(Path::new("/x/p1"))));
+        assert!(!matches(Some(&process), None, Some(Path::new("/x/p2"))));
+        assert!(!matches(None, Some(Browser::Chromium), None), "an unknown browser matches no choice");
     }
 }

@@ -1,7 +1,8 @@
 //! Bridge mode: the process Chrome spawns when the extension calls `connectNative`.
 //!
-//! It speaks native messaging on stdin/stdout with the extension (see [`extension_port`]) and
-//! listens on a private endpoint (a Unix socket, a named pipe on Windows; see [`socket`]) for
+//! It speaks native messaging on stdin/stdout with the extension (see [`extension_port`]),
+//! knows which browser started it ([`browser_process`]), and listens on a private endpoint (a
+//! Unix socket, a named pipe on Windows; see [`socket`]) for
 //! `sightline-host mcp` processes. Calls from any number
 //! of MCP sessions are given bridge-unique ids, forwarded to the extension with the time their
 //! caller waits, and their results routed back to the socket they came from. A call is called
@@ -19,20 +20,19 @@ use anyhow::Context;
 use sightline_core::protocol::{HostToExtension, ToolCall, ToolOutput, WIRE_PROTOCOL};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::frame::{self, FrameError};
-use crate::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo};
-use crate::pending::{PendingCalls, Unanswered};
-use crate::{browser_process, extension_port, native_messaging, socket};
+use crate::platform::allowed_origin;
+use crate::transport::frame::{self, FrameError};
+use crate::transport::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo};
+use crate::transport::pending::{PendingCalls, Unanswered};
+use crate::transport::{native_messaging, socket};
+
+pub mod browser_process;
+mod extension_port;
 
 /// How long past a call's time limit the bridge still waits for the extension's answer (the
 /// extension answers within the limit itself; this covers the trip). Past it, the bridge calls
 /// the call off and answers for it.
 const ANSWER_GRACE: Duration = Duration::from_secs(10);
-
-/// The extension origin allowed to launch the bridge.
-pub fn allowed_origin() -> String {
-    format!("chrome-extension://{}/", crate::install::EXTENSION_ID)
-}
 
 struct Bridge {
     socket: PathBuf,

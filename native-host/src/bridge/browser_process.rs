@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::Browser;
-use crate::link::BrowserProcess;
+use crate::platform::Browser;
+use crate::transport::link::BrowserProcess;
 
 /// The browser process that started this one, if the parent can be read (Linux `/proc`).
 pub fn parent() -> Option<BrowserProcess> {
@@ -67,31 +67,6 @@ fn user_data_dir_argument(args: &[String]) -> Option<PathBuf> {
     None
 }
 
-/// Whether `process` is the browser and profile a user asked for. `None` options match all.
-pub fn matches(process: Option<&BrowserProcess>, browser: Option<Browser>, user_data_dir: Option<&Path>) -> bool {
-    if browser.is_none() && user_data_dir.is_none() {
-        return true;
-    }
-    let Some(process) = process else { return false };
-    if let Some(browser) = browser
-        && process.browser.as_deref() != Some(browser.name())
-    {
-        return false;
-    }
-    if let Some(wanted) = user_data_dir {
-        let Some(dir) = &process.user_data_dir else { return false };
-        return same_path(dir, wanted);
-    }
-    true
-}
-
-fn same_path(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,17 +107,5 @@ mod tests {
         let process = identify(7, Some(Path::new("/opt/microsoft/msedge/msedge")), &args(&["msedge"]), None);
         assert_eq!(process.browser.as_deref(), Some("edge"));
         assert_eq!(process.user_data_dir, Browser::Edge.profile_root());
-    }
-
-    #[test]
-    fn choices_match_by_browser_and_by_profile() {
-        let process = BrowserProcess { pid: 1, browser: Some("chromium".into()), user_data_dir: Some("/x/p1".into()) };
-        assert!(matches(Some(&process), None, None));
-        assert!(matches(None, None, None), "no choice takes any bridge");
-        assert!(matches(Some(&process), Some(Browser::Chromium), None));
-        assert!(!matches(Some(&process), Some(Browser::Chrome), None));
-        assert!(matches(Some(&process), None, Some(Path::new("/x/p1"))));
-        assert!(!matches(Some(&process), None, Some(Path::new("/x/p2"))));
-        assert!(!matches(None, Some(Browser::Chromium), None), "an unknown browser matches no choice");
     }
 }

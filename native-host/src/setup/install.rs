@@ -12,48 +12,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::platform::{self, Env, Os, system};
-
-/// The native messaging host name the extension connects to.
-pub const HOST_NAME: &str = "dev.sightline.host";
-
-/// The extension's id, derived from the public key in `extension/manifest.json`.
-pub const EXTENSION_ID: &str = "pedjfcdnklnogkhfdbajokklfdgehmka";
-
-/// A Chromium-based browser we know how to register with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Browser {
-    /// Google Chrome.
-    Chrome,
-    /// Chromium.
-    Chromium,
-    /// Microsoft Edge.
-    Edge,
-    /// Brave.
-    Brave,
-    /// Vivaldi.
-    Vivaldi,
-}
-
-impl Browser {
-    /// Every supported browser.
-    pub const ALL: [Browser; 5] = [Browser::Chrome, Browser::Chromium, Browser::Edge, Browser::Brave, Browser::Vivaldi];
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Browser::Chrome => "chrome",
-            Browser::Chromium => "chromium",
-            Browser::Edge => "edge",
-            Browser::Brave => "brave",
-            Browser::Vivaldi => "vivaldi",
-        }
-    }
-
-    /// The browser's default user data directory on this system.
-    pub fn profile_root(self) -> Option<PathBuf> {
-        platform::profile_root(Os::CURRENT, self, &Env::current())
-    }
-}
+use crate::platform::{Browser, HOST_NAME};
 
 /// Where a manifest goes: a browser's default profile, or a custom `--user-data-dir`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +75,7 @@ impl HostManifest {
             description: "Sightline: lets an AI agent drive the tabs you share, over MCP".into(),
             path: path.to_owned(),
             kind: "stdio".into(),
-            allowed_origins: vec![crate::bridge::allowed_origin()],
+            allowed_origins: vec![platform::allowed_origin()],
         }
     }
 }
@@ -212,11 +171,12 @@ pub fn uninstall(targets: &[Target]) -> anyhow::Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platform::browser::EXTENSION_ID;
 
     #[test]
     fn extension_id_is_derived_from_the_manifest_key() {
         let manifest: serde_json::Value =
-            serde_json::from_str(include_str!("../../extension/manifest.json")).expect("extension manifest parses");
+            serde_json::from_str(include_str!("../../../extension/manifest.json")).expect("extension manifest parses");
         let key = manifest["key"].as_str().expect("manifest has a key");
         let der = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, key).expect("key is base64");
         let digest = sha256(&der);

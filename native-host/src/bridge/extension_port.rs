@@ -12,9 +12,9 @@ use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIR
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, watch};
 
-use crate::link::ExtensionInfo;
-use crate::native_messaging::{self, FrameError, Incoming};
-use crate::pending::PendingCalls;
+use crate::transport::link::ExtensionInfo;
+use crate::transport::native_messaging::{self, FrameError, Incoming};
+use crate::transport::pending::PendingCalls;
 
 /// Writes each message to the extension until the channel closes or the port breaks. A message
 /// too large for the port is dropped with an error in the log (calls are checked before they

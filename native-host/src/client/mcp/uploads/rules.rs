@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::Browser;
+use crate::platform::Browser;
 use crate::platform::{self, Env, Os};
 
 /// Why a path is not uploaded.

@@ -172,6 +172,21 @@ mod tests {
     use sightline_core::protocol::{ClickParams, SnapshotFacts};
 
     #[test]
+    fn every_declared_tool_lists_plain_object_schemas() {
+        for tool in crate::client::mcp::SightlineMcp::default().declared_tools() {
+            let input = serde_json::to_string(&tool.input_schema).unwrap();
+            assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}: {input}", tool.name);
+            for leftover in ["$ref", "$defs", "$schema", "additionalProperties", "\"title\""] {
+                assert!(!input.contains(leftover), "{}: {leftover} in {input}", tool.name);
+            }
+            if let Some(output) = &tool.output_schema {
+                assert_eq!(output.get("type"), Some(&json!("object")), "{}: {output:?}", tool.name);
+                assert!(output.get("properties").is_some_and(Value::is_object), "{}: {output:?}", tool.name);
+            }
+        }
+    }
+
+    #[test]
     fn the_snapshot_output_schema_says_stats_in_one_line() {
         let derived = schemars::schema_for!(SnapshotFacts);
         let compacted = Value::Object(compact_output(derived.as_object().unwrap()));

@@ -13,10 +13,10 @@ use serde::de::DeserializeOwned;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Largest frame either side accepts on a bridge socket.
-pub const MAX_FRAME: usize = crate::native_messaging::MAX_FROM_BROWSER + 64 * 1024;
+pub const MAX_FRAME: usize = crate::transport::native_messaging::MAX_FROM_BROWSER + 64 * 1024;
 
 // Every answer the browser can carry fits, wrapped in `{"type":"result","id":…,"output":…}`.
-const _: () = assert!(MAX_FRAME >= crate::native_messaging::MAX_FROM_BROWSER + 100);
+const _: () = assert!(MAX_FRAME >= crate::transport::native_messaging::MAX_FROM_BROWSER + 100);
 
 /// A framing failure.
 #[derive(Debug, thiserror::Error)]

@@ -8,10 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::{self, HostManifest, Target};
-use crate::link::HOST_VERSION;
+use super::install::{self, HostManifest, Target};
+use crate::client::bridge_client;
 use crate::platform::{self, Os, system};
-use crate::{bridge_client, socket};
+use crate::transport::link::HOST_VERSION;
+use crate::transport::socket;
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,7 +132,7 @@ fn check_manifest(target: &Target, binary: Option<&Path>, explicit: bool) -> Che
         Ok(m) => m,
         Err(e) => return Check::fail(format!("{label}: not a valid manifest ({e})"), fix),
     };
-    let origin = crate::bridge::allowed_origin();
+    let origin = crate::platform::allowed_origin();
     if !manifest.allowed_origins.contains(&origin) {
         return Check::fail(format!("{label}: does not allow the Sightline extension ({origin})"), fix);
     }
