@@ -273,11 +273,7 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
 /// secret by `secret_fields`, which learns the ones secret now), in every frame, and every
 /// element holding a frame whose URL `policy` refuses: what a screenshot must paint over. Those
 /// that are not drawn are listed too; they have no box.
-pub fn masked_fields(
-    capture: &Capture,
-    secret_fields: &mut secrets::SecretFields,
-    policy: &UrlPolicy,
-) -> Vec<Masked> {
+pub fn masked_fields(capture: &Capture, secret_fields: &mut secrets::SecretFields, policy: &UrlPolicy) -> Vec<Masked> {
     let mut tree = PageTree::build_with(capture, policy);
     secret_fields.apply(&mut tree);
     let key = |id: usize| {

@@ -294,7 +294,11 @@ async fn capture_once(
     }
     if !plan.covers.is_empty() {
         let drawn = |frame: bool| {
-            fields.iter().zip(frames).filter(|(f, is_frame)| **is_frame == frame && (f.before.is_some() || f.after.is_some())).count()
+            fields
+                .iter()
+                .zip(frames)
+                .filter(|(f, is_frame)| **is_frame == frame && (f.before.is_some() || f.after.is_some()))
+                .count()
         };
         let refused = match drawn(true) {
             0 => String::new(),
