@@ -108,8 +108,11 @@ async fn shoot(
     // The fields masked now: judged on the page as it is, with what the session remembers.
     let captured = crate::capture::capture(state, tab).await?;
     let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
-    let frames: Vec<bool> = masked.iter().map(|m| m.refused_frame).collect();
-    let masked: Vec<NodeKey> = masked.into_iter().map(|m| m.node).collect();
+    let masks = Masks {
+        refused_frame: masked.iter().map(|m| m.refused_frame).collect(),
+        nodes: masked.into_iter().map(|m| m.node).collect(),
+    };
+    let masked = &masks.nodes;
     drop(captured);
     let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(state, tab, &node), node, r));
     if let Some((_, node, r)) = &element
@@ -126,11 +129,18 @@ async fn shoot(
         .map_err(|e| input::node_error(e, r))?;
     }
     let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
-    let shot = take(state, session, tab, element.as_ref(), params, &masked, &frames).await;
+    let shot = take(state, session, tab, element.as_ref(), params, &masks).await;
     if let Some(whole_page) = whole_page {
         whole_page.restore(tab).await;
     }
     shot
+}
+
+/// The fields a screenshot paints over: each node, and whether it stands for a frame the
+/// snapshot refuses to read (rather than one masked field).
+struct Masks {
+    nodes: Vec<NodeKey>,
+    refused_frame: Vec<bool>,
 }
 
 /// The frames holding `masked` fields, each once.
@@ -152,12 +162,12 @@ async fn take(
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
     params: &ScreenshotParams,
-    masked: &[NodeKey],
-    frames: &[bool],
+    masks: &Masks,
 ) -> ToolResult {
+    let masked = &masks.nodes;
     for _ in 0..MOST_TRIES {
         let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(state, tab, masked)).await) };
-        let taken = capture_once(state, session, tab, element, params, masked, frames, still.as_ref()).await;
+        let taken = capture_once(state, session, tab, element, params, masks, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
         }
@@ -205,10 +215,10 @@ async fn capture_once(
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
     params: &ScreenshotParams,
-    masked: &[NodeKey],
-    frames: &[bool],
+    masks: &Masks,
     still: Option<&Still>,
 ) -> Result<Shot, ToolError> {
+    let (masked, frames) = (&masks.nodes, &masks.refused_frame);
     let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = &metrics.css_visual_viewport;
     let (mut what, [x, y, mut width, mut height]) = match element {
