@@ -1,9 +1,8 @@
 //! What one node is to assistive technology: its accessibility node where the capture holds
 //! Chrome's tree for its frame, else what the engine derived from the DOM snapshot
-//! ([`super::semantics`]). Every stage reads roles, names, states and values through here, so
+//! ([`super::semantics`], which fills in [`Semantics`]). Every stage reads roles, names, states and values through here, so
 //! the two sources are decided between in one place.
 
-use super::semantics::Semantics;
 use crate::cdp::accessibility::AxNode;
 
 /// The accessibility facts of a node.
@@ -56,5 +55,42 @@ impl<'a> Accessibility<'a> {
     /// Whether the node is ignored by assistive technology.
     pub fn ignored(&self) -> bool {
         self.either(|n| n.ignored, |d| d.ignored).unwrap_or(false)
+    }
+}
+
+/// An element's role and accessible name, as Chrome's accessibility tree has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Semantics {
+    /// Chrome's role name (`link`, `generic`, `LineBreak`, …).
+    pub role: &'static str,
+    /// The accessible name, whitespace collapsed.
+    pub name: String,
+    /// Not exposed to assistive technology (`aria-hidden`, an image with empty `alt`).
+    pub ignored: bool,
+    /// The accessible description (`aria-describedby`, or a title the name did not use).
+    pub description: Option<String>,
+    /// The value of a range widget given by ARIA (`aria-valuenow`), as Chrome prints it.
+    pub value: Option<String>,
+    /// States and relations, as Chrome names them, their values as text (`expanded`: `false`).
+    pub properties: Vec<(&'static str, String)>,
+    /// The name came from the element's content.
+    pub(in crate::snapshot) from_content: bool,
+}
+
+impl Semantics {
+    pub(in crate::snapshot) fn new(role: &'static str, name: String) -> Semantics {
+        Semantics {
+            role,
+            name,
+            ignored: false,
+            description: None,
+            value: None,
+            properties: Vec::new(),
+            from_content: false,
+        }
+    }
+
+    pub(in crate::snapshot) fn from_content(role: &'static str, name: String) -> Semantics {
+        Semantics { from_content: true, ..Semantics::new(role, name) }
     }
 }

@@ -27,6 +27,7 @@ pub mod depth;
 pub mod element;
 pub mod escape;
 pub mod frames;
+mod joined;
 pub mod occlusion;
 pub mod outline;
 pub mod render;

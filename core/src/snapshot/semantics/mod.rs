@@ -11,53 +11,15 @@
 //! answer against Chrome's tree in the recorded captures of both corpora, and each page's
 //! snapshot written from these answers against the one written from Chrome's tree.
 
-mod index;
 mod names;
 mod roles;
 mod tables;
 
+pub use super::accessibility::Semantics;
 use super::text::normalise;
 use super::tree::{NodeId, NodeKind, PageTree};
-pub use index::IdIndex;
 use names::referenced_text;
 use roles::{explicit, implicit};
-
-/// An element's role and accessible name, as Chrome's accessibility tree has them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Semantics {
-    /// Chrome's role name (`link`, `generic`, `LineBreak`, …).
-    pub role: &'static str,
-    /// The accessible name, whitespace collapsed.
-    pub name: String,
-    /// Not exposed to assistive technology (`aria-hidden`, an image with empty `alt`).
-    pub ignored: bool,
-    /// The accessible description (`aria-describedby`, or a title the name did not use).
-    pub description: Option<String>,
-    /// The value of a range widget given by ARIA (`aria-valuenow`), as Chrome prints it.
-    pub value: Option<String>,
-    /// States and relations, as Chrome names them, their values as text (`expanded`: `false`).
-    pub properties: Vec<(&'static str, String)>,
-    /// The name came from the element's content.
-    from_content: bool,
-}
-
-impl Semantics {
-    fn new(role: &'static str, name: String) -> Semantics {
-        Semantics {
-            role,
-            name,
-            ignored: false,
-            description: None,
-            value: None,
-            properties: Vec::new(),
-            from_content: false,
-        }
-    }
-
-    fn from_content(role: &'static str, name: String) -> Semantics {
-        Semantics { from_content: true, ..Semantics::new(role, name) }
-    }
-}
 
 /// The role, name, description and states of element `id`, where the rules here know them.
 pub fn derive(tree: &PageTree, id: NodeId) -> Option<Semantics> {
@@ -199,4 +161,20 @@ fn properties(tree: &PageTree, id: NodeId, role: &str) -> Vec<(&'static str, Str
 /// Under `aria-hidden="true"`: the tree ignores it, which these rules do not work out yet.
 fn hidden_from_tree(tree: &PageTree, id: NodeId) -> bool {
     std::iter::once(id).chain(tree.ancestors(id)).any(|a| tree.nodes[a].aria_hidden())
+}
+
+/// Derives the roles and names of every element of `tree` whose frame `capture` recorded
+/// without Chrome's accessibility tree (a live capture asks for none).
+pub fn derive_missing(tree: &mut PageTree, capture: &crate::capture::Capture) {
+    let with_tree: std::collections::HashSet<&str> = std::iter::once(&capture.main)
+        .chain(&capture.children)
+        .flat_map(|t| t.ax_trees.iter().map(|a| a.frame_id.as_str()))
+        .collect();
+    for id in 0..tree.nodes.len() {
+        if tree.nodes[id].kind == NodeKind::Element
+            && !with_tree.contains(tree.frames[tree.nodes[id].frame].frame_id.as_str())
+        {
+            tree.nodes[id].ax.derived = derive(tree, id);
+        }
+    }
 }

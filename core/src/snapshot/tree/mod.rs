@@ -11,12 +11,15 @@
 
 use std::collections::HashMap;
 
+mod id_index;
+
 pub use super::accessibility::Accessibility;
 use super::frames::{FrameSource, FrameSources, Framed};
 use crate::capture::{Capture, TargetCapture, style};
 use crate::cdp::accessibility::AxNode;
 use crate::cdp::dom_snapshot::{CaptureSnapshot, DocumentSnapshot};
 use crate::urls::UrlPolicy;
+pub use id_index::IdIndex;
 
 /// Index of a node in [`PageTree::nodes`].
 pub type NodeId = usize;
@@ -202,24 +205,19 @@ pub struct PageTree<'a> {
     /// The element each document of another site's frame hangs at (see [`Node::framed`]).
     pub framed_at: HashMap<NodeId, NodeId>,
     /// Elements by `id` and labels by `for`, built when first asked for.
-    id_index: std::cell::OnceCell<super::semantics::IdIndex<'a>>,
+    id_index: std::cell::OnceCell<IdIndex<'a>>,
 }
 
 impl<'a> PageTree<'a> {
     /// Elements by `id` and `<label>`s by `for`, per frame (indexed on first use; the tree's
     /// nodes do not change after it is built).
-    pub fn id_index(&self) -> &super::semantics::IdIndex<'a> {
-        self.id_index.get_or_init(|| super::semantics::IdIndex::new(self))
+    pub fn id_index(&self) -> &IdIndex<'a> {
+        self.id_index.get_or_init(|| IdIndex::new(self))
     }
 
-    /// Builds the joined tree of `capture`, with the URL policy that an agent's own loads have
-    /// by default (no `file:` URLs).
-    pub fn build(capture: &'a Capture) -> PageTree<'a> {
-        Self::build_with(capture, &UrlPolicy::default())
-    }
-
-    /// Builds the joined tree of `capture`; frames whose URL `policy` refuses are left out.
-    pub fn build_with(capture: &'a Capture, policy: &UrlPolicy) -> PageTree<'a> {
+    /// Joins the documents of `capture` into one tree; frames whose URL `policy` refuses are
+    /// left out. Roles and names are not derived yet: [`PageTree::build_with`] does both.
+    pub(in crate::snapshot) fn join(capture: &'a Capture, policy: &UrlPolicy) -> PageTree<'a> {
         let mut tree = PageTree::default();
         let sources = FrameSources::of(capture, policy);
         if let Some(v) = capture.layout.css_visual_viewport {
@@ -251,17 +249,6 @@ impl<'a> PageTree<'a> {
         // Every walk after this one is as deep as the tree: bound it before any of them.
         super::depth::bound(&mut tree);
         super::frames::set_apart_other_sites(&mut tree, policy);
-        let with_tree: std::collections::HashSet<&str> = std::iter::once(&capture.main)
-            .chain(&capture.children)
-            .flat_map(|t| t.ax_trees.iter().map(|a| a.frame_id.as_str()))
-            .collect();
-        for id in 0..tree.nodes.len() {
-            if tree.nodes[id].kind == NodeKind::Element
-                && !with_tree.contains(tree.frames[tree.nodes[id].frame].frame_id.as_str())
-            {
-                tree.nodes[id].ax.derived = super::semantics::derive(&tree, id);
-            }
-        }
         tree
     }
 

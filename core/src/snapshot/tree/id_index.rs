@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::snapshot::tree::{NodeId, NodeKind, PageTree};
+use super::{NodeId, NodeKind, PageTree};
 
 /// Elements by `id` and `<label>`s by `for`, each with its frame, in document order.
 #[derive(Debug, Clone, Default)]
