@@ -4,9 +4,9 @@
 //! Iframe documents hang under their `<iframe>` element; shadow trees are already flattened by
 //! `DOMSnapshot` (slotted nodes sit under their `<slot>`); user-agent shadow trees (the insides
 //! of inputs, media controls) are left out. Bounds are converted to main-frame document
-//! coordinates. A branch deeper than [`super::depth::DEEPEST`] levels is folded
-//! ([`super::depth`]), so every later walk is bounded. A frame of another site is set apart from
-//! the page around it, and a frame whose URL is refused is not added at all ([`super::frames`]).
+//! coordinates. A frame whose URL is refused is not added at all ([`super::frames`]). Folding the
+//! deepest branches, setting frames of other sites apart and deriving roles come after the join
+//! (`super::joined`).
 //! Nothing here decides what an agent sees; later stages do.
 
 use std::collections::HashMap;
@@ -246,9 +246,6 @@ impl<'a> PageTree<'a> {
                 (None, None) => {}
             }
         }
-        // Every walk after this one is as deep as the tree: bound it before any of them.
-        super::depth::bound(&mut tree);
-        super::frames::set_apart_other_sites(&mut tree, policy);
         tree
     }
 
