@@ -1,36 +1,14 @@
 //! Building the extension (wasm runtime and all) and the native host, and running the tests.
 
+pub use sightline_harness::paths::workspace_root;
+pub use sightline_harness::{Built, run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
 
-/// The artefacts of a build.
-pub struct Built {
-    /// The unpacked extension.
-    pub extension_dir: PathBuf,
-    /// The `sightline-host` binary.
-    pub host_binary: PathBuf,
-}
-
-/// The workspace root.
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
-}
-
 pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
-/// Runs a command, echoing it, and fails unless it succeeds.
-pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
-    let shown = format!("{cmd:?}").replace('"', "");
-    eprintln!("xtask: {shown}");
-    let status = cmd.status().with_context(|| format!("could not start {shown}"))?;
-    if !status.success() {
-        bail!("{shown} failed ({status})");
-    }
-    Ok(())
 }
 
 fn output(cmd: &mut Command) -> Option<String> {

@@ -2,7 +2,7 @@
 //! scripted agent session over MCP against the bundled demo store, printing every response.
 
 use serde_json::{Value, json};
-use sightline_e2e::Rig;
+use sightline_harness::Rig;
 
 use crate::build::{Built, workspace_root};
 
@@ -15,7 +15,7 @@ pub fn run(built: &Built) -> anyhow::Result<()> {
 async fn session(built: &Built) -> anyhow::Result<()> {
     let site = workspace_root().join("xtask/demo-site");
     // The harness looks for the artefacts where `build` puts them.
-    anyhow::ensure!(built.host_binary == sightline_e2e::paths::host_binary(), "host built outside target/release");
+    anyhow::ensure!(built.host_binary == sightline_harness::paths::host_binary(), "host built outside target/release");
     let rig = Rig::serving(site, &[]).await?;
     let c = &rig.client;
 
@@ -38,7 +38,11 @@ async fn session(built: &Built) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn step(c: &sightline_e2e::McpClient, tool: &str, args: Value) -> anyhow::Result<sightline_e2e::client::Reply> {
+async fn step(
+    c: &sightline_harness::McpClient,
+    tool: &str,
+    args: Value,
+) -> anyhow::Result<sightline_harness::client::Reply> {
     println!("\n▶ {tool} {args}");
     let reply = c.call(tool, args).await?;
     println!("{}", reply.text.trim_end());
@@ -46,7 +50,7 @@ async fn step(c: &sightline_e2e::McpClient, tool: &str, args: Value) -> anyhow::
     Ok(reply)
 }
 
-fn first_ref(reply: &sightline_e2e::client::Reply, role: &str, name: &str) -> anyhow::Result<String> {
+fn first_ref(reply: &sightline_harness::client::Reply, role: &str, name: &str) -> anyhow::Result<String> {
     reply
         .structured
         .as_ref()

@@ -229,6 +229,6 @@ or in a client's JSON configuration:
 
 Then click the Sightline toolbar button on a tab to share it, or let the agent open its own tabs.
 "#,
-        id = sightline_e2e::EXTENSION_ID,
+        id = sightline_harness::EXTENSION_ID,
     )
 }

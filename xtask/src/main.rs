@@ -18,13 +18,10 @@
 //!   solvers through Sightline, Playwright MCP and chrome-devtools-mcp, and writes
 //!   `target/tasks/report.md` with `report.json` beside it.
 
-mod bench;
 mod build;
-mod capture;
 mod demo;
 mod dist;
 mod setup;
-mod tasks;
 
 use clap::{Parser, Subcommand};
 
@@ -50,7 +47,7 @@ enum Command {
     /// Check formatting and lints.
     Lint,
     /// Record CDP captures (and ground truth) of pages for the engine's tests and benchmarks.
-    Capture(capture::CaptureArgs),
+    Capture(sightline_harness::recording::CaptureArgs),
     /// Write the release packages to target/dist/: the extension (store zip and unpacked), the host
     /// archive per target, SHA256SUMS and INSTALL.md.
     Dist {
@@ -65,7 +62,7 @@ enum Command {
         quick: bool,
     },
     /// Play MiniWoB++ tasks through each MCP server; writes target/tasks/report.md.
-    Tasks(tasks::TasksArgs),
+    Tasks(sightline_harness::tasks::TasksArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -85,7 +82,7 @@ fn main() -> anyhow::Result<()> {
             setup::ensure_python_client()?;
             // The packaging test installs the host from its archive.
             dist::run_dist(&built, &[])?;
-            capture::ensure_corpus_captures()?;
+            sightline_harness::recording::ensure_corpus_captures()?;
             setup::ensure_miniwob()?;
             build::run_tests(&built, &cargo_args)
         }
@@ -107,16 +104,16 @@ fn main() -> anyhow::Result<()> {
         Command::Bench { quick } => {
             setup::ensure_chromium()?;
             let built = build::build()?;
-            bench::run(&built, quick)
+            sightline_harness::bench::run(&built, quick)
         }
         Command::Tasks(args) => {
             setup::ensure_chromium()?;
             let built = build::build()?;
-            tasks::run(&built, &args)
+            sightline_harness::tasks::run(&built, &args)
         }
         Command::Capture(args) => {
             setup::ensure_chromium()?;
-            capture::run(&args)
+            sightline_harness::recording::run(&args)
         }
     }
 }

@@ -80,7 +80,7 @@ pub fn ensure_npm_packages(dir: &Path) -> anyhow::Result<()> {
 /// requirements. Installs Debian's `python3-venv` first when `venv` is missing and we are root.
 pub fn ensure_python_client() -> anyhow::Result<()> {
     let root = workspace_root();
-    let venv = sightline_e2e::paths::python_client_dir();
+    let venv = sightline_harness::paths::python_client_dir();
     let requirements = root.join("tests/external-client/requirements.txt");
     let stamp = venv.join("installed-requirements.txt");
     let wanted = std::fs::read(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
@@ -113,9 +113,9 @@ pub fn ensure_python_client() -> anyhow::Result<()> {
 /// failed fetch is a warning (those tests then skip, saying why); under `CI=true` it fails the
 /// run, since a gate that passes by skipping guards nothing.
 pub fn ensure_miniwob() -> anyhow::Result<()> {
-    match crate::tasks::wheel::ensure() {
+    match sightline_harness::tasks::wheel::ensure() {
         Ok(()) => Ok(()),
-        Err(e) if sightline_e2e::paths::in_ci() => {
+        Err(e) if sightline_harness::paths::in_ci() => {
             Err(e.context("under CI=true the MiniWoB++ task pages are required"))
         }
         Err(e) => {

@@ -7,7 +7,7 @@
 //!
 //! `derive` answers for an element where its rules follow what Chrome does, and `None` where
 //! they do not (the element then has no role, and the pipeline reads it by its tag, its cursor
-//! and its listeners). The workspace test `tests/tests/derived_semantics.rs` measures every
+//! and its listeners). The workspace test `harness/tests/e2e/derived_semantics.rs` measures every
 //! answer against Chrome's tree in the recorded captures of both corpora, and each page's
 //! snapshot written from these answers against the one written from Chrome's tree.
 
