@@ -151,6 +151,8 @@ pub fn run_tests(built: &Built, extra: &[String]) -> anyhow::Result<()> {
         .current_dir(workspace_root())
         .args(["test", "--workspace", "--exclude", "sightline-runtime"])
         .args(extra)
+        // One test thread more than the two processors: the idle drill sleeps ten minutes on one.
+        .env("RUST_TEST_THREADS", std::env::var("RUST_TEST_THREADS").unwrap_or_else(|_| "3".to_owned()))
         .env("SIGHTLINE_HOST_BIN", &built.host_binary)
         .env("SIGHTLINE_EXTENSION_DIR", &built.extension_dir))
 }
