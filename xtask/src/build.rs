@@ -151,10 +151,18 @@ pub fn run_tests(built: &Built, extra: &[String]) -> anyhow::Result<()> {
         .current_dir(workspace_root())
         .args(["test", "--workspace", "--exclude", "sightline-runtime"])
         .args(extra)
-        // One test thread more than the two processors: the idle drill sleeps ten minutes on one.
-        .env("RUST_TEST_THREADS", std::env::var("RUST_TEST_THREADS").unwrap_or_else(|_| "3".to_owned()))
+        // One test thread more than there are processors: the idle drill sleeps ten minutes on one.
+        .env("RUST_TEST_THREADS", test_threads())
         .env("SIGHTLINE_HOST_BIN", &built.host_binary)
         .env("SIGHTLINE_EXTENSION_DIR", &built.extension_dir))
+}
+
+/// How many tests run at once: `RUST_TEST_THREADS` if set, else one more than the processors.
+fn test_threads() -> String {
+    std::env::var("RUST_TEST_THREADS").unwrap_or_else(|_| {
+        let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        (processors + 1).to_string()
+    })
 }
 
 /// Formatting and lints for every crate, the wasm runtime included.

@@ -2,7 +2,7 @@
 //! extension worker, which it does after 30 s without events), then the next call answers,
 //! within the cap a worker coming back is given, and knows the agent's tab. The suite waits idle
 //! only once, on a test thread of its own while the other tests run (`cargo xtask test` runs
-//! three at a time: this one holds a rig but no processor).
+//! one test more at a time than there are processors: this one holds a rig but no processor).
 
 use std::time::{Duration, Instant};
 
