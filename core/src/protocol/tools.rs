@@ -346,6 +346,18 @@ declare_tools! {
         element: |_| None,
         action: |_| None,
     },
+    BrowserExportTest {
+        name: "browser_export_test",
+        params: ExportTestParams,
+        description: "Your actions on the tab as a Playwright Test spec (TypeScript): role/name locators, \
+                      assertions for what changed; secret values read from the environment.",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
 }
 
 #[cfg(test)]
