@@ -153,6 +153,7 @@ async fn a_sign_in_and_settings_flow_exports_a_spec_that_reads_the_password_from
     call(c, "browser_type", json!({"ref": ref_of(&page, "textbox", "Password"), "text": PASSWORD})).await;
     let signed_in = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Sign in")})).await;
     assert!(signed_in.text.contains("Signed in as ada@example.com"), "{}", signed_in.text);
+    eprintln!("the agent's text for signing in:\n{}", signed_in.text);
     let page = call(c, "browser_snapshot", json!({})).await;
     call(c, "browser_click", json!({"ref": ref_of(&page, "checkbox", "Email me the newsletter")})).await;
     call(c, "browser_select_option", json!({"ref": ref_of(&page, "combobox", "Theme"), "values": ["Dark"]})).await;
@@ -177,13 +178,17 @@ async fn an_order_form_with_a_confirm_dialog_exports_a_spec_that_fails_when_the_
     let c = &rig.client;
     call(c, "browser_navigate", json!({"url": rig.server.url("forms/order.html")})).await;
     let page = call(c, "browser_snapshot", json!({})).await;
-    let sized = call(c, "browser_select_option", json!({"ref": ref_of(&page, "combobox", "Print size"), "values": ["Large"]})).await;
+    let sized =
+        call(c, "browser_select_option", json!({"ref": ref_of(&page, "combobox", "Print size"), "values": ["Large"]}))
+            .await;
     assert!(sized.text.contains("Total: £30"), "{}", sized.text);
+    eprintln!("the agent's text for the select:\n{}", sized.text);
     call(c, "browser_click", json!({"ref": ref_of(&page, "checkbox", "Add a frame")})).await;
     let asked = call(c, "browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await;
     assert!(asked.text.to_lowercase().contains("dialog"), "{}", asked.text);
     let placed = call(c, "browser_handle_dialog", json!({"accept": true})).await;
     assert!(placed.text.contains("Order placed. Total: £45."), "{}", placed.text);
+    eprintln!("the agent's text for the dialog:\n{}", placed.text);
     let spec = exported_spec(c).await;
     let handler = spec.find("page.once(\"dialog\", (dialog) => void dialog.accept());");
     let place = spec.find("name: \"Place order\", exact: true }).click();");
@@ -191,11 +196,15 @@ async fn an_order_form_with_a_confirm_dialog_exports_a_spec_that_fails_when_the_
 
     assert!(run_spec("order", &spec, &[]).await.passed, "the spec fails on its own page");
     change(site.path(), "forms/order.js", "document.getElementById('total').textContent = `Total: £${total}`;", "");
-    assert!(!run_spec("order-stale-price", &spec, &[]).await.passed, "the spec passes with a price that does not update");
+    assert!(
+        !run_spec("order-stale-price", &spec, &[]).await.passed,
+        "the spec passes with a price that does not update"
+    );
 }
 
 /// Markup a hostile page puts in its title, its console and its text.
-const HOSTILE: &str = "</script><script>document.body.dataset.pwned=1</script><img src=x onerror=\"document.body.dataset.pwned=2\">";
+const HOSTILE: &str =
+    "</script><script>document.body.dataset.pwned=1</script><img src=x onerror=\"document.body.dataset.pwned=2\">";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_replay_opens_from_disk_offline_with_calls_diffs_events_and_screenshots_and_page_markup_as_text() {
@@ -214,7 +223,8 @@ async fn the_replay_opens_from_disk_offline_with_calls_diffs_events_and_screensh
     call(c, "browser_navigate", json!({"url": rig.server.url("forms/account.html")})).await;
     let tab = rig.tab_id("forms/account.html");
     // Screenshots are taken while the panel is open.
-    let mut panel = ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
+    let mut panel =
+        ExtensionPage::open(&rig.devtools(), &format!("panel/panel.html?tab={tab}"), 1200, 820).expect("panel");
     let page = call(c, "browser_snapshot", json!({})).await;
     call(c, "browser_type", json!({"ref": ref_of(&page, "textbox", "Email"), "text": "ada@example.com"})).await;
     call(c, "browser_type", json!({"ref": ref_of(&page, "textbox", "Password"), "text": PASSWORD})).await;
@@ -238,7 +248,9 @@ async fn the_replay_opens_from_disk_offline_with_calls_diffs_events_and_screensh
     panel.wait_for("(document.body.dataset.exported ?? '').endsWith('.html')", WAIT).expect("replay saved");
 
     let dom = offline_chromium(&file, &["--dump-dom"]).await;
-    for wanted in ["browser_type", "browser_click", "class=\"diff\"", "Signed in as ada@example.com", "<td>console</td>"] {
+    for wanted in
+        ["browser_type", "browser_click", "class=\"diff\"", "Signed in as ada@example.com", "<td>console</td>"]
+    {
         assert!(dom.contains(wanted), "the replay has no {wanted}:\n{dom}");
     }
     assert!(dom.contains("src=\"data:image/jpeg;base64,"), "the replay has no screenshot");
@@ -248,7 +260,11 @@ async fn the_replay_opens_from_disk_offline_with_calls_diffs_events_and_screensh
     let png = paths::workspace_root().join("target/ui/replay.png");
     let _ = std::fs::remove_file(&png);
     offline_chromium(&file, &[&format!("--screenshot={}", png.display()), "--window-size=1280,900"]).await;
-    assert!(std::fs::metadata(&png).is_ok_and(|m| m.len() > 10_000), "no screenshot of the replay at {}", png.display());
+    assert!(
+        std::fs::metadata(&png).is_ok_and(|m| m.len() > 10_000),
+        "no screenshot of the replay at {}",
+        png.display()
+    );
 }
 
 /// Runs a fresh headless Chromium on `file` with `args`, every network request sent to a proxy
@@ -258,7 +274,13 @@ async fn offline_chromium(file: &Path, args: &[&str]) -> String {
     let url = format!("file://{}", file.display());
     let mut command = tokio::process::Command::new(paths::chromium());
     command
-        .args(["--headless=new", "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"])
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--proxy-server=127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(&url)
@@ -269,4 +291,3 @@ async fn offline_chromium(file: &Path, args: &[&str]) -> String {
         .expect("Chromium runs");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
-

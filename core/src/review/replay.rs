@@ -147,11 +147,7 @@ pub fn session_replay(export: &SessionExport, shots: &[ShotPair]) -> String {
 
 /// A delta's lines as a human diff: added, removed, changed and gone lines each marked.
 fn diff_lines(answer: &str) -> String {
-    let mut lines = answer.lines();
-    if !lines.next().is_some_and(|head| head.contains(" since v")) {
-        return String::new();
-    }
-    lines
+    super::playwright::assertions::delta_body(answer)
         .map(|line| {
             let class = match line.get(..2) {
                 Some("+ ") => "add",

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use sightline_core::changes::NoiseRules;
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::review::{
-    ActionTarget, Finished, SessionExport, ShotPair, SpecRange, lane_events, playwright_spec, session_markdown, session_replay,
-    targets_of,
+    ActionTarget, Finished, SessionExport, ShotPair, SpecRange, lane_events, playwright_spec, session_markdown,
+    session_replay, targets_of,
 };
 use sightline_core::snapshot::element::MASK;
 
@@ -405,7 +405,11 @@ pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
     let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab));
     let version = tab.and_then(|t| state.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
     let targets = tab
-        .and_then(|t| state.with_session(session, |s| s.pages.get(&t).and_then(|p| p.snapshot()).map(|snap| targets_of(snap, call))))
+        .and_then(|t| {
+            state.with_session(session, |s| {
+                s.pages.get(&t).and_then(|p| p.snapshot()).map(|snap| targets_of(snap, call))
+            })
+        })
         .unwrap_or_default();
     Before { tab, version: version.filter(|v| *v > 0), targets, started_ms: js_sys::Date::now() }
 }

@@ -15,13 +15,21 @@ pub const MAX_ASSERTIONS: usize = 6;
 /// Longest text an assertion looks for; a longer line is looked for by its start.
 const MAX_TEXT_CHARS: usize = 60;
 
+/// The lines of the delta in `answer`, after its `v5 · 3 changes since v4` line (which may
+/// follow what the agent was told first, such as a dialog it answered); none when the answer
+/// holds no delta.
+pub fn delta_body(answer: &str) -> impl Iterator<Item = &str> {
+    let is_head = |line: &str| {
+        line.strip_prefix('v')
+            .and_then(|rest| rest.split_once(" · "))
+            .is_some_and(|(version, what)| version.chars().all(|c| c.is_ascii_digit()) && what.contains(" since v"))
+    };
+    answer.lines().skip_while(move |line| !is_head(line)).skip(1)
+}
+
 /// The assertions for an action whose answer was `answer` (only a delta yields any).
 pub fn assertions(answer: &str) -> Vec<String> {
-    let mut lines = answer.lines();
-    let is_delta = lines.next().is_some_and(|head| head.contains(" since v"));
-    if !is_delta {
-        return Vec::new();
-    }
+    let lines = delta_body(answer);
     let mut out = Vec::new();
     let mut in_frame = false;
     for line in lines {
@@ -105,8 +113,14 @@ fn changed_line(line: &str) -> Option<String> {
         return None;
     }
     let element = format!("{}.first()", by_role("page", &role, &old_name));
-    let has_equals = before.iter().any(|t| matches!(t, Token::Word(w) if w == "="));
-    if has_equals && let Some(Token::Quoted(value, _)) = after.first() {
+    // A value written where there was none (`→ = "ada@example.com"`), or changed (`= "a" → "b"`).
+    let is_equals = |t: Option<&Token>| matches!(t, Some(Token::Word(w)) if w == "=");
+    let value = match (after.first(), after.get(1)) {
+        (Some(Token::Quoted(value, _)), _) if before.iter().any(|t| is_equals(Some(t))) => Some(value),
+        (first, Some(Token::Quoted(value, _))) if is_equals(first) => Some(value),
+        _ => None,
+    };
+    if let Some(value) = value {
         return Some(format!("await expect({element}).toHaveValue({});", js(value)));
     }
     let state = after.iter().find_map(|t| match t {
@@ -227,6 +241,14 @@ mod tests {
 
     #[test]
     fn changed_values_states_and_names_become_their_own_checks() {
+        let first_value =
+            "v2 · 1 change since v1\n~ e3 textbox \"Email\" type=\"email\" → = \"ada@example.com\" type=\"email\"";
+        assert_eq!(
+            assertions(first_value),
+            vec![
+                "await expect(page.getByRole(\"textbox\", { name: \"Email\", exact: true }).first()).toHaveValue(\"ada@example.com\");"
+            ]
+        );
         let answer = "v3 · 4 changes since v2\n~ e4 textbox \"Search\" = \"red\" → \"red shoes\"\n~ e12 radio \"Olive\" → checked\n~ e16 button \"Add to basket\" disabled → enabled\n~ e7 button \"Add\" → \"Added\"";
         assert_eq!(
             assertions(answer),
@@ -247,5 +269,12 @@ mod tests {
         assert!(out[0].contains("name: \"Say \\\"hi\\\" e\""), "{out:?}");
         assert!(out.iter().all(|a| !a.contains(MASK)));
         assert!(assertions("v1 · full page\n# Shop\ne1 button \"Buy\"").is_empty());
+        // A delta after what the agent is told first.
+        let after_dialog =
+            "The confirm dialog was accepted.\nv7 · 1 change since v6\n~ \"Nothing yet\" → \"Order placed.\"";
+        assert_eq!(
+            assertions(after_dialog),
+            vec!["await expect(page.getByText(\"Order placed.\").first()).toBeVisible();"]
+        );
     }
 }

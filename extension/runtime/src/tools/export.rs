@@ -20,5 +20,7 @@ pub async fn export_test(state: &Rc<State>, session: &str, params: ExportTestPar
     let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));
     let export = SessionExport::new(model, Vec::new(), page, &state.version, crate::timer::epoch_ms());
     let range = SpecRange { from_version: params.from_version, to_version: params.to_version };
-    playwright_spec(&export, range).map(ToolOutput::text).map_err(|why| Failure::Explained(format!("browser_export_test: {why}")))
+    playwright_spec(&export, range)
+        .map(ToolOutput::text)
+        .map_err(|why| Failure::Explained(format!("browser_export_test: {why}")))
 }
