@@ -79,15 +79,15 @@ pub struct FindParams {
     pub tab: Option<u32>,
 }
 
-/// Write your calls on a tab as a Playwright Test spec (TypeScript) that does them again.
+/// Your actions on a tab as a Playwright test.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ExportTestParams {
-    /// First page version (`vN`) to include (default: the first).
+    /// First version (`vN`) to include.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_version: Option<u64>,
-    /// Last page version to include (default: the last).
+    /// Last version to include.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_version: Option<u64>,
     /// Tab id.

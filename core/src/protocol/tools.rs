@@ -349,8 +349,7 @@ declare_tools! {
     BrowserExportTest {
         name: "browser_export_test",
         params: ExportTestParams,
-        description: "Your actions on the tab as a Playwright Test spec (TypeScript): role/name locators, \
-                      assertions for what changed; secret values read from the environment.",
+        description: "Your actions on the tab as a Playwright test (TypeScript) that does them again.",
         output: Text,
         effect: Effect::Reads,
         gate: Gate::Open,
