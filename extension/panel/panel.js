@@ -304,7 +304,7 @@ function drawLanes() {
 }
 
 /** Saves the session on this tab as a file, secrets masked as everywhere in the panel.
- * @param {'json' | 'markdown'} format */
+ * @param {'json' | 'markdown' | 'playwright' | 'replay'} format */
 async function exportSession(format) {
   const file = await ask('export', { tab, format });
   const url = URL.createObjectURL(new Blob([file.text], { type: file.mime }));
@@ -444,6 +444,8 @@ $('agent-view').addEventListener('click', async () => {
 
 $('export-json').addEventListener('click', () => exportSession('json').catch(showProblem));
 $('export-md').addEventListener('click', () => exportSession('markdown').catch(showProblem));
+$('export-pw').addEventListener('click', () => exportSession('playwright').catch(showProblem));
+$('export-replay').addEventListener('click', () => exportSession('replay').catch(showProblem));
 
 /** @param {Error} e */
 function showProblem(e) {

@@ -54,9 +54,12 @@ fn ensure_debian_packages(binary: &str, what: &str, packages: &[&str]) -> anyhow
     Ok(())
 }
 
-/// Installs the npm packages of `tests/external-client` when its lock file changed.
+/// Installs the npm packages of `tests/external-client` and `tests/playwright-export` (which runs
+/// exported specs with Debian's Chromium, so no browser is downloaded) when their lock files
+/// changed.
 pub fn ensure_node_packages() -> anyhow::Result<()> {
-    ensure_npm_packages(&workspace_root().join("tests/external-client"))
+    ensure_npm_packages(&workspace_root().join("tests/external-client"))?;
+    ensure_npm_packages(&workspace_root().join("tests/playwright-export"))
 }
 
 /// Installs the npm packages of the folder `dir` (its `package-lock.json`, exactly) when the lock
@@ -70,7 +73,11 @@ pub fn ensure_npm_packages(dir: &Path) -> anyhow::Result<()> {
     };
     if !fresh {
         eprintln!("xtask: installing the npm packages of {}", dir.display());
-        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(dir))?;
+        // Browsers are Debian's Chromium: a package's install step never downloads one.
+        run(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+            .current_dir(dir))?;
     }
     Ok(())
 }

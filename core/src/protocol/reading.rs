@@ -78,3 +78,19 @@ pub struct FindParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<u32>,
 }
+
+/// Your actions on a tab as a Playwright test.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ExportTestParams {
+    /// First version (`vN`) to include.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_version: Option<u64>,
+    /// Last version to include.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_version: Option<u64>,
+    /// Tab id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<u32>,
+}

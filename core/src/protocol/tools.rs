@@ -346,6 +346,17 @@ declare_tools! {
         element: |_| None,
         action: |_| None,
     },
+    BrowserExportTest {
+        name: "browser_export_test",
+        params: ExportTestParams,
+        description: "Your actions on the tab as a Playwright test (TypeScript) that does them again.",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
 }
 
 #[cfg(test)]

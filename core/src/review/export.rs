@@ -180,6 +180,7 @@ mod tests {
             version_after: Some(2),
             full_page_tokens: Some(400),
             output: &output,
+            targets: Vec::new(),
         };
         log.record(7, &done);
         let events = vec![LaneEvent {

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::cards::{ReportCards, checkpoint_cards, report_cards};
+use super::target::ActionTarget;
 use crate::changes::prefix_bytes;
 use crate::changes::{ChangeReport, CheckpointReply};
 use crate::protocol::{ToolCall, ToolOutput};
@@ -66,12 +67,16 @@ pub struct CallRecord {
     /// A change report or checkpoint reply as cards, made from the same value as the answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cards: Option<ReportCards>,
+    /// The elements the call acted on, as the page showed them just before.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<ActionTarget>,
 }
 
 impl CallRecord {
     fn bytes(&self) -> usize {
         let cards = self.cards.as_ref().map_or(0, |c| c.cards.iter().map(|c| c.title.len() + 96).sum::<usize>());
-        self.answer.len() + self.args.to_string().len() + self.session.len() + cards + 128
+        let targets = self.targets.iter().map(|t| t.name.len() + 64).sum::<usize>();
+        self.answer.len() + self.args.to_string().len() + self.session.len() + cards + targets + 128
     }
 }
 
@@ -115,6 +120,8 @@ pub struct Finished<'a> {
     pub full_page_tokens: Option<usize>,
     /// The answer.
     pub output: &'a ToolOutput,
+    /// The elements it acted on, found in the page the session had before it.
+    pub targets: Vec<ActionTarget>,
 }
 
 /// The calls of every tab.
@@ -177,6 +184,7 @@ impl SessionLog {
             is_error: done.output.is_error,
             full_page_tokens: done.full_page_tokens,
             cards: cards_of(done.call, done.output),
+            targets: done.targets.clone(),
         };
         log.sessions.insert(done.session.to_owned());
         log.bytes += record.bytes();
@@ -271,6 +279,7 @@ mod tests {
             version_after: Some(2),
             full_page_tokens: Some(400),
             output,
+            targets: Vec::new(),
         }
     }
 

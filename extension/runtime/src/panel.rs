@@ -14,7 +14,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::changes::NoiseRules;
 use sightline_core::protocol::{ToolCall, ToolOutput};
-use sightline_core::review::{Finished, SessionExport, lane_events, session_markdown};
+use sightline_core::review::{
+    ActionTarget, Finished, SessionExport, ShotPair, SpecRange, lane_events, playwright_spec, session_markdown,
+    session_replay, targets_of,
+};
 use sightline_core::snapshot::element::MASK;
 
 use crate::input::NodeTarget;
@@ -150,6 +153,10 @@ pub enum ExportFormat {
     Json,
     /// A Markdown report.
     Markdown,
+    /// A Playwright Test spec that does the agent's actions again.
+    Playwright,
+    /// One self-contained HTML file: the timeline, answers, diffs, screenshots and events.
+    Replay,
 }
 
 /// What the service worker knows of the native host's port.
@@ -272,6 +279,15 @@ async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
             (export.file_name("json"), "application/json", serde_json::to_string_pretty(&export).unwrap_or_default())
         }
         ExportFormat::Markdown => (export.file_name("md"), "text/markdown", session_markdown(&export)),
+        ExportFormat::Playwright => match playwright_spec(&export, SpecRange::default()) {
+            Ok(spec) => (export.file_name("spec.ts"), "text/typescript", spec),
+            Err(why) => return json!({"error": why}),
+        },
+        ExportFormat::Replay => {
+            let shots: Vec<ShotPair> =
+                export.calls.iter().filter_map(|c| state.shots.borrow().get(tab, c.seq).cloned()).collect();
+            (export.file_name("html"), "text/html", session_replay(&export, &shots))
+        }
     };
     json!({"file_name": file_name, "mime": mime, "text": text})
 }
@@ -378,6 +394,8 @@ async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element
 /// What a call found before it ran, for [`record_call`].
 pub struct Before {
     tab: Option<i32>,
+    /// The elements the call aims at, in the page the session has before it.
+    targets: Vec<ActionTarget>,
     version: Option<u64>,
     started_ms: f64,
 }
@@ -386,7 +404,14 @@ pub struct Before {
 pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
     let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab));
     let version = tab.and_then(|t| state.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
-    Before { tab, version: version.filter(|v| *v > 0), started_ms: js_sys::Date::now() }
+    let targets = tab
+        .and_then(|t| {
+            state.with_session(session, |s| {
+                s.pages.get(&t).and_then(|p| p.snapshot()).map(|snap| targets_of(snap, call))
+            })
+        })
+        .unwrap_or_default();
+    Before { tab, version: version.filter(|v| *v > 0), targets, started_ms: js_sys::Date::now() }
 }
 
 /// Records a call that answered into the tab's log; returns the tab and the call's number there.
@@ -412,6 +437,7 @@ pub fn record_call(
         (page.map(|p| p.version()).filter(|v| *v > 0), snapshot.map(|snap| snap.stats.estimated_tokens), typed_secret)
     });
     let done = Finished {
+        targets: before.targets,
         session,
         call,
         typed_secret,

@@ -28,6 +28,7 @@ mod other_sites;
 mod page_actions;
 mod page_state;
 mod panel;
+mod playwright_export;
 mod redaction;
 mod resilience;
 mod trust_host;

@@ -12,6 +12,7 @@
 mod actions;
 mod changes;
 mod evaluate;
+mod export;
 mod files;
 mod find;
 mod logs;
@@ -207,6 +208,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).map_err(Failure::from),
         ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).map_err(Failure::from),
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
     };
     drop(acting);
     if result.is_ok()

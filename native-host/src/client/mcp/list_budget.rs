@@ -2,8 +2,9 @@
 //! bench counts it (the `tools` array as JSON, in `o200k_base` tokens), with each tool's share
 //! printed so a change shows where the tokens went.
 
-/// The most tokens `tools/list` may cost.
-const BUDGET: usize = 3_550;
+/// The most tokens `tools/list` may cost: 3,550 for the tools up to `browser_user_selection`,
+/// and 100 more for `browser_export_test` (the test of what the agent did, ~104 tokens).
+const BUDGET: usize = 3_650;
 
 #[test]
 fn tools_list_stays_within_its_token_budget() {

@@ -1,0 +1,75 @@
+//! The replay on a recorded session: every call, its diff, its screenshots and the events, and
+//! a hostile page's text shown as text.
+
+use super::*;
+use crate::protocol::{ToolCall, ToolOutput, TypeParams};
+use crate::review::lanes::{Lane, LaneEvent, Level};
+use crate::review::session_log::{Finished, SessionLog};
+
+const HOSTILE: &str = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
+
+fn export() -> SessionExport {
+    let mut log = SessionLog::default();
+    let call =
+        ToolCall::BrowserType(TypeParams { element_ref: "e4".into(), text: "hunter2".into(), ..Default::default() });
+    let output = ToolOutput::text(format!(
+        "v2 · 2 changes since v1\n~ e4 textbox \"Password\" = \"\" → \"••••••\"\n+ after e4: {HOSTILE}"
+    ));
+    log.record(
+        7,
+        &Finished {
+            session: "s1",
+            call: &call,
+            typed_secret: true,
+            started_ms: 1_700_000_000_000.0,
+            ended_ms: 1_700_000_000_250.0,
+            version_before: Some(1),
+            version_after: Some(2),
+            full_page_tokens: Some(400),
+            output: &output,
+            targets: Vec::new(),
+        },
+    );
+    let events =
+        vec![LaneEvent { lane: Lane::Console, level: Level::Error, time_ms: 1_700_000_000_100, label: HOSTILE.into() }];
+    SessionExport::new(
+        log.model(7),
+        events,
+        (Some(HOSTILE.into()), Some("http://shop.test/".into())),
+        "0.1.0",
+        1_700_000_001_000,
+    )
+}
+
+fn shot(data: &str) -> Option<Shot> {
+    Some(Shot { jpeg_base64: data.into(), width: 4, height: 3, outline: None })
+}
+
+#[test]
+fn the_replay_holds_every_call_its_diff_screenshots_and_events_and_nothing_it_could_fetch() {
+    let html = session_replay(&export(), &[ShotPair { seq: 1, before: shot("QUJD"), after: shot("REVG") }]);
+    assert!(html.contains(&format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{REPLAY_CSP}\">")));
+    assert!(html.contains("<h2>1. browser_type</h2>"), "{html}");
+    assert!(
+        html.contains("<div class=\"chg\">~ e4 textbox &quot;Password&quot; = &quot;&quot; → &quot;••••••&quot;</div>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("src=\"data:image/jpeg;base64,QUJD\"") && html.contains("src=\"data:image/jpeg;base64,REVG\"")
+    );
+    assert!(html.contains("<td>console</td><td>error</td>"), "{html}");
+    assert!(!html.contains("hunter2"), "the typed secret");
+    for fetching in ["src=\"http", "href=\"http", "<link", "<script", "url("] {
+        assert!(!html.contains(fetching), "{fetching} in {html}");
+    }
+}
+
+#[test]
+fn a_hostile_pages_markup_shows_as_text() {
+    let html = session_replay(&export(), &[ShotPair { seq: 1, before: shot("\"><script>x</script>"), after: None }]);
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<img src=x"), "{html}");
+    assert!(html.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"));
+    // A screenshot whose data is not plain base64 is left out rather than written.
+    assert!(!html.contains("data:image/jpeg;base64,\""), "{html}");
+}
