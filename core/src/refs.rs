@@ -69,6 +69,14 @@ pub enum RefError {
     },
 }
 
+impl RefError {
+    /// The ref's element left the page after the snapshot that named it (found when acting on
+    /// it: the registry still holds it, the page does not).
+    pub fn removed_since_snapshot(element_ref: &str) -> RefError {
+        RefError::Gone { element_ref: element_ref.trim().to_owned(), why: describe(GoneReason::Removed, None) }
+    }
+}
+
 /// Why a ref no longer resolves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoneReason {

@@ -163,6 +163,39 @@ fn an_endpoint_gone_from_200_to_500_is_a_failure_with_its_previous_status() {
     assert_eq!(report.summary, "1 network failure(s)");
 }
 
+#[test]
+fn an_endpoint_that_answered_200_then_500_since_the_checkpoint_has_the_200_as_its_previous_status() {
+    let mut timeline = Timeline::new();
+    timeline.create_checkpoint("before_change", T0).unwrap();
+    timeline.record_network(request("GET", "https://shop.test/api/orders", 200, 40, T0 + 1));
+    timeline.record_network(request("GET", "https://shop.test/api/orders", 500, 35, T0 + 2));
+    timeline.record_network(request("GET", "https://shop.test/api/orders", 503, 35, T0 + 3));
+    // Failing from its first answer: there is nothing it answered before.
+    timeline.record_network(request("GET", "https://shop.test/api/stock", 500, 35, T0 + 4));
+    let report = report(&mut timeline, &since("before_change"), T0 + 10);
+    let network = report.network.unwrap();
+    assert_eq!(
+        network.failures,
+        vec![
+            EndpointFailure {
+                endpoint: "GET /api/orders".into(),
+                status: 503,
+                error: None,
+                previous_status: Some(200),
+                count: 2
+            },
+            EndpointFailure {
+                endpoint: "GET /api/stock".into(),
+                status: 500,
+                error: None,
+                previous_status: None,
+                count: 1
+            },
+        ]
+    );
+    assert!(network.new_endpoints.is_empty(), "a failing endpoint is a failure, not a new endpoint: {network:?}");
+}
+
 // 5
 #[test]
 fn an_endpoint_never_seen_before_is_listed_as_new() {

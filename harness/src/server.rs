@@ -8,7 +8,9 @@
 //! the browser has the status but never finishes loading), and `/hang/<name>`, which is never
 //! answered: the request is counted (event `hang:<name>`) and its connection held, unanswered,
 //! until the server is dropped. Any file is answered late with `?delay=<ms>` (at most 10 s), for
-//! pages whose images arrive after their script has drawn them. A path parameter
+//! pages whose images arrive after their script has drawn them. `/attachment/<name>` answers
+//! any method with a small file sent as an attachment named `<name>` (`Content-Disposition`),
+//! for downloads, and reports `attachment:<name>`. A path parameter
 //! (`page.html;jsessionid=…`) is no part of the file's name.
 //!
 //! Every connection gets its own thread for as long as the browser keeps it open. A browser
@@ -236,6 +238,17 @@ fn answer(request: &Request, shared: &Shared, out: &mut TcpStream) -> bool {
         }
         return respond(out, status, SWITCH_TYPE, body.as_bytes());
     }
+    if let Some(name) = path.strip_prefix("/attachment/") {
+        // Counted, so a test can tell that the browser asked for it (a form's POST, a link).
+        let name = percent_decode(name);
+        shared.event(format!("attachment:{name}"));
+        let body = format!("the file {name}\n");
+        let disposition = format!("attachment; filename=\"{}\"", name.replace(['"', '\r', '\n'], ""));
+        return write_head_with(out, 200, "text/csv", body.len(), &[("Content-Disposition", &disposition)])
+            .and_then(|()| out.write_all(body.as_bytes()))
+            .and_then(|()| out.flush())
+            .is_ok();
+    }
     if path == "/event" {
         let text = if request.body.is_empty() {
             percent_decode(query)
@@ -288,6 +301,17 @@ fn respond(out: &mut TcpStream, status: u16, content_type: &str, body: &[u8]) ->
 }
 
 fn write_head(out: &mut TcpStream, status: u16, content_type: &str, length: usize) -> std::io::Result<()> {
+    write_head_with(out, status, content_type, length, &[])
+}
+
+/// [`write_head`] with more headers.
+fn write_head_with(
+    out: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    length: usize,
+    headers: &[(&str, &str)],
+) -> std::io::Result<()> {
     let reason = match status {
         200 => "OK",
         204 => "No Content",
@@ -296,7 +320,11 @@ fn write_head(out: &mut TcpStream, status: u16, content_type: &str, length: usiz
         500 => "Internal Server Error",
         _ => "Status",
     };
-    write!(out, "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n\r\n")
+    write!(out, "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\n")?;
+    for (name, value) in headers {
+        write!(out, "{name}: {value}\r\n")?;
+    }
+    write!(out, "\r\n")
 }
 
 fn content_type(path: &Path) -> String {

@@ -256,6 +256,9 @@ struct EndpointActivity<'b> {
     key: String,
     latest_status: u16,
     latest_error: Option<&'b str>,
+    /// The status of the last success before the latest answer: what the endpoint answered
+    /// before it broke, when the baseline has no mark for it.
+    success_before_latest: Option<u16>,
     failed: u32,
     slowest_success_ms: Option<u64>,
 }
@@ -278,13 +281,21 @@ fn network_changes(
         section.total += 1;
         let key = endpoint_key(&entry.method, &entry.url);
         let index = match seen.get(&key) {
-            Some(&index) => index,
+            Some(&index) => {
+                // The answer so far becomes an earlier one.
+                let endpoint = &mut activity[index];
+                if !super::entries::status_failed(endpoint.latest_status) {
+                    endpoint.success_before_latest = Some(endpoint.latest_status);
+                }
+                index
+            }
             None => {
                 seen.insert(key.clone(), activity.len());
                 activity.push(EndpointActivity {
                     key,
                     latest_status: entry.status,
                     latest_error: None,
+                    success_before_latest: None,
                     failed: 0,
                     slowest_success_ms: None,
                 });
@@ -313,7 +324,9 @@ fn network_changes(
                 endpoint: endpoint.key.clone(),
                 status: endpoint.latest_status,
                 error: endpoint.latest_error.map(|e| truncate_chars(e, MESSAGE_CHARS).into_owned()),
-                previous_status: before.map(|mark| mark.status),
+                // The baseline's mark when it has one, else what the endpoint answered earlier
+                // in the window before it broke.
+                previous_status: before.map(|mark| mark.status).or(endpoint.success_before_latest),
                 count: endpoint.failed.max(1),
             };
             if before.is_some_and(EndpointMark::failing) {
@@ -335,7 +348,8 @@ fn network_changes(
                 degraded.push(SlowEndpoint { endpoint: endpoint.key.clone(), baseline_ms, slowest_ms });
             }
         }
-        // A new endpoint that fails is already a failure (without a previous status).
+        // A new endpoint that fails is already a failure (with the status it answered before it
+        // broke, if it answered earlier in the window).
         if before.is_none() && !failing_now && severity == SeverityFilter::All {
             new_endpoints.push(NewEndpoint { endpoint: endpoint.key, status: endpoint.latest_status });
         }

@@ -1,8 +1,9 @@
 //! Which elements an agent can act on, and so get a ref.
 //!
 //! An element is a candidate when its accessible role is interactive, when HTML makes it
-//! interactive (`a[href]`, `button`, form fields, `summary`, the outermost `contenteditable`),
-//! when it has an `onclick` attribute or a non-negative `tabindex`. Pages also make elements
+//! interactive (`a[href]`, `button`, form fields, `summary`, the outermost `contenteditable`,
+//! a `draggable="true"` element a person can pick up), when it has an `onclick` attribute or a
+//! non-negative `tabindex`. Pages also make elements
 //! clickable by script alone, so two more kinds count while they hold no other candidate:
 //! an element Chrome reports a click or mouse-button listener on (icons bound with jQuery's
 //! `.on('click')`, SVG shapes bound with d3), and an element whose pointer cursor starts at it
@@ -35,7 +36,7 @@ use std::collections::HashMap;
 
 use super::signal::Signal;
 use super::text::normalise;
-use super::tree::{NodeId, NodeKind, PageTree, Rect};
+use super::tree::{Node, NodeId, NodeKind, PageTree, Rect};
 
 /// Accessible roles an agent can act on.
 pub const INTERACTIVE_ROLES: &[&str] = &[
@@ -133,10 +134,17 @@ fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
         "input" => return !node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("hidden")),
         _ => {}
     }
-    if is_editing_host(tree, id) || node.has_attr("onclick") {
+    // A person can pick up a `draggable="true"` element whatever listens to it (its
+    // `dragstart` listener is not among the mouse-button listeners Chrome reports).
+    if is_editing_host(tree, id) || node.has_attr("onclick") || draggable(node) {
         return true;
     }
     node.attr("tabindex").and_then(|t| t.trim().parse::<i64>().ok()).is_some_and(|t| t >= 0)
+}
+
+/// Marked `draggable="true"`: a person can pick it up and drop it (HTML5 drag and drop).
+pub fn draggable(node: &Node<'_>) -> bool {
+    node.attr("draggable").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
 /// An element with both traces of a script's click target: a listener on it and a pointer

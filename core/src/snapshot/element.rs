@@ -153,6 +153,8 @@ fn shown_role(node: &crate::snapshot::tree::Node, input_type: &str, ax_role: &st
             "select" => "combobox".into(),
             "textarea" => "textbox".into(),
             "summary" => "disclosure".into(),
+            // What can be picked up says so: it is what `browser_drag` starts from.
+            _ if super::actionable::draggable(node) => "draggable".into(),
             _ => "clickable".into(),
         },
         "DisclosureTriangle" => "disclosure".into(),

@@ -232,9 +232,6 @@ pub enum ToolError {
 /// What is wrong with the element an action was aimed at.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ElementProblem {
-    /// It left the document.
-    #[error("is no longer in the page (it was removed); take a browser_snapshot for current refs")]
-    Removed,
     /// It has no box to click.
     #[error("has no visible box to click (hidden, collapsed or zero-size); take a browser_snapshot")]
     NoBox,

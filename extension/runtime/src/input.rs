@@ -148,6 +148,11 @@ struct ContentQuads {
 /// When something else is on top there, the element is scrolled to the viewport's centre and
 /// tried again; when it is still covered, the click is refused with what covers it.
 pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
+    let scrolled = scroll_and_reach(at, node, element_ref).await;
+    attached_or(at, node, element_ref, scrolled).await
+}
+
+async fn scroll_and_reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
     let id = serde_json::json!({"backendNodeId": node.backend_node_id});
     at.send::<serde_json::Value>("DOM.scrollIntoViewIfNeeded", id.clone())
         .await
@@ -163,6 +168,39 @@ pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> 
         }
     }
     Err(ToolError::element(element_ref, ElementProblem::Covered { by: cover }))
+}
+
+/// Called on the target (in the isolated world): whether it is still in its document.
+const IS_CONNECTED: &str = "function () { return this.isConnected; }";
+
+/// Refuses with the stale-ref error when the element has left its document since the snapshot
+/// that named it. Whatever took its place under the pointer is not the element the agent chose.
+pub async fn ensure_attached(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
+    match call_on(at, node, element_ref, IS_CONNECTED, &[]).await? {
+        serde_json::Value::Bool(false) => {
+            Err(sightline_core::refs::RefError::removed_since_snapshot(element_ref).into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `outcome` of a step on the element, unless it failed because the element left the page
+/// meanwhile: then the stale-ref error, which says what to do, rather than the step's own
+/// (a detached node has no box and cannot be scrolled).
+async fn attached_or<T>(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    outcome: Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    match outcome {
+        Ok(value) => Ok(value),
+        Err(e @ ToolError::Ref(_)) => Err(e),
+        Err(e) => match ensure_attached(at, node, element_ref).await {
+            Err(stale @ ToolError::Ref(_)) => Err(stale),
+            _ => Err(e),
+        },
+    }
 }
 
 /// The element's visible centre in the page's viewport coordinates when a click there reaches
@@ -233,11 +271,13 @@ pub async fn click_element(
     let deadline = crate::timer::Deadline::after(HOVER_SETTLE_MS);
     let (mut px, mut py) = (x, y);
     loop {
-        if let Some(point) = reaching_point(at, node, element_ref).await? {
+        let reached = reaching_point(at, node, element_ref).await;
+        if let Some(point) = attached_or(at, node, element_ref, reached).await? {
             (px, py) = point;
             break;
         }
         if deadline.passed() {
+            ensure_attached(at, node, element_ref).await?;
             if let Some(instead) = beneath_after_hover(at, node, element_ref, x, y).await? {
                 return Err(ToolError::element(element_ref, ElementProblem::GoneOnHover { instead }));
             }
@@ -245,7 +285,12 @@ pub async fn click_element(
         }
         crate::timer::sleep(deadline.cap(HOVER_LOOK_MS)).await;
     }
-    click_at(at.target.tab_id, px, py, button, double).await
+    // The pointer's last move before the press can itself close what the target was in (a
+    // suggestion list that closes on the next mouse move): look once more, right before the
+    // press, so a target gone by then is refused rather than whatever took its place pressed.
+    move_mouse(at.target.tab_id, px, py).await?;
+    ensure_attached(at, node, element_ref).await?;
+    press_at(at.target.tab_id, px, py, button, double).await
 }
 
 /// After the hover wait found the target away from the pointer: `None` when a press at `(x, y)`
@@ -521,7 +566,7 @@ fn quad_area(q: &[f64]) -> f64 {
 /// Maps a CDP failure on a node to what it says about the ref.
 pub fn node_error(e: CdpError, element_ref: &str) -> ToolError {
     match e {
-        CdpError::NoSuchNode { .. } => ToolError::element(element_ref, ElementProblem::Removed),
+        CdpError::NoSuchNode { .. } => sightline_core::refs::RefError::removed_since_snapshot(element_ref).into(),
         CdpError::NotFocusable { .. } => ToolError::element(element_ref, ElementProblem::NotFocusable),
         other => other.into(),
     }
@@ -529,6 +574,12 @@ pub fn node_error(e: CdpError, element_ref: &str) -> ToolError {
 
 /// Moves the mouse to `(x, y)` and clicks.
 pub async fn click_at(tab_id: i32, x: f64, y: f64, button: MouseButton, double: bool) -> Result<(), ToolError> {
+    mouse(tab_id, serde_json::json!({"type": "mouseMoved", "x": x, "y": y})).await?;
+    press_at(tab_id, x, y, button, double).await
+}
+
+/// Presses and releases `button` at `(x, y)` where the pointer already is (twice for `double`).
+pub async fn press_at(tab_id: i32, x: f64, y: f64, button: MouseButton, double: bool) -> Result<(), ToolError> {
     let button = match button {
         MouseButton::Left => "left",
         MouseButton::Right => "right",
@@ -539,7 +590,6 @@ pub async fn click_at(tab_id: i32, x: f64, y: f64, button: MouseButton, double: 
         "right" => 2,
         _ => 4,
     };
-    mouse(tab_id, serde_json::json!({"type": "mouseMoved", "x": x, "y": y})).await?;
     let clicks = if double { 2 } else { 1 };
     for count in 1..=clicks {
         mouse(tab_id, serde_json::json!({"type": "mousePressed", "x": x, "y": y, "button": button, "buttons": buttons, "clickCount": count})).await?;

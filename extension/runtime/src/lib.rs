@@ -20,6 +20,7 @@ mod capture;
 mod cdp;
 mod choose;
 mod chrome;
+mod downloads;
 mod drag;
 mod error;
 mod fill;
@@ -306,6 +307,20 @@ impl Runtime {
             state.shots.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
         })
+    }
+
+    /// `chrome.downloads.onDeterminingFilename`: where the download is saved. Answers
+    /// `{filename}` (relative to the browser's download folder) for a download of an agent's
+    /// action, `{cancel: true}` for one the person's rules refuse, else nothing.
+    #[wasm_bindgen(js_name = onDownloadNaming)]
+    pub fn on_download_naming(&self, item: JsValue) -> JsValue {
+        let Ok(item) = chrome::from_js::<downloads::DownloadItem>(item) else { return JsValue::UNDEFINED };
+        let answer = match self.state.downloads.borrow_mut().naming(&item, timer::now_ms()) {
+            downloads::Naming::Untouched => return JsValue::UNDEFINED,
+            downloads::Naming::Into(path) => serde_json::json!({"filename": path}),
+            downloads::Naming::Refused => serde_json::json!({"cancel": true}),
+        };
+        chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// A message from one of the extension's pages (panel, popup, options): see [`panel`].

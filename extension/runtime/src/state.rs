@@ -80,6 +80,8 @@ pub struct State {
     /// The user's options as the latest call read them as it started (see
     /// [`crate::options::Options::for_call`]).
     pub options: RefCell<crate::options::Options>,
+    /// The downloads the agents' actions started, and the actions running now.
+    pub downloads: RefCell<crate::downloads::Downloads>,
 }
 
 impl State {
@@ -104,6 +106,7 @@ impl State {
             panel_seen: RefCell::default(),
             options: RefCell::default(),
             shots: RefCell::default(),
+            downloads: RefCell::default(),
         }
     }
 

@@ -2,10 +2,11 @@
 //! API go from 200 to 500 and closes its WebSocket; `get_changes_since` reports exactly those,
 //! then nothing; a named checkpoint keeps reporting the same window, also after the extension's
 //! service worker was stopped; every action's response ends with a line on new errors; the raw
-//! console and network reads page through everything; requests whose bodies the page never reads
-//! are reported when their endpoint breaks, and one never answered is listed as pending, not
-//! failed; and the listener that reports the user's own actions in shared tabs never reports what
-//! was typed.
+//! console and network reads page through everything; requests whose bodies the page never
+//! reads are reported when their endpoint breaks, and one never answered is listed as pending,
+//! not failed; an endpoint that answered 200 and then 500 since a checkpoint taken before it
+//! was first seen has the 200 as its previous status; and the listener that reports the user's
+//! own actions in shared tabs never reports what was typed.
 
 use std::time::{Duration, Instant};
 
@@ -165,6 +166,24 @@ async fn a_named_checkpoint_keeps_its_window_whatever_else_happens_and_survives_
     let (since_last, _) = changes(c, json!({})).await;
     assert_eq!(since_last["severity"], "clean", "{since_last:#}");
     assert_eq!(since_last["console"]["total"], 1, "only the message that woke the worker: {since_last:#}");
+}
+
+/// Seed scenario 4 with the checkpoint taken before the page first loaded: the baseline has no
+/// mark for the orders API, and its 200 inside the window is what it answered before the 500.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endpoint_that_answered_200_then_500_since_the_checkpoint_has_200_as_its_previous_status() {
+    let sockets = WebSocketServer::start().unwrap();
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    c.ok("browser_checkpoint", json!({"action": "create", "name": "before_the_page"})).await;
+    orders_page(&rig, &sockets).await;
+    break_checkout(&rig).await;
+    let (report, _) = changes(c, json!({"checkpoint": "before_the_page"})).await;
+    assert_eq!(
+        report["network"]["failures"],
+        json!([{"endpoint": "GET /switch/orders", "status": 500, "previous_status": 200}]),
+        "{report:#}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

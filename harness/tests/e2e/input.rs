@@ -1,11 +1,13 @@
 //! Input reaches the element the agent named, or nothing: a click whose point something else
 //! covers is refused with what covers it (after one try with the element centred in the
 //! viewport), a target a hover took away is not pressed through onto what lies beneath it (one
-//! a hover merely emptied is pressed through the element holding it), and typing stops when
-//! focus does not stay on the target. A page that rewrites the built-ins a check could use
-//! (`parentNode`, `contains`, `localName`, `activeElement`, `select`, `focus`) to pass another
-//! site's frame off as part of its button, or to send keys to a hidden field, fools nothing:
-//! the checks run from CDP and in the extension's isolated world.
+//! a hover merely emptied is pressed through the element holding it), a target that left the
+//! page by the time of the press is refused as a stale ref rather than pressing what took its
+//! place, and typing stops when focus does not stay on the target. A page that rewrites the
+//! built-ins a check could use (`parentNode`, `contains`, `localName`, `activeElement`,
+//! `select`, `focus`) to pass another site's frame off as part of its button, or to send keys
+//! to a hidden field, fools nothing: the checks run from CDP and in the extension's isolated
+//! world.
 
 use std::time::Duration;
 
@@ -92,6 +94,33 @@ async fn a_target_the_hover_took_away_is_not_pressed_through_onto_what_lies_bene
     tokio::time::sleep(Duration::from_millis(500)).await;
     let events = rig.server.events();
     assert!(!events.iter().any(|e| e == "date-pressed" || e.starts_with("chose:")), "nothing was pressed: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_that_left_the_page_before_the_press_is_refused_as_a_stale_ref() {
+    let rig = Rig::start().await.expect("rig");
+    let page = open(&rig, "input/closing-list.html").await;
+    let lexington = ref_of(&page, "option", "Lexington, KY (LEX)");
+    let reply = rig.client.call("browser_click", json!({"ref": lexington})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(
+        reply.text.contains(&format!(
+            "{lexington} is gone: it was removed from the page since your last snapshot. Use the refs of your latest \
+             snapshot, or take a browser_snapshot"
+        )),
+        "{}",
+        reply.text
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(
+        !events.iter().any(|e| e.starts_with("clear-") || e.starts_with("chose:")),
+        "nothing was pressed, least of all what took the suggestion's place: {events:?}"
+    );
+    // The button that took its place is there to be pressed: the list did close.
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    assert!(!snapshot.text.contains("Lexington"), "{}", snapshot.text);
+    ref_of(&snapshot, "button", "Clear all");
 }
 
 #[tokio::test(flavor = "multi_thread")]

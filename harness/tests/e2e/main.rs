@@ -11,6 +11,8 @@ mod deep_pages;
 mod derived_semantics;
 mod devtools;
 mod dist;
+mod downloads;
+mod dropped;
 mod evaluate;
 mod faults;
 mod fidelity;

@@ -1,13 +1,14 @@
 //! Filling forms, scrolling, waiting and dragging on a real page: a form with every kind of
 //! field, an endless feed that grows as it is scrolled, text that comes later, a knob dragged
-//! with mouse events and a card dropped with HTML5 drag and drop. The page reports each effect
-//! to the test server, so what happened is checked apart from what the answers say.
+//! with mouse events and cards dropped with HTML5 drag and drop (one a plain draggable
+//! `<div>`). The page reports each effect to the test server, so what happened is checked apart
+//! from what the answers say.
 
 use std::time::Duration;
 
 use serde_json::json;
 use sightline_harness::client::{McpClient, Reply};
-use sightline_harness::{Rig, ref_named};
+use sightline_harness::{Rig, ref_named, ref_of};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -152,6 +153,22 @@ async fn mouse_drags_and_html5_drag_and_drop_both_work() {
     assert!(!dropped.is_error, "{}", dropped.text);
     assert!(rig.server.wait_for_event("dropped card-1", WAIT), "{:?}", rig.server.events());
     assert!(dropped.text.contains("Bin holds card-1"), "{}", dropped.text);
+}
+
+/// A card that is only `<div draggable="true">` with a `dragstart` listener (no role, label or
+/// click listener) has a ref that says it can be dragged, and `browser_drag` drops it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_draggable_card_has_a_ref_and_is_dropped_onto_another_column() {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/kanban.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let card_a = ref_of(&page, "draggable", "Card A");
+    let card_c = ref_of(&page, "draggable", "Card C");
+    assert!(page.text.contains(&format!("{card_a} draggable \"Card A\"")), "{}", page.text);
+    let dropped = rig.client.call("browser_drag", json!({"start_ref": card_a, "end_ref": card_c})).await.unwrap();
+    assert!(!dropped.is_error, "{}", dropped.text);
+    assert!(rig.server.wait_for_event("moved card-a to done", WAIT), "{:?}", rig.server.events());
+    assert!(dropped.text.contains("Card A moved to Done"), "{}", dropped.text);
 }
 
 #[tokio::test(flavor = "multi_thread")]

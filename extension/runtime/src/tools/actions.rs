@@ -232,6 +232,8 @@ pub(super) async fn act_noting(
         cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", serde_json::json!({"enabled": on}))
     };
     let intercepting = OPEN_FILE_CHOOSERS.contains(&tool) && intercept(true).await.is_ok();
+    // A download that begins while the action runs is this session's.
+    let downloading = DownloadsOfAction { state, token: state.downloads.borrow_mut().action_starts(session) };
     let action = async {
         *noted.borrow_mut() = action.await?;
         Ok(())
@@ -240,6 +242,7 @@ pub(super) async fn act_noting(
     if intercepting {
         let _ = intercept(false).await;
     }
+    noted.borrow_mut().extend(downloading.end());
     if let Some(opened) = choosers.drain().into_iter().rfind(|e| e.session_id.is_none())
         && let Some(backend_node_id) = opened.params["backendNodeId"].as_i64()
     {
@@ -259,6 +262,28 @@ pub(super) async fn act_noting(
             Ok(answer(state, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?)
         }
         Err(dialog) => Ok(dialog_opened(dialog.opened_by(tool))),
+    }
+}
+
+/// The downloads of one action: ends the action's claim on downloads when dropped, also when
+/// the action is called off where it waits.
+struct DownloadsOfAction<'s> {
+    state: &'s State,
+    token: u64,
+}
+
+impl DownloadsOfAction<'_> {
+    /// What the action's answer says of the downloads it started, a line each.
+    fn end(self) -> Vec<String> {
+        self.state.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
+    }
+}
+
+impl Drop for DownloadsOfAction<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut downloads) = self.state.downloads.try_borrow_mut() {
+            downloads.action_ends(self.token, crate::timer::now_ms());
+        }
     }
 }
 

@@ -1,0 +1,192 @@
+//! Downloads an agent's action starts: a link with `download`, a form or link answered as an
+//! attachment, a `blob:` URL a script hands to a link.
+//!
+//! The browser runs a download itself, apart from the tab, so the tab is never detached or
+//! broken by one; the extension learns of it through `chrome.downloads` (the CDP commands for
+//! downloads are browser-level, and a debugger session of an extension may not send them). A
+//! download that begins while a session's action runs on a tab is that session's: it is saved
+//! in a folder of the session's own under the browser's download folder, never opened (the
+//! browser opens nothing by itself, and nothing here asks it to), and the action's answer says
+//! that a download started (the file's name, its site, its folder). A download that begins with
+//! no action running (the person's own) is left as the browser decides. Every download of an
+//! action passes [`may_download`] first, where the person's permission rules decide.
+
+use serde::Deserialize;
+
+/// The folder, under the browser's download folder, that holds every session's downloads.
+pub const FOLDER: &str = "Sightline";
+
+/// What `chrome.downloads` says of a download as the browser names its file.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadItem {
+    /// Where it came from.
+    #[serde(default)]
+    pub url: String,
+    /// Where it came from after redirects.
+    #[serde(default)]
+    pub final_url: String,
+    /// The file name the browser suggests (the `download` attribute, the attachment's name).
+    #[serde(default)]
+    pub filename: String,
+}
+
+/// A download started by a session's action.
+#[derive(Debug, Clone)]
+struct Download {
+    /// The file's name.
+    file_name: String,
+    /// The site it came from (`scheme://host:port`).
+    site: String,
+    /// The folder it is saved in, relative to the browser's download folder.
+    folder: String,
+    /// The action that started it.
+    action: u64,
+}
+
+/// An action running now (or that ended less than [`GRACE_MS`] ago), whose downloads are its
+/// session's.
+struct Acting {
+    action: u64,
+    session: String,
+    /// When it ended ([`crate::timer::now_ms`]).
+    ended_at: Option<f64>,
+}
+
+/// How long after an action ends a download that begins is still the action's: a response
+/// answered as an attachment can arrive just after the page looked settled.
+const GRACE_MS: f64 = 2000.0;
+
+/// What the service worker does with a download as the browser names its file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// Not the agent's: the browser decides.
+    Untouched,
+    /// The agent's: saved under this path, relative to the browser's download folder.
+    Into(String),
+    /// The agent's, and the person's rules refuse it: cancelled.
+    Refused,
+}
+
+/// The downloads of every session, and the actions running now.
+#[derive(Default)]
+pub struct Downloads {
+    next_action: u64,
+    acting: Vec<Acting>,
+    started: Vec<Download>,
+}
+
+/// Downloads remembered at most (the oldest are forgotten first).
+const KEPT: usize = 200;
+
+impl Downloads {
+    /// Says that `session` starts an action; the token ends it.
+    pub fn action_starts(&mut self, session: &str) -> u64 {
+        self.next_action += 1;
+        self.acting.push(Acting { action: self.next_action, session: session.to_owned(), ended_at: None });
+        self.next_action
+    }
+
+    /// Says that the action `token` ended at `now`; what it says of the downloads it started
+    /// so far, one line each.
+    pub fn action_ends(&mut self, token: u64, now: f64) -> Vec<String> {
+        for acting in self.acting.iter_mut().filter(|a| a.action == token) {
+            acting.ended_at.get_or_insert(now);
+        }
+        self.started
+            .iter()
+            .filter(|d| d.action == token)
+            .map(|d| {
+                format!(
+                    "a download started: {} from {}, saved in {}/ in the browser's download folder (never opened)",
+                    d.file_name, d.site, d.folder
+                )
+            })
+            .collect()
+    }
+
+    /// Decides where a download goes as the browser names its file: into the folder of the
+    /// session whose action is running (the latest to start, when several are), if the
+    /// person's rules let it proceed.
+    pub fn naming(&mut self, item: &DownloadItem, now: f64) -> Naming {
+        self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= GRACE_MS));
+        let running = self.acting.iter().rev().find(|a| a.ended_at.is_none());
+        let Some(acting) = running.or(self.acting.last()) else { return Naming::Untouched };
+        let file_name = safe_file_name(&item.filename);
+        let from = if item.final_url.is_empty() { &item.url } else { &item.final_url };
+        let site = site_of(from);
+        if !may_download(&acting.session, &site, &file_name) {
+            return Naming::Refused;
+        }
+        let folder = format!("{FOLDER}/{}", session_folder(&acting.session));
+        let path = format!("{folder}/{file_name}");
+        self.started.push(Download { file_name, site, folder, action: acting.action });
+        if self.started.len() > KEPT {
+            self.started.remove(0);
+        }
+        Naming::Into(path)
+    }
+}
+
+/// Whether the person's rules let `session` download `file_name` from `site`. Every download
+/// of an agent's action passes here before it proceeds; until the person's permission rules
+/// decide action classes, downloads are allowed (into the session's own folder).
+pub fn may_download(_session: &str, _site: &str, _file_name: &str) -> bool {
+    true
+}
+
+/// A file name the browser may save under: the last part of the suggested name, without the
+/// dots that would hide it or climb out of the folder.
+fn safe_file_name(suggested: &str) -> String {
+    let base = suggested.rsplit(['/', '\\']).next().unwrap_or("");
+    let cleaned: String =
+        base.chars().filter(|c| !c.is_control() && !matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|')).collect();
+    let cleaned = cleaned.trim().trim_start_matches('.').to_owned();
+    if cleaned.is_empty() { "download".to_owned() } else { cleaned }
+}
+
+/// The session's folder name: its id, with only letters, digits and dashes.
+fn session_folder(session: &str) -> String {
+    let safe: String = session.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(40).collect();
+    format!("session-{}", if safe.is_empty() { "unnamed" } else { &safe })
+}
+
+/// The site of a URL (`scheme://host:port`); a `blob:` URL's is the site that made it.
+fn site_of(url: &str) -> String {
+    let url = url.strip_prefix("blob:").unwrap_or(url);
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+            format!("{scheme}://{host}")
+        }
+        None => url.split(',').next().unwrap_or(url).chars().take(40).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(filename: &str, url: &str) -> DownloadItem {
+        DownloadItem { url: url.to_owned(), final_url: String::new(), filename: filename.to_owned() }
+    }
+
+    #[test]
+    fn a_download_during_an_action_goes_to_its_sessions_folder_and_is_named_in_the_answer() {
+        let mut downloads = Downloads::default();
+        assert_eq!(downloads.naming(&item("mine.pdf", "https://example.test/a"), 0.0), Naming::Untouched);
+        let token = downloads.action_starts("abc-123");
+        let naming = downloads.naming(&item("../../.bashrc", "blob:https://shop.test/1f2e"), 10.0);
+        assert_eq!(naming, Naming::Into("Sightline/session-abc-123/bashrc".to_owned()));
+        assert_eq!(
+            downloads.action_ends(token, 20.0),
+            [
+                "a download started: bashrc from https://shop.test, saved in Sightline/session-abc-123/ in the browser's \
+              download folder (never opened)"
+            ]
+        );
+        // Just after the action, still its; long after, the person's own.
+        assert!(matches!(downloads.naming(&item("late.csv", "https://shop.test/x"), 1000.0), Naming::Into(_)));
+        assert_eq!(downloads.naming(&item("mine.csv", "https://shop.test/y"), 5000.0), Naming::Untouched);
+    }
+}

@@ -1,0 +1,113 @@
+//! Downloads an agent's action starts, in the real browser: a link with `download`, a form
+//! answered with `Content-Disposition: attachment`, and a `blob:` URL a script hands to a link.
+//! Each action's answer says a download started and names the file; the file is saved in the
+//! session's own folder under the browser's download folder (`Sightline/session-…/`), never in
+//! the folder itself; and the tab keeps working afterwards (a snapshot, a click the page
+//! counts).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use sightline_harness::{Rig, ref_of};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The browser's download folder in the rig's home.
+fn download_folder(rig: &Rig) -> PathBuf {
+    rig.sandbox.root().join("home/Downloads")
+}
+
+/// Waits (at most [`WAIT`]) for a finished file named `name` in a session's folder under
+/// `Sightline/`; its path.
+fn saved_file(downloads: &Path, name: &str) -> PathBuf {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let found = std::fs::read_dir(downloads.join("Sightline"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|session| session.path().join(name))
+            .find(|file| file.is_file());
+        if let Some(file) = found {
+            return file;
+        }
+        assert!(Instant::now() < deadline, "no {name} under {}: {:?}", downloads.display(), listing(downloads));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            out.push(path.display().to_string());
+        }
+    }
+    out
+}
+
+/// Clicks the button or link `name` (by `role`) and checks the answer says the download of
+/// `file` started; the file's saved path and the answer.
+async fn download_by_clicking(rig: &Rig, role: &str, name: &str, file: &str) -> (PathBuf, String) {
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let target = ref_of(&page, role, name);
+    let answer = rig.client.ok("browser_click", json!({"ref": target})).await;
+    assert!(answer.contains(&format!("a download started: {file}")), "{answer}");
+    let saved = saved_file(&download_folder(rig), file);
+    assert!(
+        saved.parent().and_then(Path::file_name).is_some_and(|f| f.to_string_lossy().starts_with("session-")),
+        "saved in the session's own folder: {}",
+        saved.display()
+    );
+    (saved, answer)
+}
+
+async fn downloads_page() -> Rig {
+    let rig = Rig::start().await.expect("rig");
+    rig.open("downloads/page.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    rig
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_with_download_saves_into_the_sessions_folder_and_the_answer_says_so() {
+    let rig = downloads_page().await;
+    let (saved, _) = download_by_clicking(&rig, "link", "Save the notes", "notes.html").await;
+    let expected = std::fs::read(sightline_harness::paths::fixtures_dir().join("second.html")).unwrap();
+    assert_eq!(std::fs::read(&saved).unwrap(), expected, "the whole file: {}", saved.display());
+    assert!(!download_folder(&rig).join("notes.html").exists(), "not loose in the download folder");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_answered_as_an_attachment_saves_into_the_sessions_folder() {
+    let rig = downloads_page().await;
+    let (saved, _) = download_by_clicking(&rig, "button", "Export the report", "report.csv").await;
+    assert!(rig.server.events().iter().any(|e| e == "attachment:report.csv"), "{:?}", rig.server.events());
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), "the file report.csv\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blob_url_saves_into_the_sessions_folder() {
+    let rig = downloads_page().await;
+    let (saved, _) = download_by_clicking(&rig, "button", "Save a greeting", "greeting.txt").await;
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), "hello from a blob\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tab_keeps_working_after_downloads() {
+    let rig = downloads_page().await;
+    download_by_clicking(&rig, "button", "Export the report", "report.csv").await;
+    download_by_clicking(&rig, "button", "Save a greeting", "greeting.txt").await;
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    assert!(!page.is_error && page.text.contains("Counted 0"), "the page is still there: {}", page.text);
+    let count = ref_of(&page, "button", "Count");
+    let answer = rig.client.ok("browser_click", json!({"ref": count})).await;
+    assert!(rig.server.wait_for_event("counted 1", WAIT), "{:?}", rig.server.events());
+    assert!(answer.contains("Counted 1") && !answer.contains("download"), "{answer}");
+}
