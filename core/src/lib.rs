@@ -11,6 +11,7 @@ pub mod cdp;
 pub mod changes;
 pub mod custody;
 pub mod dialogs;
+pub mod downloads;
 pub mod frames;
 pub mod keys;
 pub mod loading;

@@ -357,6 +357,17 @@ declare_tools! {
         element: |_| None,
         action: |_| None,
     },
+    BrowserDownloads {
+        name: "browser_downloads",
+        params: DownloadsParams,
+        description: "Files your actions downloaded (name, site, state, size, where saved); can wait for one to finish.",
+        output: Text,
+        effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: NoTab,
+        element: |_| None,
+        action: |_| None,
+    },
 }
 
 #[cfg(test)]

@@ -18,6 +18,9 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "debugger"], js_name = sendCommand, catch)]
     fn debugger_send_command(target: &JsValue, method: &str, params: &JsValue) -> Result<Promise, JsValue>;
 
+    #[wasm_bindgen(js_namespace = ["chrome", "downloads"], js_name = search, catch)]
+    fn downloads_search(query: &JsValue) -> Result<Promise, JsValue>;
+
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
     fn tabs_create(properties: &JsValue) -> Result<Promise, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = get, catch)]
@@ -172,6 +175,12 @@ pub struct Tab {
     /// Title.
     #[serde(default)]
     pub title: Option<String>,
+}
+
+/// `chrome.downloads.search({id})`: the browser's record of one download, if it still has one.
+pub async fn download_by_id<T: DeserializeOwned>(id: i64) -> Result<Option<T>, ChromeError> {
+    let found: Vec<T> = from_js(settle(downloads_search(&to_js(&serde_json::json!({"id": id}))?)).await?)?;
+    Ok(found.into_iter().next())
 }
 
 /// `chrome.tabs.create`.

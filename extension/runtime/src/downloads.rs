@@ -20,6 +20,9 @@ pub const FOLDER: &str = "Sightline";
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DownloadItem {
+    /// The browser's id for it.
+    #[serde(default)]
+    pub id: i64,
     /// Where it came from.
     #[serde(default)]
     pub url: String,
@@ -34,6 +37,10 @@ pub struct DownloadItem {
 /// A download started by a session's action.
 #[derive(Debug, Clone)]
 struct Download {
+    /// The browser's id for it.
+    id: i64,
+    /// The session whose action started it.
+    session: String,
     /// The file's name.
     file_name: String,
     /// The site it came from (`scheme://host:port`).
@@ -120,11 +127,47 @@ impl Downloads {
         }
         let folder = format!("{FOLDER}/{}", session_folder(&acting.session));
         let path = format!("{folder}/{file_name}");
-        self.started.push(Download { file_name, site, folder, action: acting.action });
+        self.started.push(Download {
+            id: item.id,
+            session: acting.session.clone(),
+            file_name,
+            site,
+            folder,
+            action: acting.action,
+        });
         if self.started.len() > KEPT {
             self.started.remove(0);
         }
         Naming::Into(path)
+    }
+}
+
+/// A download of a session, as it was named: the browser's id, the file's name, its site and
+/// its folder.
+pub struct Started {
+    /// The browser's id for it.
+    pub id: i64,
+    /// The file's name.
+    pub file_name: String,
+    /// The site it came from.
+    pub site: String,
+    /// Its folder under the browser's download folder.
+    pub folder: String,
+}
+
+impl Downloads {
+    /// The downloads `session`'s actions started, oldest first (only its own).
+    pub fn of_session(&self, session: &str) -> Vec<Started> {
+        self.started
+            .iter()
+            .filter(|d| d.session == session)
+            .map(|d| Started {
+                id: d.id,
+                file_name: d.file_name.clone(),
+                site: d.site.clone(),
+                folder: d.folder.clone(),
+            })
+            .collect()
     }
 }
 
@@ -168,7 +211,7 @@ mod tests {
     use super::*;
 
     fn item(filename: &str, url: &str) -> DownloadItem {
-        DownloadItem { url: url.to_owned(), final_url: String::new(), filename: filename.to_owned() }
+        DownloadItem { id: 7, url: url.to_owned(), final_url: String::new(), filename: filename.to_owned() }
     }
 
     #[test]
@@ -185,6 +228,8 @@ mod tests {
               download folder (never opened)"
             ]
         );
+        assert_eq!(downloads.of_session("abc-123").len(), 1);
+        assert!(downloads.of_session("another").is_empty(), "another session sees none of them");
         // Just after the action, still its; long after, the person's own.
         assert!(matches!(downloads.naming(&item("late.csv", "https://shop.test/x"), 1000.0), Naming::Into(_)));
         assert_eq!(downloads.naming(&item("mine.csv", "https://shop.test/y"), 5000.0), Naming::Untouched);

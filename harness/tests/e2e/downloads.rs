@@ -3,7 +3,7 @@
 //! Each action's answer says a download started and names the file; the file is saved in the
 //! session's own folder under the browser's download folder (`Sightline/session-…/`), never in
 //! the folder itself; and the tab keeps working afterwards (a snapshot, a click the page
-//! counts).
+//! counts). `browser_downloads` lists the session's files (and only its own) and waits for one.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -110,4 +110,28 @@ async fn the_tab_keeps_working_after_downloads() {
     let answer = rig.client.ok("browser_click", json!({"ref": count})).await;
     assert!(rig.server.wait_for_event("counted 1", WAIT), "{:?}", rig.server.events());
     assert!(answer.contains("Counted 1") && !answer.contains("download"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn browser_downloads_lists_the_sessions_files_waits_for_one_and_shows_another_agent_none() {
+    let rig = downloads_page().await;
+    let none = rig.client.ok("browser_downloads", json!({})).await;
+    assert!(none.contains("started no download"), "{none}");
+    let (saved, _) = download_by_clicking(&rig, "button", "Export the report", "report.csv").await;
+    let waited = rig.client.ok("browser_downloads", json!({"wait_for": "report", "timeout": 10})).await;
+    assert!(waited.starts_with("The download \"report\" finished."), "{waited}");
+    let line = waited.lines().find(|l| l.contains("\"report.csv\"")).unwrap_or_else(|| panic!("{waited}"));
+    assert!(line.contains("complete") && line.contains("from http://127.0.0.1:"), "{line}");
+    let size = std::fs::metadata(&saved).expect("saved").len();
+    assert!(line.contains(&format!("{size} bytes")), "the size on disk ({size}) in {line}");
+    assert!(line.contains(&saved.display().to_string()), "where it was saved ({}) in {line}", saved.display());
+    // A wait for a file that never comes is bounded and says so.
+    let missing = rig.client.ok("browser_downloads", json!({"wait_for": "never.pdf", "timeout": 1})).await;
+    assert!(missing.starts_with("No download matching \"never.pdf\" started within 1 s."), "{missing}");
+    let refused = rig.client.call("browser_downloads", json!({"timeout": 500})).await.expect("reply");
+    assert!(refused.is_error && refused.text.contains("`timeout` is from 0 to 120 seconds"), "{}", refused.text);
+    // Another agent on the same browser sees none of this session's files.
+    let other = sightline_harness::McpClient::connect(&rig.sandbox).await.expect("a second MCP client");
+    let theirs = other.ok("browser_downloads", json!({})).await;
+    assert!(theirs.contains("started no download") && !theirs.contains("report.csv"), "{theirs}");
 }

@@ -171,7 +171,8 @@ async fn a_tab_closed_during_a_call() {
     answered_and_recovered(&rig, held, "closed", "tab closed", &["the tab was closed while this call was waiting"])
         .await;
     // The session has no current tab now: a call without `tab` is not sent to another one.
-    let refused = rig.client.call("browser_navigate", json!({"url": rig.server.url("shop.html")})).await.expect("reply");
+    let refused =
+        rig.client.call("browser_navigate", json!({"url": rig.server.url("shop.html")})).await.expect("reply");
     assert!(refused.is_error && refused.text.contains("was closed, so you have no current tab"), "{}", refused.text);
     let page = rig.client.ok("browser_tabs", json!({"action": "new", "url": rig.server.url("shop.html")})).await;
     assert!(page.contains("Tiny shop"), "{page}");

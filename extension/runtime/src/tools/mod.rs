@@ -11,6 +11,7 @@
 
 mod actions;
 mod changes;
+mod downloads;
 mod evaluate;
 mod export;
 mod files;
@@ -209,6 +210,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).map_err(Failure::from),
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
+        ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),
     };
     drop(acting);
     if result.is_ok()
