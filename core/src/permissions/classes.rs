@@ -251,14 +251,13 @@ pub fn classify(facts: &ActionFacts) -> Vec<ActionClass> {
             let enter = key.rsplit('+').next().is_some_and(|k| k.eq_ignore_ascii_case("enter"));
             let space = key.rsplit('+').next().is_some_and(|k| k == " " || k.eq_ignore_ascii_case("space"));
             match element {
-                Some(e) => {
-                    if (enter && e.enter_submits()) || (space && e.submits()) {
-                        classes.push(Submit);
-                        if e.form_takes_payment() {
-                            classes.push(Payment);
-                        }
+                Some(e) if (enter && e.enter_submits()) || (space && e.submits()) => {
+                    classes.push(Submit);
+                    if e.form_takes_payment() {
+                        classes.push(Payment);
                     }
                 }
+                Some(_) => {}
                 None if enter => classes.push(Submit),
                 None => {}
             }
