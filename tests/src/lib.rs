@@ -154,6 +154,21 @@ impl Rig {
         service_worker::evaluate_in_extension_worker(&self.devtools(), expression).expect("evaluate in the worker")
     }
 
+    /// Restarts the browser on the same profile (what it keeps in `chrome.storage.local` stays),
+    /// with `browser_args` as at the start, and waits until the session's calls reach it again.
+    pub async fn restart_browser(&mut self, browser_args: &[&str]) -> anyhow::Result<()> {
+        if let Some(browser) = self.browser.take() {
+            browser.kill();
+        }
+        let mut args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &self.server.url(""))).collect();
+        if !args.iter().any(|a| a == crate::browser::REMOTE_DEBUGGING) {
+            args.push(crate::browser::REMOTE_DEBUGGING.to_owned());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.browser = Some(Chromium::launch_with(&self.sandbox, &args)?);
+        self.client.wait_for_browser(std::time::Duration::from_secs(60)).await
+    }
+
     /// Stores the person's site permissions (`sightline.permissions` in the extension's
     /// `chrome.storage.local`), as the options page does.
     pub fn set_permissions(&self, rules: &serde_json::Value) {

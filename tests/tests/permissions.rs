@@ -286,6 +286,63 @@ async fn only_a_click_in_the_questions_own_window_answers_it() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_rules_survive_a_browser_restart() {
+    let mut rig = rig().await;
+    rig.set_permissions(
+        &json!({"rules": [{"site": "*", "level": "act_freely"}, {"site": "*.bank.example", "level": "no_access"}]}),
+    );
+    rig.restart_browser(&[REMOTE_DEBUGGING, NAMES]).await.expect("restart the browser");
+    let reply = rig.client.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&reply.expect("call"), "no access to bank.example");
+    assert_eq!(count(&rig, "ready:bank"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_person_changes_the_rules_in_the_popup_and_the_options_page() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "ask"},
+        {"site": "*.shop.example", "level": "act_freely", "classes": {"payment": "ask"}}
+    ]}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let told = c.ok("browser_permissions", json!({})).await;
+    assert!(told.contains("On shop.example (the person's rule `*.shop.example`: act freely)"), "{told}");
+    assert!(told.contains("asked first") && told.contains("): payment;"), "{told}");
+    let tab = rig.tab_id("shop.example");
+
+    // The popup says what the agent may do here; one change makes the shop read only.
+    let mut popup = ExtensionPage::open(&rig.devtools(), &format!("popup.html?tab={tab}"), 340, 520).expect("popup");
+    popup.wait_for("!document.getElementById('permission-box').hidden", WAIT).expect("the popup shows the site's rule");
+    assert_eq!(popup.eval("document.getElementById('site-level').value").expect("level"), json!("act_freely"));
+    let detail = text(&mut popup, "permission-detail");
+    assert!(detail.contains("*.shop.example") && detail.contains("ask payment"), "{detail}");
+    save_for_docs(&popup.screenshot("popup-permissions.png").expect("screenshot"), "popup-permissions.png");
+    popup.choose("#site-level", "read_only").expect("choose read only");
+    popup
+        .wait_for("document.getElementById('permission-detail').textContent.includes('rule shop.example')", WAIT)
+        .expect("changed");
+    let reply = c.call("browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await.expect("call");
+    refused(&reply, "does not let agents click");
+
+    // The options page lists the rules, adds one with a real click, and refuses a bad import.
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 900).expect("options");
+    options.wait_for("document.querySelectorAll('#site-rules tbody tr').length === 3", WAIT).expect("three rules");
+    options.eval("document.getElementById('site-pattern').value = '*.bank.example'; document.getElementById('site-level').value = 'no_access'").expect("fill");
+    options.click("#add-site-rule button[type=submit]").expect("click Add site");
+    options.wait_for("document.querySelectorAll('#site-rules tbody tr').length === 4", WAIT).expect("four rules");
+    save_for_docs(&options.screenshot("options-permissions.png").expect("screenshot"), "options-permissions.png");
+    let bank = c.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&bank.expect("call"), "no access to bank.example");
+    options.eval("document.querySelector('#permissions details').open = true; document.getElementById('permissions-json').value = '{\"rules\": [{\"site\": \"https://bank.example/\", \"level\": \"act_freely\"}]}'").expect("fill");
+    options.click("#import-permissions").expect("click Import");
+    let error = options.wait_for("!document.getElementById('permissions-error').hidden && document.getElementById('permissions-error').textContent", WAIT).expect("an error");
+    assert!(error.as_str().is_some_and(|e| e.contains("rule 1") && e.contains("not a site pattern")), "{error}");
+    let still = c.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&still.expect("call"), "no access to bank.example");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_rules_survive_a_service_worker_restart() {
     let rig = rig().await;
     rig.set_permissions(&json!({"rules": [{"site": "*.bank.example", "level": "no_access"}]}));

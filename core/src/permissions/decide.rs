@@ -113,6 +113,34 @@ pub fn decide(policy: &Policy, host: &str, classes: &[ActionClass], grants: &Ses
     }
 }
 
+/// What an agent may do on `host`, in its words: what runs, what is asked, what is refused.
+pub fn summary(policy: &Policy, host: &str, grants: &SessionGrants) -> String {
+    let rule = policy.rule_for(host);
+    let level = rule.map(|r| r.level).unwrap_or(Level::Ask);
+    let site = rule.map(|r| r.site.as_str()).unwrap_or("*");
+    let (mut runs, mut asked, mut refused) = (Vec::new(), Vec::new(), Vec::new());
+    for class in ActionClass::ALL {
+        let verdict = rule.map(|r| r.verdict(class)).unwrap_or_else(|| level.verdict(class));
+        match verdict {
+            Verdict::Allow => runs.push(class.words()),
+            Verdict::Ask if grants.allows(host, class) => runs.push(class.words()),
+            Verdict::Ask => asked.push(class.words()),
+            Verdict::Refuse => refused.push(class.words()),
+        }
+    }
+    let list = |v: &[&str]| if v.is_empty() { "nothing".to_owned() } else { v.join(", ") };
+    let host_words = if host.is_empty() { "this page" } else { host };
+    format!(
+        "On {host_words} (the person's rule `{site}`: {}): runs: {}; the person is asked first (in the browser; \
+         the call waits for the answer, at most {} s): {}; refused: {}. Only the person can change this.",
+        level.words(),
+        list(&runs),
+        policy.answer_seconds,
+        list(&asked),
+        list(&refused)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::ActionClass::*;
@@ -174,6 +202,28 @@ mod tests {
         assert_eq!(decide(&p, "elsewhere.example", &[Act, Submit, Payment], &grants), Decision::Ask { class: Payment });
         grants.grant("news.example", Act);
         assert!(matches!(decide(&p, "news.example", &[Act], &grants), Decision::Refuse { .. }), "never a refusal");
+    }
+
+    #[test]
+    fn the_summary_says_what_runs_what_is_asked_and_what_is_refused() {
+        let p = shop_and_bank();
+        let mut grants = SessionGrants::default();
+        let shop = summary(&p, "shop.example", &grants);
+        assert!(
+            shop.contains("runs: read, act, leave for another site, submit, download, upload, run script;"),
+            "{shop}"
+        );
+        assert!(
+            shop.contains("asked first (in the browser; the call waits for the answer, at most 120 s): payment;"),
+            "{shop}"
+        );
+        grants.grant("shop.example", Payment);
+        assert!(
+            summary(&p, "shop.example", &grants)
+                .contains("asked first (in the browser; the call waits for the answer, at most 120 s): nothing")
+        );
+        let bank = summary(&p, "bank.example", &grants);
+        assert!(bank.contains("runs: nothing") && bank.contains("`*.bank.example`: no access"), "{bank}");
     }
 
     #[test]

@@ -11,5 +11,5 @@ pub mod decide;
 pub mod rules;
 
 pub use classes::{ActionClass, ActionFacts, ElementFacts, FieldFacts};
-pub use decide::{Decision, SessionGrants, decide};
+pub use decide::{Decision, SessionGrants, decide, summary};
 pub use rules::{Level, Policy, PolicyError, Rule, Verdict};

@@ -14,7 +14,7 @@ use super::element_tools::*;
 use super::page_tools::*;
 use super::reading::*;
 use super::tool_spec::{Cap, Effect, Gate};
-use super::{ChangesParams, CheckpointParams, SnapshotFacts, UserSelectionParams};
+use super::{ChangesParams, CheckpointParams, PermissionsParams, SnapshotFacts, UserSelectionParams};
 use crate::changes::ActionKind;
 use crate::page_state::pointed::UserSelectionFacts;
 
@@ -343,6 +343,18 @@ declare_tools! {
         effect: Effect::Reads,
         gate: Gate::Open,
         tab: Page,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserPermissions {
+        name: "browser_permissions",
+        params: PermissionsParams,
+        description: "What the person lets you do on a tab's site: what runs, what they are asked about first (in \
+                      the browser; the call waits for their answer) and what is refused. Plan with it.",
+        output: Text,
+        effect: Effect::Bookkeeps,
+        gate: Gate::Open,
+        tab: NoTab,
         element: |_| None,
         action: |_| None,
     },

@@ -218,3 +218,32 @@ async fn element_facts(state: &State, tab: i32, node: &NodeKey) -> Option<(Eleme
     let label = value.get("label").and_then(|l| l.as_str()).unwrap_or_default().to_owned();
     Some((facts, label))
 }
+
+/// `browser_permissions`: what the person lets the agent do on a tab's site (its current tab by
+/// default), read even for a site of no access, so the agent can plan instead of being refused.
+pub async fn tool(
+    state: &Rc<State>,
+    session: &str,
+    params: sightline_core::protocol::PermissionsParams,
+) -> Result<sightline_core::protocol::ToolOutput, ToolError> {
+    let tab = match params.tab {
+        Some(tab) => {
+            state.require_usable(tab as i32, session)?;
+            Some(tab as i32)
+        }
+        None => state.with_session(session, |s| s.current_tab),
+    };
+    let policy = read_policy().await;
+    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let text = match tab {
+        Some(tab) => {
+            let host = tab_host(tab).await;
+            format!("Tab {tab}. {}", sightline_core::permissions::summary(&policy, &host, &grants))
+        }
+        None => format!(
+            "You have no current tab; name one with `tab`. Elsewhere: {}",
+            sightline_core::permissions::summary(&policy, "", &grants)
+        ),
+    };
+    Ok(sightline_core::protocol::ToolOutput::text(text))
+}

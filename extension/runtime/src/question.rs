@@ -122,15 +122,6 @@ impl Outcome {
             ),
         }
     }
-
-    /// Who decided, for the timeline.
-    pub fn who(&self) -> &'static str {
-        match self.answered {
-            Answered::AllowOnce | Answered::AllowSession | Answered::Deny => "the person",
-            Answered::TimedOut | Answered::OutOfCallTime => "the time-out",
-            Answered::NotShown => "Sightline",
-        }
-    }
 }
 
 fn host_words(host: &str) -> &str {

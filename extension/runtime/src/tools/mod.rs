@@ -210,6 +210,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).map_err(Failure::from),
         ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).map_err(Failure::from),
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserPermissions(p) => crate::permissions::tool(state, session, p).await.map_err(Failure::from),
     };
     drop(acting);
     if result.is_ok()
