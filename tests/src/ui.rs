@@ -72,7 +72,7 @@ impl ExtensionPage {
         let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
         let mut page = ExtensionPage { cdp, session, target };
         page.send("Page.enable", json!({}))?;
-        page.wait_for("document.readyState === 'complete'", timeout)?;
+        page.wait_for("document.readyState === 'complete' && location.href.startsWith('chrome-extension:')", timeout)?;
         Ok(page)
     }
 

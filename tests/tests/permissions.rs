@@ -67,7 +67,8 @@ fn no_question_window(rig: &Rig) {
 /// The question window the extension opened.
 fn question(rig: &Rig) -> ExtensionPage {
     let mut page = ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("a question window opens");
-    page.wait_for("document.getElementById('action').textContent !== '…'", WAIT).expect("the question shows");
+    let shown = "document.getElementById('action') !== null && document.getElementById('action').textContent !== '…'";
+    page.wait_for(shown, WAIT).expect("the question shows");
     page
 }
 

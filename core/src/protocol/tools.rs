@@ -349,8 +349,7 @@ declare_tools! {
     BrowserPermissions {
         name: "browser_permissions",
         params: PermissionsParams,
-        description: "What the person lets you do on a tab's site: what runs, what they are asked about first (in \
-                      the browser; the call waits for their answer) and what is refused. Plan with it.",
+        description: "What the person lets you do on a tab's site: what runs, what asks them first, what is refused.",
         output: Text,
         effect: Effect::Bookkeeps,
         gate: Gate::Open,

@@ -2,8 +2,9 @@
 //! bench counts it (the `tools` array as JSON, in `o200k_base` tokens), with each tool's share
 //! printed so a change shows where the tokens went.
 
-/// The most tokens `tools/list` may cost.
-const BUDGET: usize = 3_550;
+/// The most tokens `tools/list` may cost (raised by 75 for `browser_permissions`, which lets an
+/// agent plan around the person's site permissions instead of meeting their refusals).
+const BUDGET: usize = 3_625;
 
 #[test]
 fn tools_list_stays_within_its_token_budget() {
