@@ -170,7 +170,8 @@ const DEFAULT_PERMISSIONS = { rules: [{ site: '*', level: 'ask' }], answer_secon
 
 /** @returns {Promise<{rules: any[], answer_seconds: number}>} */
 async function permissions() {
-  return (await chrome.storage.local.get(PERMISSIONS_KEY))[PERMISSIONS_KEY] ?? DEFAULT_PERMISSIONS;
+  const stored = (await chrome.storage.local.get(PERMISSIONS_KEY))[PERMISSIONS_KEY];
+  return /** @type {{rules: any[], answer_seconds: number}} */ (stored ?? structuredClone(DEFAULT_PERMISSIONS));
 }
 
 /**
