@@ -158,3 +158,90 @@ $('forget').addEventListener('click', async () => {
 
 drawNoise().catch((e) => { $('saved').textContent = `Could not read the noise rules: ${e.message}`; });
 drawSizes().catch((e) => { $('saved').textContent = `Could not read the sizes: ${e.message}`; });
+
+// Site permissions, kept under `sightline.permissions` as the runtime's `Policy` JSON
+// (`{rules: [{site, level, classes?}], answer_seconds}`); every change is checked by the runtime
+// before it is stored, so what is stored is always what the runtime will read.
+const PERMISSIONS_KEY = 'sightline.permissions';
+const LEVELS = /** @type {Record<string, string>} */ ({
+  no_access: 'no access', read_only: 'read only', ask: 'ask before consequential actions', act_freely: 'act freely',
+});
+const DEFAULT_PERMISSIONS = { rules: [{ site: '*', level: 'ask' }], answer_seconds: 120 };
+
+/** @returns {Promise<{rules: any[], answer_seconds: number}>} */
+async function permissions() {
+  const stored = (await chrome.storage.local.get(PERMISSIONS_KEY))[PERMISSIONS_KEY];
+  return /** @type {{rules: any[], answer_seconds: number}} */ (stored ?? structuredClone(DEFAULT_PERMISSIONS));
+}
+
+/**
+ * Checks `policy` with the runtime and stores it; shows what is wrong instead.
+ * @param {any} policy
+ */
+async function savePermissions(policy) {
+  const checked = await ask('check_permissions', { json: JSON.stringify(policy) });
+  const error = $('permissions-error');
+  if (checked.invalid) {
+    error.textContent = `Not saved: ${checked.invalid}`;
+    error.hidden = false;
+    return false;
+  }
+  error.hidden = true;
+  await chrome.storage.local.set({ [PERMISSIONS_KEY]: checked.policy });
+  saved();
+  await drawPermissions();
+  return true;
+}
+
+async function drawPermissions() {
+  const policy = await permissions();
+  /** @type {HTMLInputElement} */ ($('answer-seconds')).value = String(policy.answer_seconds ?? 120);
+  const body = /** @type {HTMLElement} */ ($('site-rules').querySelector('tbody'));
+  body.replaceChildren(...policy.rules.map((/** @type {any} */ rule, /** @type {number} */ i) => {
+    const level = el('select', { 'aria-label': `What agents may do on ${rule.site}`, 'data-site': rule.site },
+      ...Object.entries(LEVELS).map(([value, words]) => el('option', { value }, words)));
+    /** @type {HTMLSelectElement} */ (level).value = rule.level;
+    level.addEventListener('change', async () => {
+      const now = await permissions();
+      now.rules[i] = { ...now.rules[i], level: /** @type {HTMLSelectElement} */ (level).value };
+      if (now.rules[i].level === 'no_access') delete now.rules[i].classes;
+      await savePermissions(now);
+    });
+    const except = Object.entries(rule.classes ?? {}).map(([c, v]) => `${v} ${c.replace('_', ' ')}`).join(', ');
+    const remove = el('button', { type: 'button', 'aria-label': `Remove ${rule.site}` }, 'Remove');
+    remove.addEventListener('click', async () => {
+      const now = await permissions();
+      now.rules.splice(i, 1);
+      await savePermissions(now);
+    });
+    return el('tr', null, el('td', null, el('code', null, rule.site)), el('td', null, level), el('td', null, except), el('td', null, remove));
+  }));
+}
+
+$('add-site-rule').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const now = await permissions();
+  const site = /** @type {HTMLInputElement} */ ($('site-pattern')).value.trim();
+  now.rules.push({ site, level: /** @type {HTMLSelectElement} */ ($('site-level')).value });
+  if (await savePermissions(now)) /** @type {HTMLInputElement} */ ($('site-pattern')).value = '';
+});
+$('answer-seconds').addEventListener('change', async () => {
+  const now = await permissions();
+  now.answer_seconds = Number(/** @type {HTMLInputElement} */ ($('answer-seconds')).value);
+  await savePermissions(now);
+});
+$('export-permissions').addEventListener('click', async () => {
+  /** @type {HTMLTextAreaElement} */ ($('permissions-json')).value = JSON.stringify(await permissions(), null, 2);
+});
+$('import-permissions').addEventListener('click', async () => {
+  let policy;
+  try {
+    policy = JSON.parse(/** @type {HTMLTextAreaElement} */ ($('permissions-json')).value);
+  } catch (e) {
+    $('permissions-error').textContent = `Not saved: that is not JSON (${e})`;
+    $('permissions-error').hidden = false;
+    return;
+  }
+  await savePermissions(policy);
+});
+drawPermissions();

@@ -96,6 +96,41 @@ async function draw() {
   if (status.sessions.length === 0) list.replaceChildren(el('li', { class: 'muted' }, 'No agent has connected since the browser started.'));
 }
 
+/** The site's permission: which rule decides here, and a one-click change for this host. */
+async function drawPermission() {
+  if (tab === undefined) return;
+  let here;
+  try {
+    here = await ask('permissions_for', { tab });
+  } catch {
+    return;
+  }
+  if (!here.host) return;
+  $('permission-box').hidden = false;
+  const select = /** @type {HTMLSelectElement} */ ($('site-level'));
+  if (document.activeElement !== select) select.value = here.level;
+  const rule = here.rule;
+  const except = Object.entries(rule?.classes ?? {}).map(([c, v]) => `${v} ${c.replace('_', ' ')}`).join(', ');
+  $('permission-detail').textContent = `${here.host}: by the rule ${rule ? rule.site : '* (default)'}` + (except ? `, except ${except}` : '') + '.';
+}
+
+$('site-level').addEventListener('change', async () => {
+  const here = await ask('permissions_for', { tab });
+  const policy = here.policy;
+  const level = /** @type {HTMLSelectElement} */ ($('site-level')).value;
+  const rules = policy.rules.filter((/** @type {any} */ r) => r.site !== here.host);
+  const existing = policy.rules.find((/** @type {any} */ r) => r.site === here.host);
+  rules.push(level === 'no_access' || !existing?.classes ? { site: here.host, level } : { ...existing, level });
+  const checked = await ask('check_permissions', { json: JSON.stringify({ ...policy, rules }) });
+  if (checked.invalid) {
+    $('permission-detail').textContent = `Not changed: ${checked.invalid}`;
+    return;
+  }
+  await chrome.storage.local.set({ 'sightline.permissions': checked.policy });
+  /** @type {HTMLSelectElement} */ ($('site-level')).blur();
+  await drawPermission();
+});
+
 $('toggle').addEventListener('click', async () => {
   const toggle = /** @type {HTMLButtonElement} */ ($('toggle'));
   toggle.disabled = true;
@@ -130,5 +165,9 @@ $('open-options').addEventListener('click', (e) => {
 pageTab().then((t) => {
   tab = t;
   draw();
-  setInterval(draw, 2000);
+  drawPermission();
+  setInterval(() => {
+    draw();
+    drawPermission();
+  }, 2000);
 });

@@ -199,6 +199,15 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   );
   return true;
 });
+// The person's answer to a question about an action comes only from the question's own window:
+// the runtime checks that the browser-set `sender.url` is that window's, for that question.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || typeof message?.question !== 'string') return false;
+  withRuntime((rt) => rt.handleQuestionMessage(message, sender.url ?? '')).then(sendResponse, (error) =>
+    sendResponse({ error: String(error) }),
+  );
+  return true;
+});
 chrome.action.onClicked.addListener((tab) => {
   const id = tab.id;
   if (id !== undefined) withRuntime((rt) => rt.onActionClicked(id)).catch(() => {});

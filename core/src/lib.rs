@@ -16,6 +16,7 @@ pub mod frames;
 pub mod keys;
 pub mod loading;
 pub mod page_state;
+pub mod permissions;
 pub mod protocol;
 pub mod refs;
 pub mod review;

@@ -137,7 +137,15 @@ impl Rig {
         let sandbox = Sandbox::new()?;
         sandbox.install_host()?;
         let server = FixtureServer::start(site)?;
-        let args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &server.url(""))).collect();
+        let mut args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &server.url(""))).collect();
+        // The rig sets the person's site permissions through the extension's worker.
+        if !args.iter().any(|a| a == crate::browser::REMOTE_DEBUGGING) {
+            // Without arguments the browser starts on about:blank; it still does.
+            if args.is_empty() {
+                args.push("about:blank".to_owned());
+            }
+            args.push(crate::browser::REMOTE_DEBUGGING.to_owned());
+        }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let launch = || match display {
             Some(display) => Chromium::launch_headful(&sandbox, display, &args),
@@ -160,7 +168,11 @@ impl Rig {
         if let Err(e) = client.wait_for_browser(std::time::Duration::from_secs(60)).await {
             anyhow::bail!("{e:#}\nbridge log:\n{}\n{}", sandbox.bridge_log_text(), browser.stderr_tail());
         }
-        Ok(Rig { sandbox, server, browser: Some(browser), client, _slot: slot })
+        let rig = Rig { sandbox, server, browser: Some(browser), client, _slot: slot };
+        // Drills of everything but the person's site permissions run with agents free to act
+        // everywhere; `tests/tests/permissions.rs` sets its own rules.
+        rig.set_permissions(&serde_json::json!({"rules": [{"site": "*", "level": "act_freely"}]}));
+        Ok(rig)
     }
 
     /// The browser's DevTools endpoint (the rig's browser must be running).
@@ -171,6 +183,27 @@ impl Rig {
     /// Runs `expression` in the extension's worker and returns its value.
     pub fn in_worker(&self, expression: &str) -> serde_json::Value {
         service_worker::evaluate_in_extension_worker(&self.devtools(), expression).expect("evaluate in the worker")
+    }
+
+    /// Restarts the browser on the same profile (what it keeps in `chrome.storage.local` stays),
+    /// with `browser_args` as at the start, and waits until the session's calls reach it again.
+    pub async fn restart_browser(&mut self, browser_args: &[&str]) -> anyhow::Result<()> {
+        if let Some(browser) = self.browser.take() {
+            browser.kill();
+        }
+        let mut args: Vec<String> = browser_args.iter().map(|a| a.replace("{server}", &self.server.url(""))).collect();
+        if !args.iter().any(|a| a == crate::browser::REMOTE_DEBUGGING) {
+            args.push(crate::browser::REMOTE_DEBUGGING.to_owned());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.browser = Some(Chromium::launch_with(&self.sandbox, &args)?);
+        self.client.wait_for_browser(std::time::Duration::from_secs(60)).await
+    }
+
+    /// Stores the person's site permissions (`sightline.permissions` in the extension's
+    /// `chrome.storage.local`), as the options page does.
+    pub fn set_permissions(&self, rules: &serde_json::Value) {
+        self.in_worker(&format!("chrome.storage.local.set({{'sightline.permissions': {rules}}}).then(() => true)"));
     }
 
     /// Navigates the agent's tab to the fixture page at `path` and returns the answer, which must

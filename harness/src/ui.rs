@@ -44,6 +44,43 @@ impl ExtensionPage {
         Ok(page)
     }
 
+    /// Takes control of an extension page the extension opened itself (a question window),
+    /// whose URL contains `url_part`, waiting for it at most `timeout`.
+    pub fn attach(devtools: &str, url_part: &str, timeout: Duration) -> anyhow::Result<ExtensionPage> {
+        let mut cdp = CdpConnection::connect(devtools)?;
+        let deadline = Instant::now() + timeout;
+        let target = loop {
+            let targets = cdp.call(None, "Target.getTargets", json!({}))?;
+            let found = targets["targetInfos"].as_array().and_then(|all| {
+                all.iter()
+                    .find(|t| {
+                        t["type"] == "page"
+                            && t["url"]
+                                .as_str()
+                                .is_some_and(|u| u.starts_with("chrome-extension:") && u.contains(url_part))
+                    })
+                    .cloned()
+            });
+            match found {
+                Some(target) => break target,
+                None if Instant::now() > deadline => bail!("no extension page at {url_part} after {timeout:?}"),
+                None => std::thread::sleep(Duration::from_millis(100)),
+            }
+        };
+        let target = target["targetId"].as_str().context("no target id")?.to_owned();
+        let attached = cdp.call(None, "Target.attachToTarget", json!({"targetId": target, "flatten": true}))?;
+        let session = attached["sessionId"].as_str().context("no session id")?.to_owned();
+        let mut page = ExtensionPage { cdp, session, target };
+        page.send("Page.enable", json!({}))?;
+        page.wait_for("document.readyState === 'complete' && location.href.startsWith('chrome-extension:')", timeout)?;
+        Ok(page)
+    }
+
+    /// The page's URL.
+    pub fn url(&mut self) -> anyhow::Result<String> {
+        Ok(self.eval("location.href")?.as_str().unwrap_or_default().to_owned())
+    }
+
     fn send(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
         self.cdp.call(Some(&self.session), method, params)
     }

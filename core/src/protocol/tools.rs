@@ -14,7 +14,7 @@ use super::element_tools::*;
 use super::page_tools::*;
 use super::reading::*;
 use super::tool_spec::{Cap, Effect, Gate};
-use super::{ChangesParams, CheckpointParams, SnapshotFacts, UserSelectionParams};
+use super::{ChangesParams, CheckpointParams, PermissionsParams, SnapshotFacts, UserSelectionParams};
 use crate::changes::ActionKind;
 use crate::page_state::pointed::UserSelectionFacts;
 
@@ -363,6 +363,17 @@ declare_tools! {
         description: "Files your actions downloaded (name, site, state, size, where saved); can wait for one to finish.",
         output: Text,
         effect: Effect::Reads,
+        gate: Gate::Open,
+        tab: NoTab,
+        element: |_| None,
+        action: |_| None,
+    },
+    BrowserPermissions {
+        name: "browser_permissions",
+        params: PermissionsParams,
+        description: "What the person lets you do on a tab's site: what runs, what asks them first, what is refused.",
+        output: Text,
+        effect: Effect::Bookkeeps,
         gate: Gate::Open,
         tab: NoTab,
         element: |_| None,

@@ -51,6 +51,17 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
     fn storage_local_set(items: &JsValue) -> Result<Promise, JsValue>;
 
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = create, catch)]
+    fn windows_create(data: &JsValue) -> Result<Promise, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = remove, catch)]
+    fn windows_remove(window_id: i32) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn runtime_get_url(path: &str) -> String;
+
+    #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
+    fn crypto_random_uuid() -> String;
+
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     fn console_warn(message: &str);
 }
@@ -277,4 +288,28 @@ pub async fn local_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(),
     let mut items = serde_json::Map::new();
     items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
     settle(storage_local_set(&to_js(&items)?)).await.map(|_| ())
+}
+
+/// `chrome.windows.create({type: "popup", url, focused: true, width, height})`: a small window of
+/// the extension's own, raised where the person is. Returns its id.
+pub async fn open_popup_window(url: &str, width: u32, height: u32) -> Result<i32, ChromeError> {
+    let data = serde_json::json!({"type": "popup", "url": url, "focused": true, "width": width, "height": height});
+    let window = settle(windows_create(&to_js(&data)?)).await?;
+    let id = js_sys::Reflect::get(&window, &"id".into()).map_err(ChromeError::from)?;
+    id.as_f64().map(|n| n as i32).ok_or_else(|| ChromeError::Shape("windows.create returned no id".into()))
+}
+
+/// `chrome.windows.remove`.
+pub async fn close_window(window_id: i32) -> Result<(), ChromeError> {
+    settle(windows_remove(window_id)).await.map(|_| ())
+}
+
+/// A random, unguessable id (`crypto.randomUUID`).
+pub fn random_id() -> String {
+    crypto_random_uuid()
+}
+
+/// The URL of the extension's own page `path` (`chrome.runtime.getURL`).
+pub fn extension_url(path: &str) -> String {
+    runtime_get_url(path)
 }

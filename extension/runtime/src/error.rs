@@ -45,6 +45,10 @@ pub enum ToolError {
         /// What is wrong with it.
         problem: ElementProblem,
     },
+    /// The person's site permissions refuse the call (the text says which rule, and that
+    /// nothing was done).
+    #[error("{0}")]
+    NotPermitted(String),
     /// The agent may not use this tab.
     #[error(
         "tab {tab} is not shared with Sightline. Use browser_tabs to list the tabs you may use, open one with \

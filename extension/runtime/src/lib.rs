@@ -31,7 +31,9 @@ mod options;
 mod page_hooks;
 mod paint;
 mod panel;
+mod permissions;
 mod probe;
+mod question;
 mod selection;
 mod shots;
 mod state;
@@ -335,6 +337,17 @@ impl Runtime {
             };
             chrome::to_js(&answer).map_err(|e| JsValue::from_str(&e.to_string()))
         })
+    }
+
+    /// A message about a question to the person (`{question: "details" | "answer", id, …}`), from
+    /// the page the browser says sent it (`sender.url`): see [`question::answer_message`].
+    #[wasm_bindgen(js_name = handleQuestionMessage)]
+    pub fn handle_question_message(&self, message: JsValue, sender_url: String) -> JsValue {
+        let answer = match chrome::from_js::<serde_json::Value>(message) {
+            Ok(message) => question::answer_message(&self.state, message, &sender_url),
+            Err(e) => serde_json::json!({"error": format!("unknown message: {e}")}),
+        };
+        chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// `chrome.action.onClicked`: shares the tab with the agent, or stops sharing it.

@@ -91,6 +91,17 @@ pub enum PageMessage {
     },
     /// The built-in noise rules, for the options page.
     NoiseDefaults,
+    /// Checks site permissions the person edited or imports (JSON text), for the options page:
+    /// answers the rules as they will be stored, or what is wrong with them.
+    CheckPermissions {
+        /// The rules, as JSON text.
+        json: String,
+    },
+    /// What agents may do on a tab's site, for the popup.
+    PermissionsFor {
+        /// The tab.
+        tab: i32,
+    },
     /// The bounds and defaults of the history and log sizes, for the options page.
     SizeBounds,
     /// Forgets every recorded call (tools, arguments, answers) and every recorded console
@@ -226,6 +237,22 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Status { tab } => status(state, tab, host).await,
         PageMessage::NoiseDefaults => json!({"rules": NoiseRules::default().rules()}),
         PageMessage::SizeBounds => json!({"bounds": sightline_core::sizes::BOUNDS}),
+        PageMessage::CheckPermissions { json } => match sightline_core::permissions::Policy::from_json(&json) {
+            Ok(policy) => json!({"policy": policy}),
+            Err(e) => json!({"invalid": e.to_string()}),
+        },
+        PageMessage::PermissionsFor { tab } => {
+            let host = crate::permissions::tab_host(tab).await;
+            let policy = crate::permissions::read_policy().await;
+            let rule = policy.rule_for(&host).cloned();
+            json!({
+                "host": host,
+                "level": policy.level_for(&host),
+                "level_words": policy.level_for(&host).words(),
+                "rule": rule,
+                "policy": policy,
+            })
+        }
         PageMessage::Forget => {
             state.session_log.borrow_mut().clear();
             state.shots.borrow_mut().clear();

@@ -39,6 +39,8 @@ pub struct Session {
     /// What the person did that the session has not been told yet (a tab handed to it or taken
     /// from it), said at the start of its next answer.
     pub notices: Vec<String>,
+    /// What the person allowed this session for the rest of it: a class on a host.
+    pub permission_grants: sightline_core::permissions::SessionGrants,
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker.
@@ -77,6 +79,8 @@ pub struct State {
     pub panel_seen: RefCell<HashMap<i32, f64>>,
     /// Screenshots around the agent's actions, for the panel.
     pub shots: RefCell<sightline_core::review::ShotStore>,
+    /// Questions to the person waiting for an answer, by their one-time id.
+    pub questions: RefCell<HashMap<String, crate::question::Pending>>,
     /// The user's options as the latest call read them as it started (see
     /// [`crate::options::Options::for_call`]).
     pub options: RefCell<crate::options::Options>,
@@ -105,6 +109,7 @@ impl State {
             picking: RefCell::default(),
             panel_seen: RefCell::default(),
             options: RefCell::default(),
+            questions: RefCell::default(),
             shots: RefCell::default(),
             downloads: RefCell::default(),
         }
@@ -155,6 +160,7 @@ impl State {
                 refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
                 lost: place.lost,
                 notices: place.notices.clone(),
+                permission_grants: Default::default(),
             });
         }
     }

@@ -30,6 +30,7 @@ mod other_sites;
 mod page_actions;
 mod page_state;
 mod panel;
+mod permissions;
 mod playwright_export;
 mod redaction;
 mod resilience;

@@ -100,6 +100,10 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
 /// `browser_tabs new`, whose call is bounded as a whole).
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
     let url = Options::for_call(state).url_policy().check(url)?.to_string();
+    crate::permissions::gate_navigation(state, session, None, &url, None).await.map_err(|refused| match refused {
+        Failure::Explained(text) => ToolError::NotPermitted(text),
+        Failure::Tool(e) => e,
+    })?;
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     let settled = match state.ensure_attached(tab).await {
@@ -125,6 +129,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
         Err(e) => return Err(e.into()),
     };
     refuse_if_dialog(state, tab, "browser_navigate")?;
+    let allowed = crate::permissions::gate_navigation(state, session, Some(tab), &url, Some(ctx)).await?;
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
@@ -137,7 +142,11 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     } else {
         navigation::goto_without_debugger(state, tab, &url).await?
     };
-    page_after_load(state, session, tab, settled, Some(&url)).await
+    let mut answer = page_after_load(state, session, tab, settled, Some(&url)).await?;
+    if let Some(note) = allowed {
+        answer.text = format!("{note}\n{}", answer.text);
+    }
+    Ok(answer)
 }
 
 /// The page after a navigation; for a page that stopped answering the browser while it loaded
@@ -221,6 +230,8 @@ pub(super) async fn act_noting(
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };
+    // The person's rules, asked before anything reaches the page: a refusal or a denial sends nothing.
+    let allowed = crate::permissions::gate(state, session, tab, tool, ctx).await?;
     enough_time_to_act(ctx, tool)?;
     ctx.acting_on(tab);
     let noted = std::cell::RefCell::new(Vec::new());
@@ -256,13 +267,18 @@ pub(super) async fn act_noting(
             "a file chooser opened for {files}: choose with browser_file_upload (paths), or cancel it with no paths"
         ));
     }
-    match outcome? {
+    let mut output = match outcome? {
         Ok(settled) => {
             let notes: Vec<String> = noted.take().into_iter().chain(settled.notes).collect();
-            Ok(answer(state, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?)
+            answer(state, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?
         }
-        Err(dialog) => Ok(dialog_opened(dialog.opened_by(tool))),
+        Err(dialog) => dialog_opened(dialog.opened_by(tool)),
+    };
+    // Who allowed it, first.
+    if let Some(note) = allowed {
+        output.text = format!("{note}\n{}", output.text);
     }
+    Ok(output)
 }
 
 /// The downloads of one action: ends the action's claim on downloads when dropped, also when
@@ -370,6 +386,7 @@ where
         },
         None => None,
     };
+    ctx.hint.borrow_mut().node = node.clone();
     work(tab, node).await
 }
 
@@ -419,6 +436,7 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &
 pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx: &CallContext) -> ActionResult {
     let enter = keys::parse_chord("Enter").map_err(ToolError::from)?;
     let (element_ref, text, submit) = (&params.element_ref, &params.text, params.submit);
+    ctx.hint.borrow_mut().enter = submit;
     act_on_ref(
         state,
         session,
@@ -444,6 +462,7 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx
 pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams, ctx: &CallContext) -> ActionResult {
     let key = &keys::parse_chord(&params.key).map_err(ToolError::from)?;
     let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
+    ctx.hint.borrow_mut().key = Some(params.key.clone());
     on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
         let node = node.map(|n| (input::NodeTarget::of(state, tab, &n), n));
         act(state, session, tab, since, ctx, "browser_press_key", async {

@@ -68,6 +68,8 @@ pub struct CallContext {
     acting: Cell<Option<(i32, u64)>>,
     /// Whether the call is waiting for another call to release its tab.
     queued: Cell<bool>,
+    /// What the call tells the permission gate of the action it is about to do.
+    pub hint: std::cell::RefCell<crate::permissions::Hint>,
 }
 
 impl CallContext {
@@ -79,6 +81,7 @@ impl CallContext {
             limit_ms,
             acting: Cell::new(None),
             queued: Cell::new(false),
+            hint: Default::default(),
         }
     }
 
@@ -211,6 +214,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
         ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserPermissions(p) => crate::permissions::tool(state, session, p).await.map_err(Failure::from),
     };
     drop(acting);
     if result.is_ok()
@@ -261,6 +265,18 @@ pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str)
 /// newest tab it holds or a free one, else (when `open_if_none`) a new tab the agent owns. A
 /// session that lost its current tab gets none until it names one.
 pub async fn target_tab(
+    state: &Rc<State>,
+    session: &str,
+    named: Option<u32>,
+    open_if_none: bool,
+) -> Result<i32, ToolError> {
+    let tab = choose_target_tab(state, session, named, open_if_none).await?;
+    // A site the person gave agents no access to is neither read, acted on nor moved.
+    crate::permissions::refuse_no_access(tab).await?;
+    Ok(tab)
+}
+
+async fn choose_target_tab(
     state: &Rc<State>,
     session: &str,
     named: Option<u32>,

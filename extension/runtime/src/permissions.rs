@@ -1,0 +1,249 @@
+//! The person's site permissions applied to each call: the rules are read from
+//! `chrome.storage.local` ([`POLICY_KEY`]) as the call reaches its tab, the facts of what the
+//! action would do are gathered from the page through the debugger (in an isolated world, where
+//! the page's own scripts cannot redefine what is read), `sightline_core::permissions` decides,
+//! and when it says ask, the person is asked in a window of the extension's own
+//! ([`crate::question`]). A refused or denied action is not run, and its answer says so.
+
+use std::rc::Rc;
+
+use sightline_core::permissions::classes::{ActionFacts, ElementFacts, classify, host_of};
+use sightline_core::permissions::{ActionClass, Decision, Level, Policy, decide};
+use sightline_core::refs::NodeKey;
+
+use crate::chrome;
+use crate::error::ToolError;
+use crate::input::{self, NodeTarget};
+use crate::question::{self, Answered};
+use crate::state::State;
+use crate::tools::{CallContext, Failure};
+
+/// `chrome.storage.local` key of the person's rules (`sightline_core::permissions::Policy` as
+/// JSON). Absent: ask before consequential actions everywhere.
+pub const POLICY_KEY: &str = "sightline.permissions";
+
+/// The person's rules as stored now; rules that cannot be read count as the default (ask
+/// everywhere), never as looser ones.
+pub async fn read_policy() -> Policy {
+    match chrome::local_storage_get::<serde_json::Value>(POLICY_KEY).await {
+        Ok(Some(value)) => match serde_json::from_value::<Policy>(value).map_err(|e| e.to_string()) {
+            Ok(policy) => policy.validated().unwrap_or_else(|e| {
+                chrome::warn(&format!("Sightline ignores its stored site permissions: {e}"));
+                Policy::default()
+            }),
+            Err(e) => {
+                chrome::warn(&format!("Sightline ignores its stored site permissions: {e}"));
+                Policy::default()
+            }
+        },
+        Ok(None) => Policy::default(),
+        Err(e) => {
+            chrome::warn(&format!("Sightline could not read its site permissions: {e}"));
+            Policy::default()
+        }
+    }
+}
+
+/// The host a URL's rules are looked up by (empty for a page of no host).
+pub fn host(url: &str) -> String {
+    host_of(url).unwrap_or_default()
+}
+
+/// The host of the page `tab` shows now.
+pub async fn tab_host(tab: i32) -> String {
+    chrome::get_tab(tab).await.ok().and_then(|t| t.url).map(|u| host(&u)).unwrap_or_default()
+}
+
+/// Refuses every call on `tab` while it shows a site the person gave agents no access to: it
+/// may not be read, acted on or moved.
+pub async fn refuse_no_access(tab: i32) -> Result<(), ToolError> {
+    let host = tab_host(tab).await;
+    let policy = read_policy().await;
+    if policy.level_for(&host) != Level::NoAccess {
+        return Ok(());
+    }
+    let decision = decide(&policy, &host, &[ActionClass::Read], &Default::default());
+    Err(ToolError::NotPermitted(decision.refusal("the call", &host).unwrap_or_default()))
+}
+
+/// What the call told the gate before it acts: the element it acts on, a key it presses,
+/// whether it presses Enter after typing.
+#[derive(Debug, Default, Clone)]
+pub struct Hint {
+    /// The element the action lands on.
+    pub node: Option<NodeKey>,
+    /// The key pressed (`browser_press_key`).
+    pub key: Option<String>,
+    /// Whether Enter follows the typing (`browser_type` with `submit`).
+    pub enter: bool,
+}
+
+/// Decides whether `tool` may act on `tab` now, asking the person when the rules say so.
+/// `Ok(Some(note))`: it runs, and its answer starts with `note` (who allowed it); `Ok(None)`: it
+/// runs; `Err`: it was not run, and the error says why and that nothing was done.
+pub async fn gate(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    tool: &'static str,
+    ctx: &CallContext,
+) -> Result<Option<String>, Failure> {
+    let hint = ctx.hint.borrow().clone();
+    let host = tab_host(tab).await;
+    let element = match &hint.node {
+        Some(node) => element_facts(state, tab, node).await,
+        None => None,
+    };
+    let label = element.as_ref().map(|(_, label)| label.clone()).unwrap_or_default();
+    let element = element.map(|(facts, _)| facts);
+    let facts = match tool {
+        "browser_click" | "browser_mouse_click_xy" => ActionFacts::Click { element, site: Some(host.clone()) },
+        "browser_type" => ActionFacts::Type { element, enter: hint.enter },
+        "browser_press_key" => ActionFacts::Key { element, key: hint.key.clone().unwrap_or_default() },
+        "browser_file_upload" => ActionFacts::Upload,
+        "browser_evaluate" => ActionFacts::Evaluate,
+        _ => ActionFacts::Gentle { element },
+    };
+    let classes = classify(&facts);
+    let words = action_words(tool, &label, &hint, &classes, &host);
+    judge(state, session, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await
+}
+
+/// Decides whether `browser_navigate` (or a new tab) may load `url` in `tab`: never a site of
+/// no access, and leaving for another site as the current site's rule says.
+pub async fn gate_navigation(
+    state: &Rc<State>,
+    session: &str,
+    tab: Option<i32>,
+    url: &str,
+    ctx: Option<&CallContext>,
+) -> Result<Option<String>, Failure> {
+    let policy = read_policy().await;
+    let to = host(url);
+    if policy.level_for(&to) == Level::NoAccess {
+        let decision = decide(&policy, &to, &[ActionClass::Read], &Default::default());
+        return Err(Failure::Explained(decision.refusal("browser_navigate", &to).unwrap_or_default()));
+    }
+    let (Some(tab), Some(ctx)) = (tab, ctx) else { return Ok(None) };
+    let from = tab_host(tab).await;
+    let facts = ActionFacts::Navigate { from: (!from.is_empty()).then(|| from.clone()), to: Some(to.clone()) };
+    let classes: Vec<ActionClass> = classify(&facts).into_iter().filter(|c| *c != ActionClass::Read).collect();
+    if classes.is_empty() {
+        return Ok(None);
+    }
+    let words = format!("go from {from} to {to} (leave for another site)");
+    judge(state, session, tab, "browser_navigate", &from, &classes, words, None, ctx).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn judge(
+    state: &Rc<State>,
+    session: &str,
+    tab: i32,
+    tool: &'static str,
+    host: &str,
+    classes: &[ActionClass],
+    words: String,
+    node: Option<&NodeKey>,
+    ctx: &CallContext,
+) -> Result<Option<String>, Failure> {
+    let policy = read_policy().await;
+    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    match decide(&policy, host, classes, &grants) {
+        Decision::Allow => Ok(None),
+        refused @ Decision::Refuse { .. } => Err(Failure::Explained(refused.refusal(tool, host).unwrap_or_default())),
+        Decision::Ask { class } => {
+            let asked = question::Asked { tab, host: host.to_owned(), class, words, tool };
+            let wait_ms = u64::from(policy.answer_seconds) * 1000;
+            let outcome = question::ask(state, session, asked.clone(), node, wait_ms, ctx).await;
+            match outcome.answered {
+                Answered::AllowOnce | Answered::AllowSession => Ok(Some(outcome.note())),
+                _ => Err(Failure::Explained(outcome.note())),
+            }
+        }
+    }
+}
+
+/// The action in the person's words: `click "Place order" (submit) on shop.example`.
+fn action_words(tool: &str, label: &str, hint: &Hint, classes: &[ActionClass], host: &str) -> String {
+    let verb = match tool {
+        "browser_click" | "browser_mouse_click_xy" => "click".to_owned(),
+        "browser_type" if hint.enter => "type into and press Enter in".to_owned(),
+        "browser_type" => "type into".to_owned(),
+        "browser_press_key" => format!("press {}", hint.key.as_deref().unwrap_or("a key")),
+        "browser_file_upload" => "upload files".to_owned(),
+        "browser_evaluate" => "run a script".to_owned(),
+        other => other.trim_start_matches("browser_").replace('_', " "),
+    };
+    let label: String = label.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+    let what = if label.is_empty() { String::new() } else { format!(" \"{label}\"") };
+    let on = if host.is_empty() { "this page".to_owned() } else { host.to_owned() };
+    format!("{verb}{what} ({}) on {on}", ActionClass::headline(classes).words())
+}
+
+/// Reads, in an isolated world, what the element an action lands on would do: its tag and type,
+/// its form and that form's fields, the link around it; and the words on it.
+const ELEMENT_FACTS: &str = r#"function () {
+  const field = (el) => {
+    const names = [];
+    for (const a of ['name', 'id', 'aria-label', 'placeholder']) {
+      const v = el.getAttribute && el.getAttribute(a);
+      if (v) names.push(v);
+    }
+    if (el.labels) for (const l of el.labels) names.push((l.textContent || '').trim().slice(0, 80));
+    const type = typeof el.type === 'string' ? el.type : '';
+    const autocomplete = (el.getAttribute && el.getAttribute('autocomplete')) || '';
+    return { type, autocomplete, names };
+  };
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return null;
+  const control = el.closest('button, input, select, textarea') || el;
+  const link = el.closest('a[href], area[href]');
+  const form = control.form || control.closest('form');
+  const form_fields = form ? Array.from(form.elements).slice(0, 200).map(field) : [];
+  const label = (control.getAttribute('aria-label') || control.innerText || control.value || (link && link.innerText) || '').toString().slice(0, 200);
+  return {
+    facts: { tag: control.localName, field: field(control), in_form: !!form, form_fields,
+             href: link ? link.href : null, download: !!(link && link.hasAttribute('download')) },
+    label,
+  };
+}"#;
+
+/// The facts of `node` and the words on it; `None` when they cannot be read (the action is then
+/// judged as strictly as its tool allows).
+async fn element_facts(state: &State, tab: i32, node: &NodeKey) -> Option<(ElementFacts, String)> {
+    let at = NodeTarget::of(state, tab, node);
+    let value = input::call_on_with(&at, node, "", ELEMENT_FACTS, serde_json::json!([])).await.ok()?;
+    let facts = serde_json::from_value::<ElementFacts>(value.get("facts")?.clone()).ok()?;
+    let label = value.get("label").and_then(|l| l.as_str()).unwrap_or_default().to_owned();
+    Some((facts, label))
+}
+
+/// `browser_permissions`: what the person lets the agent do on a tab's site (its current tab by
+/// default), read even for a site of no access, so the agent can plan instead of being refused.
+pub async fn tool(
+    state: &Rc<State>,
+    session: &str,
+    params: sightline_core::protocol::PermissionsParams,
+) -> Result<sightline_core::protocol::ToolOutput, ToolError> {
+    let tab = match params.tab {
+        Some(tab) => {
+            state.require_usable(tab as i32, session)?;
+            Some(tab as i32)
+        }
+        None => state.with_session(session, |s| s.current_tab),
+    };
+    let policy = read_policy().await;
+    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let text = match tab {
+        Some(tab) => {
+            let host = tab_host(tab).await;
+            format!("Tab {tab}. {}", sightline_core::permissions::summary(&policy, &host, &grants))
+        }
+        None => format!(
+            "You have no current tab; name one with `tab`. Elsewhere: {}",
+            sightline_core::permissions::summary(&policy, "", &grants)
+        ),
+    };
+    Ok(sightline_core::protocol::ToolOutput::text(text))
+}

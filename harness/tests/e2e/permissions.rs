@@ -1,0 +1,371 @@
+//! The person decides what an agent may do where, and answers in the browser.
+//!
+//! Sites are served under names (`shop.example`, `bank.example`) that the browser resolves to
+//! the fixture server. Each level is drilled: no access (the bank can be neither opened, read
+//! nor acted on), read only (reading works, a click is refused), ask (a question window of the
+//! extension's own opens; a real click on Allow once runs the action, Allow for this session
+//! lets the next submit run without asking, Deny and a time-out leave the page as it was), and
+//! a class rule (act freely on the shop, ask before paying). Only a click in the question's own
+//! window answers: a page script, another extension page and an MCP client all fail, and the
+//! question stays open. The rules survive a service-worker restart and a browser restart.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sightline_harness::browser::REMOTE_DEBUGGING;
+use sightline_harness::client::Reply;
+use sightline_harness::ui::ExtensionPage;
+use sightline_harness::{Rig, ref_of, service_worker};
+
+const WAIT: Duration = Duration::from_secs(15);
+/// The browser resolves every `*.example` name to the fixture server.
+const NAMES: &str = "--host-resolver-rules=MAP *.example 127.0.0.1";
+
+async fn rig() -> Rig {
+    Rig::start_with(&[REMOTE_DEBUGGING, NAMES]).await.expect("rig")
+}
+
+fn site_url(rig: &Rig, host: &str, page: &str) -> String {
+    format!("http://{host}:{}/permissions/{page}", rig.server.port())
+}
+
+/// How many times the page reported `event`.
+fn count(rig: &Rig, event: &str) -> usize {
+    rig.server.events().iter().filter(|e| *e == event).count()
+}
+
+/// Waits (at most [`WAIT`]) until the page reported `event` `times` times.
+fn wait_count(rig: &Rig, event: &str, times: usize) -> bool {
+    let deadline = std::time::Instant::now() + WAIT;
+    while std::time::Instant::now() < deadline {
+        if count(rig, event) >= times {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// Waits (at most [`WAIT`]) until no question window is open: the last one closes a moment
+/// after its answer.
+fn no_question_window(rig: &Rig) {
+    let mut cdp = sightline_harness::cdp::CdpConnection::connect(&rig.devtools()).expect("devtools");
+    let deadline = std::time::Instant::now() + WAIT;
+    while std::time::Instant::now() < deadline {
+        let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+        let open = targets["targetInfos"].as_array().into_iter().flatten().any(|t| {
+            t["url"].as_str().is_some_and(|u| u.starts_with("chrome-extension:") && u.contains("question.html"))
+        });
+        if !open {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("the answered question's window is still open after {WAIT:?}");
+}
+
+/// The question window the extension opened.
+fn question(rig: &Rig) -> ExtensionPage {
+    let mut page = ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("a question window opens");
+    let shown = "document.getElementById('action') !== null && document.getElementById('action').textContent !== '…'";
+    page.wait_for(shown, WAIT).expect("the question shows");
+    page
+}
+
+fn text(page: &mut ExtensionPage, id: &str) -> String {
+    page.eval(&format!("document.getElementById('{id}').textContent"))
+        .expect("read")
+        .as_str()
+        .unwrap_or_default()
+        .into()
+}
+
+fn refused(reply: &Reply, words: &str) {
+    assert!(reply.is_error, "refused: {}", reply.text);
+    assert!(reply.text.contains(words), "{words:?} in: {}", reply.text);
+    assert!(reply.text.contains("Nothing was done"), "{}", reply.text);
+}
+
+async fn open_shop(rig: &Rig) -> Reply {
+    let page = rig.client.call("browser_navigate", json!({"url": site_url(rig, "shop.example", "shop.html")})).await;
+    let page = page.expect("navigate");
+    assert!(!page.is_error, "{}", page.text);
+    assert!(rig.server.wait_for_event("ready:shop", WAIT));
+    page
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    // An act is not consequential: it runs without a question.
+    c.ok("browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await;
+    assert!(rig.server.wait_for_event("basket", WAIT));
+    let order = ref_of(&page, "button", "Place order");
+
+    // A submit asks; the person allows it once with a real click in the question window.
+    let pending = c.start("browser_click", json!({"ref": order})).await.expect("start");
+    let mut window = question(&rig);
+    assert_eq!(text(&mut window, "action"), "click \"Place order\" (submit) on shop.example");
+    assert_eq!(text(&mut window, "site"), "shop.example");
+    // The MCP client's own name, from its `initialize`.
+    assert_eq!(text(&mut window, "agent"), "rmcp");
+    assert!(text(&mut window, "tab").contains("Shop"), "{}", text(&mut window, "tab"));
+    let shot = window.screenshot("question-window.png").expect("screenshot");
+    save_for_docs(&shot, "question-window.png");
+    assert_eq!(count(&rig, "ordered"), 0, "nothing runs while the person is asked");
+    window.click("#allow-once").expect("click Allow once");
+    let answer = pending.answer().await.expect("answer");
+    assert!(!answer.is_error, "{}", answer.text);
+    assert!(answer.text.contains("The person allowed this once"), "{}", answer.text);
+    assert!(rig.server.wait_for_event("ordered", WAIT));
+
+    // Once means once: the next submit asks again, and the person denies it.
+    no_question_window(&rig);
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    let pending =
+        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let mut window = question(&rig);
+    window.click("#deny").expect("click Deny");
+    let answer = pending.answer().await.expect("answer");
+    refused(&answer, "the person denied it");
+    assert!(answer.text.contains("will not retry"), "{}", answer.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "ordered"), 1, "denied: the form was not submitted again");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn allowed_for_the_session_a_submit_runs_without_asking_and_an_unanswered_question_is_denied() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 2}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let order = ref_of(&page, "button", "Place order");
+    let pending = c.start("browser_click", json!({"ref": order})).await.expect("start");
+    question(&rig).click("#allow-session").expect("click Allow for this session");
+    let answer = pending.answer().await.expect("answer");
+    assert!(answer.text.contains("The person allowed submit on shop.example for this session"), "{}", answer.text);
+    assert!(rig.server.wait_for_event("ordered", WAIT));
+
+    // The same class on the same site: no question.
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    let again = c.call("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("call");
+    assert!(!again.is_error && !again.text.contains("The person allowed"), "{}", again.text);
+    assert!(wait_count(&rig, "ordered", 2), "{:?}", rig.server.events());
+
+    // Paying is another class: asked, and nobody answers within the person's 2 s.
+    let pay = ref_of(&page, "button", "Pay now");
+    let unanswered = c.call("browser_click", json!({"ref": pay})).await.expect("call");
+    refused(&unanswered, "nobody answered the question in the browser in 2 s");
+    assert!(unanswered.text.contains("(payment)"), "{}", unanswered.text);
+    assert_eq!(count(&rig, "paid"), 0, "timed out: nothing was paid");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_access_keeps_the_agent_off_the_bank_and_read_only_lets_it_read_but_not_act() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely"},
+        {"site": "*.bank.example", "level": "no_access"},
+        {"site": "shop.example", "level": "read_only"}
+    ]}));
+    let c = &rig.client;
+    let bank = site_url(&rig, "bank.example", "bank.html");
+    for (tool, args) in [
+        ("browser_navigate", json!({"url": bank})),
+        ("browser_tabs", json!({"action": "new", "url": site_url(&rig, "www.bank.example", "bank.html")})),
+    ] {
+        let reply = c.call(tool, args).await.expect("call");
+        refused(&reply, "no access to");
+        assert!(reply.text.contains("`*.bank.example`") && reply.text.contains("options"), "{}", reply.text);
+    }
+    assert_eq!(count(&rig, "ready:bank"), 0, "the bank was never opened");
+
+    // The person opens the bank and shares the tab: still nothing may read or act on it.
+    let mut cdp = sightline_harness::cdp::CdpConnection::connect(&rig.devtools()).expect("devtools");
+    cdp.call(None, "Target.createTarget", json!({"url": bank})).expect("open the bank");
+    assert!(rig.server.wait_for_event("ready:bank", WAIT));
+    let tab = rig.tab_id("bank.example");
+    rig.in_worker(&format!("sightline.onActionClicked({tab})"));
+    for (tool, args) in [
+        ("browser_snapshot", json!({"tab": tab})),
+        ("browser_take_screenshot", json!({"tab": tab})),
+        ("browser_find", json!({"tab": tab, "text": "Transfer"})),
+        ("browser_press_key", json!({"tab": tab, "key": "Enter"})),
+    ] {
+        let reply = c.call(tool, args).await.expect("call");
+        refused(&reply, "no access to bank.example");
+        assert!(!reply.text.contains("12,345"), "nothing of the page is shown: {}", reply.text);
+    }
+
+    // Read only: the shop can be read (in a tab of the agent's own), not acted on.
+    let shop = site_url(&rig, "shop.example", "shop.html");
+    c.ok("browser_tabs", json!({"action": "new", "url": shop})).await;
+    assert!(rig.server.wait_for_event("ready:shop", WAIT));
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    assert!(!page.is_error, "read only reads: {}", page.text);
+    let reply = c.call("browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await.expect("call");
+    refused(&reply, "does not let agents click, type or otherwise act");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "basket"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shop_can_be_used_freely_with_a_question_before_paying() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "ask"},
+        {"site": "*.shop.example", "level": "act_freely", "classes": {"payment": "ask"}}
+    ], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    c.ok("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await;
+    assert!(rig.server.wait_for_event("ordered", WAIT), "a submit runs freely");
+    let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    let pending = c.start("browser_click", json!({"ref": ref_of(&page, "button", "Pay now")})).await.expect("start");
+    let mut window = question(&rig);
+    assert_eq!(text(&mut window, "action"), "click \"Pay now\" (payment) on shop.example");
+    window.click("#deny").expect("click Deny");
+    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "paid"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_a_click_in_the_questions_own_window_answers_it() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let order = ref_of(&page, "button", "Place order");
+    let pending = c.start("browser_click", json!({"ref": order})).await.expect("start");
+    let mut window = question(&rig);
+    let url = window.url().expect("url");
+    let id = url.split("id=").nth(1).expect("the question's id").to_owned();
+
+    // The shop's own script tries every way a page has: it cannot reach the extension.
+    let (mut cdp, session) = service_worker::attach_to_page(&rig.devtools(), "shop.example").expect("attach");
+    let tried = cdp
+        .call(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": format!(
+                "(async () => {{ const message = {{question: 'answer', id: '{id}', choice: 'allow_once', trusted: true}};
+                   window.postMessage(message, '*');
+                   try {{ await chrome.runtime.sendMessage('{}', message); return 'sent'; }}
+                   catch (e) {{ return 'refused: ' + e; }} }})()", sightline_harness::EXTENSION_ID),
+                "awaitPromise": true, "returnByValue": true}),
+        )
+        .expect("evaluate");
+    assert!(tried["result"]["value"].as_str().is_some_and(|v| v.starts_with("refused")), "{tried}");
+
+    // Another page of the extension itself, knowing the id: refused, as not the question's window.
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 800, 600).expect("options page");
+    let forged = options
+        .eval(&format!(
+            "chrome.runtime.sendMessage({{question: 'answer', id: '{id}', choice: 'allow_once', trusted: true}})"
+        ))
+        .expect("send");
+    assert!(forged["error"].as_str().is_some_and(|e| e.contains("own Sightline window")), "{forged}");
+
+    // An MCP client naming the question in its arguments: rejected, and no tool answers.
+    let named = c.call("browser_click", json!({"ref": order, "question": id, "answer": "allow_once"})).await;
+    assert!(named.map(|r| r.is_error).unwrap_or(true), "a call naming the question is rejected");
+    let tools = c.peer().list_all_tools().await.expect("tools");
+    assert!(!tools.iter().any(|t| t.name.contains("question") || t.name.contains("answer")), "no tool answers");
+
+    // The question is still open, and nothing ran.
+    assert_eq!(count(&rig, "ordered"), 0);
+    let still = window
+        .eval("chrome.runtime.sendMessage({question: 'details', id: new URLSearchParams(location.search).get('id')})");
+    assert_eq!(still.expect("details")["id"], Value::String(id.clone()), "the question is still open");
+    window.click("#deny").expect("the person answers");
+    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    assert_eq!(count(&rig, "ordered"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_rules_survive_a_browser_restart() {
+    let mut rig = rig().await;
+    rig.set_permissions(
+        &json!({"rules": [{"site": "*", "level": "act_freely"}, {"site": "*.bank.example", "level": "no_access"}]}),
+    );
+    rig.restart_browser(&[REMOTE_DEBUGGING, NAMES]).await.expect("restart the browser");
+    let reply = rig.client.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&reply.expect("call"), "no access to bank.example");
+    assert_eq!(count(&rig, "ready:bank"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_person_changes_the_rules_in_the_popup_and_the_options_page() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "ask"},
+        {"site": "*.shop.example", "level": "act_freely", "classes": {"payment": "ask"}}
+    ]}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let told = c.ok("browser_permissions", json!({})).await;
+    assert!(told.contains("On shop.example (the person's rule `*.shop.example`: act freely)"), "{told}");
+    assert!(told.contains("asked first") && told.contains("): payment;"), "{told}");
+    let tab = rig.tab_id("shop.example");
+
+    // The popup says what the agent may do here; one change makes the shop read only.
+    let mut popup = ExtensionPage::open(&rig.devtools(), &format!("popup.html?tab={tab}"), 340, 520).expect("popup");
+    popup.wait_for("!document.getElementById('permission-box').hidden", WAIT).expect("the popup shows the site's rule");
+    assert_eq!(popup.eval("document.getElementById('site-level').value").expect("level"), json!("act_freely"));
+    let detail = text(&mut popup, "permission-detail");
+    assert!(detail.contains("*.shop.example") && detail.contains("ask payment"), "{detail}");
+    save_for_docs(&popup.screenshot("popup-permissions.png").expect("screenshot"), "popup-permissions.png");
+    popup.choose("#site-level", "read_only").expect("choose read only");
+    popup
+        .wait_for("document.getElementById('permission-detail').textContent.includes('rule shop.example')", WAIT)
+        .expect("changed");
+    let reply = c.call("browser_click", json!({"ref": ref_of(&page, "button", "Add to basket")})).await.expect("call");
+    refused(&reply, "does not let agents click");
+
+    // The options page lists the rules, adds one with a real click, and refuses a bad import.
+    let mut options = ExtensionPage::open(&rig.devtools(), "options.html", 900, 900).expect("options");
+    options.wait_for("document.querySelectorAll('#site-rules tbody tr').length === 3", WAIT).expect("three rules");
+    options.eval("document.getElementById('site-pattern').value = '*.bank.example'; document.getElementById('site-level').value = 'no_access'").expect("fill");
+    options.click("#add-site-rule button[type=submit]").expect("click Add site");
+    options.wait_for("document.querySelectorAll('#site-rules tbody tr').length === 4", WAIT).expect("four rules");
+    save_for_docs(&options.screenshot("options-permissions.png").expect("screenshot"), "options-permissions.png");
+    let bank = c.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&bank.expect("call"), "no access to bank.example");
+    options.eval("document.querySelector('#permissions details').open = true; document.getElementById('permissions-json').value = '{\"rules\": [{\"site\": \"https://bank.example/\", \"level\": \"act_freely\"}]}'").expect("fill");
+    options.click("#import-permissions").expect("click Import");
+    let error = options.wait_for("!document.getElementById('permissions-error').hidden && document.getElementById('permissions-error').textContent", WAIT).expect("an error");
+    assert!(error.as_str().is_some_and(|e| e.contains("rule 1") && e.contains("not a site pattern")), "{error}");
+    let still = c.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
+    refused(&still.expect("call"), "no access to bank.example");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_rules_survive_a_service_worker_restart() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*.bank.example", "level": "no_access"}]}));
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    let bank = site_url(&rig, "bank.example", "bank.html");
+    // The call wakes the worker (or waits for it): the rule holds.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let reply = loop {
+        let reply = rig.client.call("browser_navigate", json!({"url": bank})).await.expect("call");
+        if reply.text.contains("no access") || std::time::Instant::now() > deadline {
+            break reply;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    refused(&reply, "no access to bank.example");
+    assert_eq!(count(&rig, "ready:bank"), 0);
+}
+
+/// Keeps a screenshot for the README under `docs/images/`.
+fn save_for_docs(shot: &std::path::Path, name: &str) {
+    let dir = sightline_harness::paths::workspace_root().join("docs/images");
+    if dir.is_dir() {
+        let _ = std::fs::copy(shot, dir.join(name));
+    }
+}
