@@ -9,7 +9,9 @@
 //! browser opens nothing by itself, and nothing here asks it to), and the action's answer says
 //! that a download started (the file's name, its site, its folder). A download that begins with
 //! no action running (the person's own) is left as the browser decides. Every download of an
-//! action passes [`may_download`] first, where the person's permission rules decide.
+//! action is first decided by the person's site permissions, as the *download* action class
+//! (`crate::permissions::gate_download`): it proceeds, is refused, or waits for the person's
+//! answer in the browser.
 
 use serde::Deserialize;
 
@@ -56,6 +58,10 @@ struct Download {
 struct Acting {
     action: u64,
     session: String,
+    /// The tab the action acts on.
+    tab: i32,
+    /// The person's rules already let the action through as a download.
+    allowed: bool,
     /// When it ended ([`crate::timer::now_ms`]).
     ended_at: Option<f64>,
 }
@@ -64,15 +70,30 @@ struct Acting {
 /// answered as an attachment can arrive just after the page looked settled.
 const GRACE_MS: f64 = 2000.0;
 
-/// What the service worker does with a download as the browser names its file.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Naming {
-    /// Not the agent's: the browser decides.
-    Untouched,
-    /// The agent's: saved under this path, relative to the browser's download folder.
-    Into(String),
-    /// The agent's, and the person's rules refuse it: cancelled.
-    Refused,
+/// A download an action of a session started, before the person's rules decide it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// The session whose action started it.
+    pub session: String,
+    /// The tab that action acts on.
+    pub tab: i32,
+    /// The person's rules already let that action through as a download.
+    pub allowed_already: bool,
+    /// The action.
+    action: u64,
+    /// The file's name, made safe.
+    pub file_name: String,
+    /// The site it came from.
+    pub site: String,
+    /// The folder it goes in, relative to the browser's download folder.
+    pub folder: String,
+}
+
+impl Claim {
+    /// Where it is saved, relative to the browser's download folder.
+    pub fn path(&self) -> String {
+        format!("{}/{}", self.folder, self.file_name)
+    }
 }
 
 /// The downloads of every session, and the actions running now.
@@ -81,16 +102,21 @@ pub struct Downloads {
     next_action: u64,
     acting: Vec<Acting>,
     started: Vec<Download>,
+    /// What the answer of an action says of its downloads that did not start: refused by the
+    /// person's rules, or waiting for the person's answer (by action).
+    notes: Vec<(u64, String)>,
 }
 
 /// Downloads remembered at most (the oldest are forgotten first).
 const KEPT: usize = 200;
 
 impl Downloads {
-    /// Says that `session` starts an action; the token ends it.
-    pub fn action_starts(&mut self, session: &str) -> u64 {
+    /// Says that `session` starts an action on `tab`, which the person's rules let through as a
+    /// download when `allowed`; the token ends it.
+    pub fn action_starts(&mut self, session: &str, tab: i32, allowed: bool) -> u64 {
         self.next_action += 1;
-        self.acting.push(Acting { action: self.next_action, session: session.to_owned(), ended_at: None });
+        let acting = Acting { action: self.next_action, session: session.to_owned(), tab, allowed, ended_at: None };
+        self.acting.push(acting);
         self.next_action
     }
 
@@ -100,7 +126,8 @@ impl Downloads {
         for acting in self.acting.iter_mut().filter(|a| a.action == token) {
             acting.ended_at.get_or_insert(now);
         }
-        self.started
+        let mut lines: Vec<String> = self
+            .started
             .iter()
             .filter(|d| d.action == token)
             .map(|d| {
@@ -109,36 +136,47 @@ impl Downloads {
                     d.file_name, d.site, d.folder
                 )
             })
-            .collect()
+            .collect();
+        lines.extend(self.notes.iter().filter(|(action, _)| *action == token).map(|(_, note)| note.clone()));
+        self.notes.retain(|(action, _)| *action != token);
+        lines
     }
 
-    /// Decides where a download goes as the browser names its file: into the folder of the
-    /// session whose action is running (the latest to start, when several are), if the
-    /// person's rules let it proceed.
-    pub fn naming(&mut self, item: &DownloadItem, now: f64) -> Naming {
+    /// Whose download this is, as the browser names its file: the session whose action is
+    /// running (the latest to start, when several are), or that ended less than [`GRACE_MS`]
+    /// ago; `None` for the person's own.
+    pub fn claim(&mut self, item: &DownloadItem, now: f64) -> Option<Claim> {
         self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= GRACE_MS));
         let running = self.acting.iter().rev().find(|a| a.ended_at.is_none());
-        let Some(acting) = running.or(self.acting.last()) else { return Naming::Untouched };
-        let file_name = safe_file_name(&item.filename);
+        let acting = running.or(self.acting.last())?;
         let from = if item.final_url.is_empty() { &item.url } else { &item.final_url };
-        let site = site_of(from);
-        if !may_download(&acting.session, &site, &file_name) {
-            return Naming::Refused;
-        }
-        let folder = format!("{FOLDER}/{}", session_folder(&acting.session));
-        let path = format!("{folder}/{file_name}");
-        self.started.push(Download {
-            id: item.id,
+        Some(Claim {
             session: acting.session.clone(),
-            file_name,
-            site,
-            folder,
+            tab: acting.tab,
+            allowed_already: acting.allowed,
             action: acting.action,
-        });
+            file_name: safe_file_name(&item.filename),
+            site: site_of(from),
+            folder: format!("{FOLDER}/{}", session_folder(&acting.session)),
+        })
+    }
+
+    /// Records a download the person's rules let proceed, under the browser's `id`.
+    pub fn started(&mut self, claim: Claim, id: i64) {
+        let Claim { session, action, file_name, site, folder, .. } = claim;
+        self.started.push(Download { id, session, file_name, site, folder, action });
         if self.started.len() > KEPT {
             self.started.remove(0);
         }
-        Naming::Into(path)
+    }
+
+    /// Notes, for the answer of the action that started it, what became of a download that did
+    /// not start (refused, or waiting for the person).
+    pub fn note(&mut self, claim: &Claim, note: String) {
+        self.notes.push((claim.action, note));
+        if self.notes.len() > KEPT {
+            self.notes.remove(0);
+        }
     }
 }
 
@@ -169,13 +207,6 @@ impl Downloads {
             })
             .collect()
     }
-}
-
-/// Whether the person's rules let `session` download `file_name` from `site`. Every download
-/// of an agent's action passes here before it proceeds; until the person's permission rules
-/// decide action classes, downloads are allowed (into the session's own folder).
-pub fn may_download(_session: &str, _site: &str, _file_name: &str) -> bool {
-    true
 }
 
 /// A file name the browser may save under: the last part of the suggested name, without the
@@ -217,21 +248,25 @@ mod tests {
     #[test]
     fn a_download_during_an_action_goes_to_its_sessions_folder_and_is_named_in_the_answer() {
         let mut downloads = Downloads::default();
-        assert_eq!(downloads.naming(&item("mine.pdf", "https://example.test/a"), 0.0), Naming::Untouched);
-        let token = downloads.action_starts("abc-123");
-        let naming = downloads.naming(&item("../../.bashrc", "blob:https://shop.test/1f2e"), 10.0);
-        assert_eq!(naming, Naming::Into("Sightline/session-abc-123/bashrc".to_owned()));
+        assert_eq!(downloads.claim(&item("mine.pdf", "https://example.test/a"), 0.0), None);
+        let token = downloads.action_starts("abc-123", 4, false);
+        let claim = downloads.claim(&item("../../.bashrc", "blob:https://shop.test/1f2e"), 10.0).expect("the agent's");
+        assert_eq!((claim.path().as_str(), claim.tab), ("Sightline/session-abc-123/bashrc", 4));
+        downloads.started(claim, 7);
+        let refused = downloads.claim(&item("b.csv", "https://shop.test/b"), 11.0).expect("the agent's");
+        downloads.note(&refused, "a download of b.csv was refused".to_owned());
         assert_eq!(
             downloads.action_ends(token, 20.0),
             [
                 "a download started: bashrc from https://shop.test, saved in Sightline/session-abc-123/ in the browser's \
-              download folder (never opened)"
+              download folder (never opened)",
+                "a download of b.csv was refused"
             ]
         );
         assert_eq!(downloads.of_session("abc-123").len(), 1);
         assert!(downloads.of_session("another").is_empty(), "another session sees none of them");
         // Just after the action, still its; long after, the person's own.
-        assert!(matches!(downloads.naming(&item("late.csv", "https://shop.test/x"), 1000.0), Naming::Into(_)));
-        assert_eq!(downloads.naming(&item("mine.csv", "https://shop.test/y"), 5000.0), Naming::Untouched);
+        assert!(downloads.claim(&item("late.csv", "https://shop.test/x"), 1000.0).is_some());
+        assert_eq!(downloads.claim(&item("mine.csv", "https://shop.test/y"), 5000.0), None);
     }
 }

@@ -315,14 +315,26 @@ impl Runtime {
     /// `{filename}` (relative to the browser's download folder) for a download of an agent's
     /// action, `{cancel: true}` for one the person's rules refuse, else nothing.
     #[wasm_bindgen(js_name = onDownloadNaming)]
-    pub fn on_download_naming(&self, item: JsValue) -> JsValue {
-        let Ok(item) = chrome::from_js::<downloads::DownloadItem>(item) else { return JsValue::UNDEFINED };
-        let answer = match self.state.downloads.borrow_mut().naming(&item, timer::now_ms()) {
-            downloads::Naming::Untouched => return JsValue::UNDEFINED,
-            downloads::Naming::Into(path) => serde_json::json!({"filename": path}),
-            downloads::Naming::Refused => serde_json::json!({"cancel": true}),
-        };
-        chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED)
+    pub fn on_download_naming(&self, item: JsValue) -> Promise {
+        let state = self.state.clone();
+        future_to_promise(async move {
+            let Ok(item) = chrome::from_js::<downloads::DownloadItem>(item) else { return Ok(JsValue::UNDEFINED) };
+            let Some(claim) = state.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
+                return Ok(JsValue::UNDEFINED);
+            };
+            let answer = match permissions::gate_download(&state, &claim).await {
+                Ok(()) => {
+                    let path = claim.path();
+                    state.downloads.borrow_mut().started(claim, item.id);
+                    serde_json::json!({"filename": path})
+                }
+                Err(note) => {
+                    state.downloads.borrow_mut().note(&claim, note);
+                    serde_json::json!({"cancel": true})
+                }
+            };
+            Ok(chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED))
+        })
     }
 
     /// A message from one of the extension's pages (panel, popup, options): see [`panel`].

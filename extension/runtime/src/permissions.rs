@@ -106,7 +106,9 @@ pub async fn gate(
     };
     let classes = classify(&facts);
     let words = action_words(tool, &label, &hint, &classes, &host);
-    judge(state, session, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await
+    let allowed = judge(state, session, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await?;
+    ctx.download_allowed.set(classes.contains(&ActionClass::Download));
+    Ok(allowed)
 }
 
 /// Decides whether `browser_navigate` (or a new tab) may load `url` in `tab`: never a site of
@@ -159,6 +161,55 @@ async fn judge(
             match outcome.answered {
                 Answered::AllowOnce | Answered::AllowSession => Ok(Some(outcome.note())),
                 _ => Err(Failure::Explained(outcome.note())),
+            }
+        }
+    }
+}
+
+/// Decides a download an agent's action started, as the *download* class on the site of the
+/// tab the action acts on: it proceeds (`Ok`), or it is refused or denied (`Err`, what the
+/// action's answer says). When the rules say ask, the person is asked in the browser, for at
+/// most their answer time; the browser holds the download meanwhile. A download whose action
+/// the rules already let through as a download (a link with `download`) is not asked again.
+pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -> Result<(), String> {
+    if claim.allowed_already {
+        return Ok(());
+    }
+    let host = tab_host(claim.tab).await;
+    let policy = read_policy().await;
+    let grants = state.with_session(&claim.session, |s| s.permission_grants.clone());
+    let classes = [ActionClass::Download];
+    match decide(&policy, &host, &classes, &grants) {
+        Decision::Allow => Ok(()),
+        refused @ Decision::Refuse { .. } => Err(format!(
+            "a download of {} from {} was not saved: {}",
+            claim.file_name,
+            claim.site,
+            refused.refusal("the download", &host).unwrap_or_default()
+        )),
+        Decision::Ask { class } => {
+            let on = if host.is_empty() { "this page".to_owned() } else { host.clone() };
+            let words = format!("download \"{}\" from {} ({}) on {on}", claim.file_name, claim.site, class.words());
+            let asked = question::Asked { tab: claim.tab, host: host.clone(), class, words, tool: "browser_download" };
+            let wait_ms = u64::from(policy.answer_seconds) * 1000;
+            let waiting = format!(
+                "a download of {} from {} waits for the person's answer in the browser (browser_downloads lists it \
+                 once they allow it)",
+                claim.file_name, claim.site
+            );
+            state.downloads.borrow_mut().note(claim, waiting);
+            // The question is the download's own, not bound to the action's call, which may
+            // have answered already: it waits the person's time, and a little to act after.
+            let ctx = CallContext::new("browser_download", wait_ms + 5_000);
+            let outcome = question::ask(state, &claim.session, asked, None, wait_ms, &ctx).await;
+            match outcome.answered {
+                Answered::AllowOnce | Answered::AllowSession => Ok(()),
+                _ => Err(format!(
+                    "a download of {} from {} was not saved: {}",
+                    claim.file_name,
+                    claim.site,
+                    outcome.note()
+                )),
             }
         }
     }

@@ -135,3 +135,53 @@ async fn browser_downloads_lists_the_sessions_files_waits_for_one_and_shows_anot
     let theirs = other.ok("browser_downloads", json!({})).await;
     assert!(theirs.contains("started no download") && !theirs.contains("report.csv"), "{theirs}");
 }
+
+/// The files saved under `Sightline/` of the rig's download folder.
+fn saved_files(rig: &Rig) -> Vec<String> {
+    listing(&download_folder(rig).join("Sightline")).into_iter().filter(|p| !p.ends_with(".crdownload")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_the_persons_rules_refuse_is_not_saved_and_the_answer_says_so() {
+    let rig = downloads_page().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "act_freely", "classes": {"download": "refuse"}}]}));
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let answer = rig.client.ok("browser_click", json!({"ref": ref_of(&page, "button", "Export the report")})).await;
+    assert!(answer.contains("a download of report.csv") && answer.contains("was not saved"), "{answer}");
+    assert!(!answer.contains("a download started"), "{answer}");
+    assert!(rig.server.events().iter().any(|e| e == "attachment:report.csv"), "the server answered it");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(saved_files(&rig).iter().all(|p| !p.contains("report.csv")), "{:?}", saved_files(&rig));
+    let listed = rig.client.ok("browser_downloads", json!({})).await;
+    assert!(listed.contains("started no download"), "{listed}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
+    let rig = downloads_page().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely", "classes": {"download": "ask"}}
+    ], "answer_seconds": 60}));
+    let greeting = |page: &sightline_harness::client::Reply| ref_of(page, "button", "Save a greeting");
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let answer = rig.client.ok("browser_click", json!({"ref": greeting(&page)})).await;
+    assert!(
+        answer.contains("a download of greeting.txt") && answer.contains("waits for the person's answer"),
+        "{answer}"
+    );
+    let mut window =
+        sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("asked");
+    window.wait_for("document.getElementById('action').textContent.includes('greeting.txt')", WAIT).expect("shown");
+    window.click("#deny").expect("click Deny");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(saved_files(&rig).iter().all(|p| !p.contains("greeting.txt")), "denied: {:?}", saved_files(&rig));
+
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    rig.client.ok("browser_click", json!({"ref": greeting(&page)})).await;
+    let mut window =
+        sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("asked");
+    window.wait_for("document.getElementById('action').textContent.includes('greeting.txt')", WAIT).expect("shown");
+    window.click("#allow-once").expect("click Allow once");
+    let saved = saved_file(&download_folder(&rig), "greeting.txt");
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), "hello from a blob\n");
+}

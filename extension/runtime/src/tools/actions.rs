@@ -244,7 +244,10 @@ pub(super) async fn act_noting(
     };
     let intercepting = OPEN_FILE_CHOOSERS.contains(&tool) && intercept(true).await.is_ok();
     // A download that begins while the action runs is this session's.
-    let downloading = DownloadsOfAction { state, token: state.downloads.borrow_mut().action_starts(session) };
+    let downloading = DownloadsOfAction {
+        state,
+        token: state.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
+    };
     let action = async {
         *noted.borrow_mut() = action.await?;
         Ok(())

@@ -70,6 +70,9 @@ pub struct CallContext {
     queued: Cell<bool>,
     /// What the call tells the permission gate of the action it is about to do.
     pub hint: std::cell::RefCell<crate::permissions::Hint>,
+    /// Set when the permission gate let this action proceed judging it a download (a link with
+    /// `download`): the download it starts is not asked about again.
+    pub download_allowed: Cell<bool>,
 }
 
 impl CallContext {
@@ -82,6 +85,7 @@ impl CallContext {
             acting: Cell::new(None),
             queued: Cell::new(false),
             hint: Default::default(),
+            download_allowed: Cell::new(false),
         }
     }
 
