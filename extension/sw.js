@@ -167,22 +167,25 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   withRuntime((rt) => rt.onDebuggerDetach(source, reason)).catch(() => {});
 });
 // A download an agent's action starts goes to the session's own folder (the runtime says
-// where); the person's own downloads are left as the browser decides. The browser waits for
-// `suggest`, so it is called whatever happens.
+// where), or is cancelled when the person's rules refuse it; the person's own downloads are left
+// as the browser decides. The runtime answers once the rules decided, which may mean asking the
+// person. The browser waits for `suggest`, so it is called whatever happens.
 chrome.downloads.onDeterminingFilename.addListener((item, suggest) => {
-  withRuntime((rt) => rt.onDownloadNaming(item)).then(
-    (answer) => {
-      if (answer?.cancel) {
-        suggest();
-        chrome.downloads.cancel(item.id).catch(() => {});
-      } else if (typeof answer?.filename === 'string') {
-        suggest({ filename: answer.filename, conflictAction: 'uniquify' });
-      } else {
-        suggest();
-      }
-    },
-    () => suggest(),
-  );
+  withRuntime((rt) => rt.onDownloadNaming(item))
+    .then((deciding) => deciding)
+    .then(
+      (answer) => {
+        if (answer?.cancel) {
+          suggest();
+          chrome.downloads.cancel(item.id).catch(() => {});
+        } else if (typeof answer?.filename === 'string') {
+          suggest({ filename: answer.filename, conflictAction: 'uniquify' });
+        } else {
+          suggest();
+        }
+      },
+      () => suggest(),
+    );
   return true;
 });
 chrome.tabs.onRemoved.addListener((tabId) => {
