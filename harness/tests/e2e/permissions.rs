@@ -113,8 +113,7 @@ async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() 
     // The MCP client's own name, from its `initialize`.
     assert_eq!(text(&mut window, "agent"), "rmcp");
     assert!(text(&mut window, "tab").contains("Shop"), "{}", text(&mut window, "tab"));
-    let shot = window.screenshot("question-window.png").expect("screenshot");
-    save_for_docs(&shot, "question-window.png");
+    window.screenshot("question-window.png").expect("screenshot");
     assert_eq!(count(&rig, "ordered"), 0, "nothing runs while the person is asked");
     window.click("#allow-once").expect("click Allow once");
     let answer = pending.answer().await.expect("answer");
@@ -318,7 +317,7 @@ async fn the_person_changes_the_rules_in_the_popup_and_the_options_page() {
     assert_eq!(popup.eval("document.getElementById('site-level').value").expect("level"), json!("act_freely"));
     let detail = text(&mut popup, "permission-detail");
     assert!(detail.contains("*.shop.example") && detail.contains("ask payment"), "{detail}");
-    save_for_docs(&popup.screenshot("popup-permissions.png").expect("screenshot"), "popup-permissions.png");
+    popup.screenshot("popup-permissions.png").expect("screenshot");
     popup.choose("#site-level", "read_only").expect("choose read only");
     popup
         .wait_for("document.getElementById('permission-detail').textContent.includes('rule shop.example')", WAIT)
@@ -332,7 +331,7 @@ async fn the_person_changes_the_rules_in_the_popup_and_the_options_page() {
     options.eval("document.getElementById('site-pattern').value = '*.bank.example'; document.getElementById('site-level').value = 'no_access'").expect("fill");
     options.click("#add-site-rule button[type=submit]").expect("click Add site");
     options.wait_for("document.querySelectorAll('#site-rules tbody tr').length === 4", WAIT).expect("four rules");
-    save_for_docs(&options.screenshot("options-permissions.png").expect("screenshot"), "options-permissions.png");
+    options.screenshot("options-permissions.png").expect("screenshot");
     let bank = c.call("browser_navigate", json!({"url": site_url(&rig, "bank.example", "bank.html")})).await;
     refused(&bank.expect("call"), "no access to bank.example");
     options.eval("document.querySelector('#permissions details').open = true; document.getElementById('permissions-json').value = '{\"rules\": [{\"site\": \"https://bank.example/\", \"level\": \"act_freely\"}]}'").expect("fill");
@@ -360,12 +359,4 @@ async fn the_rules_survive_a_service_worker_restart() {
     };
     refused(&reply, "no access to bank.example");
     assert_eq!(count(&rig, "ready:bank"), 0);
-}
-
-/// Keeps a screenshot for the README under `docs/images/`.
-fn save_for_docs(shot: &std::path::Path, name: &str) {
-    let dir = sightline_harness::paths::workspace_root().join("docs/images");
-    if dir.is_dir() {
-        let _ = std::fs::copy(shot, dir.join(name));
-    }
 }
