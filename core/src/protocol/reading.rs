@@ -100,7 +100,7 @@ pub struct ExportTestParams {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DownloadsParams {
-    /// Wait until the download whose file name contains this has finished.
+    /// Wait for the download whose name contains this to finish.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait_for: Option<String>,
     /// Seconds to wait, at most 120 (default 30).

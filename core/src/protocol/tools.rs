@@ -360,7 +360,7 @@ declare_tools! {
     BrowserDownloads {
         name: "browser_downloads",
         params: DownloadsParams,
-        description: "Files your actions downloaded (name, site, state, size, where saved); can wait for one to finish.",
+        description: "Files your actions downloaded, and where; can wait for one to finish.",
         output: Text,
         effect: Effect::Reads,
         gate: Gate::Open,
