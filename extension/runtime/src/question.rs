@@ -16,6 +16,7 @@ use std::rc::Rc;
 use futures::future::{Either, select};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use sightline_core::changes::{ActionEntry, ActionKind, Actor};
 use sightline_core::permissions::ActionClass;
 use sightline_core::refs::NodeKey;
 
@@ -194,7 +195,36 @@ pub async fn ask(
     if answered == Answered::AllowSession {
         state.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
     }
-    Outcome { asked, answered, waited_ms: timer::now_ms() - started, allowed_ms: limit }
+    let outcome = Outcome { asked, answered, waited_ms: timer::now_ms() - started, allowed_ms: limit };
+    record(state, &agent, &outcome);
+    outcome
+}
+
+/// Puts the question and its answer on the tab's timeline, as something the person did: the
+/// panel shows it in the person's lane, and the session's exports and change reports carry it.
+fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
+    let Ok(tab) = u32::try_from(outcome.asked.tab) else { return };
+    let seconds = outcome.waited_ms / 1000.0;
+    let answer = match outcome.answered {
+        Answered::AllowOnce => format!("allowed once after {seconds:.1} s"),
+        Answered::AllowSession => format!(
+            "allowed {} on {} for the session after {seconds:.1} s",
+            outcome.asked.class.words(),
+            host_words(&outcome.asked.host)
+        ),
+        Answered::Deny => format!("denied after {seconds:.1} s"),
+        Answered::TimedOut | Answered::OutOfCallTime => format!("not answered in {seconds:.0} s, so denied"),
+        Answered::NotShown => "not shown (the window could not open), so denied".to_owned(),
+    };
+    state.record_agent_action(ActionEntry {
+        kind: ActionKind::Other,
+        by: Actor::User,
+        description: format!("question from {agent}: {}: {answer}", outcome.asked.words),
+        url: None,
+        time_ms: timer::epoch_ms(),
+        tab,
+    });
+    crate::timeline::schedule_save(state);
 }
 
 /// Outlines `node` in its page through the debugger while the question is open.

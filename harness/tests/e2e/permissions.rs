@@ -133,6 +133,20 @@ async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() 
     assert!(answer.text.contains("will not retry"), "{}", answer.text);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "ordered"), 1, "denied: the form was not submitted again");
+
+    // Both questions and their answers are on the tab's timeline, as what the person did.
+    let changes: serde_json::Value = serde_json::from_str(&c.ok("get_changes_since", json!({})).await).expect("json");
+    let by_person: Vec<&str> = changes["actions"]["actions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| a["by"] == "user")
+        .filter_map(|a| a["description"].as_str())
+        .collect();
+    for answer in ["allowed once after", "denied after"] {
+        let line = format!("question from rmcp: click \"Place order\" (submit) on shop.example: {answer}");
+        assert!(by_person.iter().any(|d| d.starts_with(&line)), "{line:?} in {by_person:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
