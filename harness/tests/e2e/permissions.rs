@@ -374,3 +374,23 @@ async fn the_rules_survive_a_service_worker_restart() {
     refused(&reply, "no access to bank.example");
     assert_eq!(count(&rig, "ready:bank"), 0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn leaving_for_another_site_asks_and_a_denial_keeps_the_tab_where_it_was() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely"},
+        {"site": "shop.example", "level": "act_freely", "classes": {"leave": "ask"}}
+    ], "answer_seconds": 60}));
+    let c = &rig.client;
+    open_shop(&rig).await;
+    let leaving = c.start("browser_navigate", json!({"url": site_url(&rig, "news.example", "bank.html")})).await;
+    let mut window = question(&rig);
+    let action = text(&mut window, "action");
+    assert!(action.contains("news.example") && action.contains("leave"), "{action}");
+    window.click("#deny").expect("click Deny");
+    refused(&leaving.expect("start").answer().await.expect("answer"), "the person denied it");
+    assert_eq!(count(&rig, "ready:bank"), 0, "denied: the other site never loaded");
+    let page = c.ok("browser_snapshot", json!({})).await;
+    assert!(page.contains("shop.example"), "the tab stayed on the shop: {page}");
+}
