@@ -394,3 +394,30 @@ async fn leaving_for_another_site_asks_and_a_denial_keeps_the_tab_where_it_was()
     let page = c.ok("browser_snapshot", json!({})).await;
     assert!(page.contains("shop.example"), "the tab stayed on the shop: {page}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_script_asks_before_it_runs_and_a_denied_one_never_runs() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely", "classes": {"run_script": "ask"}}
+    ], "answer_seconds": 60}));
+    rig.in_worker("chrome.storage.local.set({'sightline.options': {allow_evaluate: true}}).then(() => true)");
+    let c = &rig.client;
+    open_shop(&rig).await;
+    let script = json!({"function": "() => { document.title = 'Changed by a script'; return 1; }"});
+    let running = c.start("browser_evaluate", script.clone()).await.expect("start");
+    let mut window = question(&rig);
+    assert!(text(&mut window, "action").contains("run a script"), "{}", text(&mut window, "action"));
+    window.click("#deny").expect("click Deny");
+    refused(&running.answer().await.expect("answer"), "the person denied it");
+    let page = c.ok("browser_snapshot", json!({})).await;
+    assert!(!page.contains("Changed by a script"), "denied: the script never ran: {page}");
+
+    no_question_window(&rig);
+    let running = c.start("browser_evaluate", script).await.expect("start");
+    question(&rig).click("#allow-once").expect("click Allow once");
+    let answer = running.answer().await.expect("answer");
+    assert!(!answer.is_error && answer.text.contains("The person allowed this once"), "{}", answer.text);
+    let page = c.ok("browser_snapshot", json!({})).await;
+    assert!(page.contains("Changed by a script"), "allowed: the script ran: {page}");
+}
