@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use sightline_harness::browser::REMOTE_DEBUGGING;
 use sightline_harness::client::Reply;
 use sightline_harness::ui::ExtensionPage;
-use sightline_harness::{Rig, ref_of, service_worker};
+use sightline_harness::{Rig, ref_named, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(15);
 /// The browser resolves every `*.example` name to the fixture server.
@@ -420,4 +420,24 @@ async fn a_script_asks_before_it_runs_and_a_denied_one_never_runs() {
     assert!(!answer.is_error && answer.text.contains("The person allowed this once"), "{}", answer.text);
     let page = c.ok("browser_snapshot", json!({})).await;
     assert!(page.contains("Changed by a script"), "allowed: the script ran: {page}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upload_asks_first_and_a_denied_one_hands_the_page_no_file() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let url = format!("http://shop.example:{}/actions/forms.html", rig.server.port());
+    let page = c.call("browser_navigate", json!({"url": url})).await.expect("navigate");
+    assert!(!page.is_error, "{}", page.text);
+    let cv = rig.sandbox.root().join("cv.txt");
+    std::fs::write(&cv, "my cv").unwrap();
+    let upload = json!({"ref": ref_named(&page, "CV"), "paths": [cv.to_string_lossy()]});
+    let pending = c.start("browser_file_upload", upload).await.expect("start");
+    let mut window = question(&rig);
+    assert!(text(&mut window, "action").contains("upload"), "{}", text(&mut window, "action"));
+    window.click("#deny").expect("click Deny");
+    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!rig.server.events().iter().any(|e| e.starts_with("cv ")), "denied: no file: {:?}", rig.server.events());
 }
