@@ -450,25 +450,36 @@ async fn describe_isolated(at: &NodeTarget, backend_node_id: i64) -> String {
         .unwrap_or_else(|| "something".into())
 }
 
-/// Called on a node: a short description of it for the agent (`<div id="shield"> "Pay"`).
-const DESCRIBE: &str = r#"function () {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return 'something outside the page';
-  let what = '<' + el.localName;
-  if (el.id) what += ' id="' + el.id + '"';
-  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).slice(0, 3).join(' ') : '';
-  if (cls) what += ' class="' + cls + '"';
-  what += '>';
-  const words = (el.getAttribute('aria-label') || el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
-  return words ? what + ' "' + words + '"' : what;
-}"#;
+/// A JavaScript `describe(node)`: a short description of a node for the agent
+/// (`<div id="shield"> "Pay"`), shared by the functions below.
+macro_rules! describe_js {
+    () => {
+        r#"const describe = (node) => {
+    const el = node.nodeType === 1 ? node : node.parentElement;
+    if (!el) return 'something outside the page';
+    let what = '<' + el.localName;
+    if (el.id) what += ' id="' + el.id + '"';
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).slice(0, 3).join(' ') : '';
+    if (cls) what += ' class="' + cls + '"';
+    what += '>';
+    const words = (el.getAttribute('aria-label') || el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
+    return words ? what + ' "' + words + '"' : what;
+  };"#
+    };
+}
+
+/// Called on a node: a short description of it for the agent.
+const DESCRIBE: &str = concat!("function () {\n  ", describe_js!(), "\n  return describe(this);\n}");
 
 /// Called on the target with the hit node: `true` when the hit node is the target or inside it
 /// (across shadow roots) — or, with `holding`, an element holding the connected target other
 /// than the body and the root; `frame:<what>` when the hit node is a frame element (its document
 /// would get the click), else a short description of what is there. Runs in the isolated world,
 /// where the page cannot have redefined `parentNode`, `host` or anything else it reads.
-const REACHES: &str = r#"function (hit, holding) {
+const REACHES: &str = concat!(
+    "function (hit, holding) {\n  ",
+    describe_js!(),
+    r#"
   const frameLike = ['iframe', 'frame', 'object', 'embed', 'fencedframe', 'portal'];
   if (hit !== this && hit.nodeType === 1 && frameLike.includes(hit.localName)) {
     const src = hit.getAttribute('src') || hit.getAttribute('data') || '';
@@ -481,16 +492,9 @@ const REACHES: &str = r#"function (hit, holding) {
   if (holding && this.isConnected && hit !== doc.body && hit !== doc.documentElement) {
     for (let n = this; n; n = n.parentNode || n.host) if (n === hit) return true;
   }
-  const el = hit.nodeType === 1 ? hit : hit.parentElement;
-  if (!el) return 'something outside the page';
-  let what = '<' + el.localName;
-  if (el.id) what += ' id="' + el.id + '"';
-  const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).slice(0, 3).join(' ') : '';
-  if (cls) what += ' class="' + cls + '"';
-  what += '>';
-  const words = (el.getAttribute('aria-label') || el.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
-  return words ? what + ' "' + words + '"' : what;
-}"#;
+  return describe(hit);
+}"#
+);
 
 /// Scrolls the element to the middle of the viewport, clear of sticky headers and footers.
 const SCROLL_TO_CENTRE: &str =
