@@ -38,19 +38,19 @@ pub struct DownloadItem {
 
 /// A download started by a session's action.
 #[derive(Debug, Clone)]
-struct Download {
+pub struct Download {
     /// The browser's id for it.
-    id: i64,
+    pub id: i64,
     /// The session whose action started it.
-    session: String,
+    pub session: String,
     /// The file's name.
-    file_name: String,
+    pub file_name: String,
     /// The site it came from (`scheme://host:port`).
-    site: String,
+    pub site: String,
     /// The folder it is saved in, relative to the browser's download folder.
-    folder: String,
+    pub folder: String,
     /// The action that started it.
-    action: u64,
+    pub action: u64,
 }
 
 /// An action running now (or that ended less than [`GRACE_MS`] ago), whose downloads are its
@@ -142,6 +142,11 @@ impl Downloads {
         lines
     }
 
+    /// The downloads `session`'s actions started, oldest first (only its own).
+    pub fn of_session(&self, session: &str) -> Vec<Download> {
+        self.started.iter().filter(|d| d.session == session).cloned().collect()
+    }
+
     /// Whose download this is, as the browser names its file: the session whose action is
     /// running (the latest to start, when several are), or that ended less than [`GRACE_MS`]
     /// ago; `None` for the person's own.
@@ -177,35 +182,6 @@ impl Downloads {
         if self.notes.len() > KEPT {
             self.notes.remove(0);
         }
-    }
-}
-
-/// A download of a session, as it was named: the browser's id, the file's name, its site and
-/// its folder.
-pub struct Started {
-    /// The browser's id for it.
-    pub id: i64,
-    /// The file's name.
-    pub file_name: String,
-    /// The site it came from.
-    pub site: String,
-    /// Its folder under the browser's download folder.
-    pub folder: String,
-}
-
-impl Downloads {
-    /// The downloads `session`'s actions started, oldest first (only its own).
-    pub fn of_session(&self, session: &str) -> Vec<Started> {
-        self.started
-            .iter()
-            .filter(|d| d.session == session)
-            .map(|d| Started {
-                id: d.id,
-                file_name: d.file_name.clone(),
-                site: d.site.clone(),
-                folder: d.folder.clone(),
-            })
-            .collect()
     }
 }
 

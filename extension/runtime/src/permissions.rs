@@ -176,17 +176,13 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
         return Ok(());
     }
     let host = tab_host(claim.tab).await;
+    let not_saved = |why: String| format!("a download of {} from {} was not saved: {why}", claim.file_name, claim.site);
     let policy = read_policy().await;
     let grants = state.with_session(&claim.session, |s| s.permission_grants.clone());
     let classes = [ActionClass::Download];
     match decide(&policy, &host, &classes, &grants) {
         Decision::Allow => Ok(()),
-        refused @ Decision::Refuse { .. } => Err(format!(
-            "a download of {} from {} was not saved: {}",
-            claim.file_name,
-            claim.site,
-            refused.refusal("the download", &host).unwrap_or_default()
-        )),
+        refused @ Decision::Refuse { .. } => Err(not_saved(refused.refusal("the download", &host).unwrap_or_default())),
         Decision::Ask { class } => {
             let on = if host.is_empty() { "this page".to_owned() } else { host.clone() };
             let words = format!("download \"{}\" from {} ({}) on {on}", claim.file_name, claim.site, class.words());
@@ -204,12 +200,7 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
             let outcome = question::ask(state, &claim.session, asked, None, wait_ms, &ctx).await;
             match outcome.answered {
                 Answered::AllowOnce | Answered::AllowSession => Ok(()),
-                _ => Err(format!(
-                    "a download of {} from {} was not saved: {}",
-                    claim.file_name,
-                    claim.site,
-                    outcome.note()
-                )),
+                _ => Err(not_saved(outcome.note())),
             }
         }
     }
