@@ -153,54 +153,50 @@ pub fn session_markdown(export: &SessionExport) -> String {
     out
 }
 
+/// A recorded session for the review's tests: one typed secret answered with `answer`, one
+/// console error labelled `console`, on a page titled `title`.
+#[cfg(test)]
+pub(crate) fn sample(answer: &str, console: &str, title: &str) -> SessionExport {
+    use crate::protocol::{ToolCall, ToolOutput, TypeParams};
+    use crate::review::lanes::{Lane, Level};
+    use crate::review::session_log::{Finished, SessionLog};
+    let mut log = SessionLog::default();
+    let call =
+        ToolCall::BrowserType(TypeParams { element_ref: "e4".into(), text: "hunter2".into(), ..Default::default() });
+    let output = ToolOutput::text(answer);
+    let done = Finished {
+        session: "s1",
+        call: &call,
+        typed_secret: true,
+        started_ms: 1_700_000_000_000.0,
+        ended_ms: 1_700_000_000_250.0,
+        version_before: Some(1),
+        version_after: Some(2),
+        full_page_tokens: Some(400),
+        output: &output,
+        targets: Vec::new(),
+    };
+    log.record(7, &done);
+    let events =
+        vec![LaneEvent { lane: Lane::Console, level: Level::Error, time_ms: 1_700_000_000_100, label: console.into() }];
+    SessionExport::new(
+        log.model(7),
+        events,
+        (Some(title.into()), Some("http://shop.test/".into())),
+        "0.1.0",
+        1_700_000_001_000,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::protocol::{ToolCall, ToolOutput, TypeParams};
-    use crate::review::lanes::{Lane, Level};
-    use crate::review::session_log::{Finished, SessionLog};
-
-    fn exported(answer: &str) -> SessionExport {
-        let mut log = SessionLog::default();
-        let call = ToolCall::BrowserType(TypeParams {
-            element_ref: "e4".into(),
-            text: "hunter2".into(),
-            ..TypeParams::default()
-        });
-        let output = ToolOutput::text(answer);
-        let done = Finished {
-            session: "s1",
-            call: &call,
-            typed_secret: true,
-            started_ms: 1_700_000_000_000.0,
-            ended_ms: 1_700_000_000_250.0,
-            version_before: Some(1),
-            version_after: Some(2),
-            full_page_tokens: Some(400),
-            output: &output,
-            targets: Vec::new(),
-        };
-        log.record(7, &done);
-        let events = vec![LaneEvent {
-            lane: Lane::Console,
-            level: Level::Error,
-            time_ms: 1_700_000_000_100,
-            label: "error: a | b".into(),
-        }];
-        SessionExport::new(
-            log.model(7),
-            events,
-            (Some("Shop".into()), Some("http://shop.test/".into())),
-            "0.1.0",
-            1_700_000_001_000,
-        )
-    }
 
     #[test]
     fn the_markdown_export_has_every_call_its_answer_fenced_and_the_events_without_secrets() {
-        let export = exported("v2 · 1 change since v1\n```\n~ e4 textbox \"Password\" = ••••••");
+        let export = sample("v2 · 1 change since v1\n```\n~ e4 textbox \"Password\" = ••••••", "error: a | b", "Shop");
         let md = session_markdown(&export);
         assert!(md.starts_with("# Sightline session: Shop\n"), "{md}");
         assert!(md.contains("### 1. `browser_type` at 2023-11-14T22:13:20.000Z (250 ms, v1 → v2)"), "{md}");
@@ -213,7 +209,7 @@ mod tests {
 
     #[test]
     fn the_json_export_names_its_file_and_keeps_calls_and_events() {
-        let export = exported("v2");
+        let export = sample("v2", "error: a | b", "Shop");
         assert_eq!(export.file_name("json"), "sightline-tab-7-2023-11-14T22-13-21.json");
         let value = serde_json::to_value(&export).unwrap_or_default();
         assert_eq!(value["calls"][0]["args"], json!({"ref": "e4", "text": "••••••"}));

@@ -2,43 +2,13 @@
 //! a hostile page's text shown as text.
 
 use super::*;
-use crate::protocol::{ToolCall, ToolOutput, TypeParams};
-use crate::review::lanes::{Lane, LaneEvent, Level};
-use crate::review::session_log::{Finished, SessionLog};
 
 const HOSTILE: &str = "</script><script>alert(1)</script><img src=x onerror=alert(2)>";
 
 fn export() -> SessionExport {
-    let mut log = SessionLog::default();
-    let call =
-        ToolCall::BrowserType(TypeParams { element_ref: "e4".into(), text: "hunter2".into(), ..Default::default() });
-    let output = ToolOutput::text(format!(
-        "v2 · 2 changes since v1\n~ e4 textbox \"Password\" = \"\" → \"••••••\"\n+ after e4: {HOSTILE}"
-    ));
-    log.record(
-        7,
-        &Finished {
-            session: "s1",
-            call: &call,
-            typed_secret: true,
-            started_ms: 1_700_000_000_000.0,
-            ended_ms: 1_700_000_000_250.0,
-            version_before: Some(1),
-            version_after: Some(2),
-            full_page_tokens: Some(400),
-            output: &output,
-            targets: Vec::new(),
-        },
-    );
-    let events =
-        vec![LaneEvent { lane: Lane::Console, level: Level::Error, time_ms: 1_700_000_000_100, label: HOSTILE.into() }];
-    SessionExport::new(
-        log.model(7),
-        events,
-        (Some(HOSTILE.into()), Some("http://shop.test/".into())),
-        "0.1.0",
-        1_700_000_001_000,
-    )
+    let answer =
+        format!("v2 · 2 changes since v1\n~ e4 textbox \"Password\" = \"\" → \"••••••\"\n+ after e4: {HOSTILE}");
+    crate::review::export::sample(&answer, HOSTILE, HOSTILE)
 }
 
 fn shot(data: &str) -> Option<Shot> {
