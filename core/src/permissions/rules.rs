@@ -186,6 +186,13 @@ impl Policy {
             .map(|(_, rule)| rule)
     }
 
+    /// Whether every action class runs on `host` without a question (its rule acts freely with
+    /// no exception that asks or refuses): nothing about an action there needs judging.
+    pub fn allows_everything_on(&self, host: &str) -> bool {
+        self.rule_for(host)
+            .is_some_and(|rule| rule.level == Level::ActFreely && rule.classes.values().all(|v| *v == Verdict::Allow))
+    }
+
     /// The level on `host`: its rule's, or, when no rule matches, the default ask.
     pub fn level_for(&self, host: &str) -> Level {
         self.rule_for(host).map(|r| r.level).unwrap_or(Level::Ask)
@@ -284,6 +291,23 @@ mod tests {
         assert_eq!(rule.verdict(ActionClass::Payment), Verdict::Ask);
         assert_eq!(rule.verdict(ActionClass::RunScript), Verdict::Refuse);
         assert_eq!(rule.verdict(ActionClass::Read), Verdict::Allow);
+    }
+
+    #[test]
+    fn only_acting_freely_without_exceptions_leaves_nothing_to_judge() {
+        let p = policy(
+            r#"{"rules": [
+                {"site": "*", "level": "ask"},
+                {"site": "free.example", "level": "act_freely"},
+                {"site": "shop.example", "level": "act_freely", "classes": {"payment": "ask"}},
+                {"site": "news.example", "level": "act_freely", "classes": {"leave": "allow"}}
+            ]}"#,
+        );
+        assert!(p.allows_everything_on("free.example"));
+        assert!(p.allows_everything_on("news.example"));
+        assert!(!p.allows_everything_on("shop.example"), "payment asks");
+        assert!(!p.allows_everything_on("other.example"), "the default asks");
+        assert!(!Policy::default().allows_everything_on("free.example"));
     }
 
     #[test]

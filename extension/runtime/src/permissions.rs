@@ -90,6 +90,11 @@ pub async fn gate(
 ) -> Result<Option<String>, Failure> {
     let hint = ctx.hint.borrow().clone();
     let host = tab_host(tab).await;
+    let policy = read_policy().await;
+    // Where everything runs freely there is nothing to judge: no element is read.
+    if policy.allows_everything_on(&host) {
+        return Ok(None);
+    }
     let element = match &hint.node {
         Some(node) => element_facts(state, tab, node).await,
         None => None,
@@ -106,7 +111,7 @@ pub async fn gate(
     };
     let classes = classify(&facts);
     let words = action_words(tool, &label, &hint, &classes, &host);
-    let allowed = judge(state, session, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await?;
+    let allowed = judge(state, session, &policy, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await?;
     ctx.download_allowed.set(classes.contains(&ActionClass::Download));
     Ok(allowed)
 }
@@ -134,13 +139,14 @@ pub async fn gate_navigation(
         return Ok(None);
     }
     let words = format!("go from {from} to {to} (leave for another site)");
-    judge(state, session, tab, "browser_navigate", &from, &classes, words, None, ctx).await
+    judge(state, session, &policy, tab, "browser_navigate", &from, &classes, words, None, ctx).await
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn judge(
     state: &Rc<State>,
     session: &str,
+    policy: &Policy,
     tab: i32,
     tool: &'static str,
     host: &str,
@@ -149,9 +155,8 @@ async fn judge(
     node: Option<&NodeKey>,
     ctx: &CallContext,
 ) -> Result<Option<String>, Failure> {
-    let policy = read_policy().await;
     let grants = state.with_session(session, |s| s.permission_grants.clone());
-    match decide(&policy, host, classes, &grants) {
+    match decide(policy, host, classes, &grants) {
         Decision::Allow => Ok(None),
         refused @ Decision::Refuse { .. } => Err(Failure::Explained(refused.refusal(tool, host).unwrap_or_default())),
         Decision::Ask { class } => {
