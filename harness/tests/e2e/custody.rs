@@ -22,11 +22,10 @@ fn happened(rig: &Rig, event: &str) -> bool {
     rig.server.events().iter().any(|e| e == event)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn after_the_person_stops_a_tab_its_refs_act_nowhere_and_the_agent_must_name_a_tab() {
-    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+/// The mailbox, then the account page in a tab of its own (so the account page is current):
+/// the mailbox's tab id and its "Archive all" ref, the account's tab id and its snapshot.
+async fn mailbox_then_account(rig: &Rig) -> (i64, String, i64, sightline_harness::client::Reply) {
     let c = &rig.client;
-    // The mailbox first, then the account page in a tab of its own: the account page is current.
     c.ok("browser_navigate", json!({"url": rig.server.url("trust/archive.html")})).await;
     let mailbox = rig.tab_id("trust/archive.html");
     let archive = c.call("browser_snapshot", json!({})).await.expect("snapshot");
@@ -34,6 +33,14 @@ async fn after_the_person_stops_a_tab_its_refs_act_nowhere_and_the_agent_must_na
     c.ok("browser_tabs", json!({"action": "new", "url": rig.server.url("trust/account.html")})).await;
     let account = rig.tab_id("trust/account.html");
     let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
+    (mailbox, archive_all, account, page)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_the_person_stops_a_tab_its_refs_act_nowhere_and_the_agent_must_name_a_tab() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    let (mailbox, archive_all, account, page) = mailbox_then_account(&rig).await;
     let delete = ref_of(&page, "button", "Delete account");
     assert_ne!(delete, archive_all, "one session's refs never share a number across tabs");
 
@@ -78,13 +85,7 @@ async fn after_the_person_stops_a_tab_its_refs_act_nowhere_and_the_agent_must_na
 async fn a_ref_of_another_tab_is_refused_with_the_tab_it_belongs_to() {
     let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
     let c = &rig.client;
-    c.ok("browser_navigate", json!({"url": rig.server.url("trust/archive.html")})).await;
-    let mailbox = rig.tab_id("trust/archive.html");
-    let archive = c.call("browser_snapshot", json!({})).await.expect("snapshot");
-    let archive_all = ref_of(&archive, "button", "Archive all");
-    c.ok("browser_tabs", json!({"action": "new", "url": rig.server.url("trust/account.html")})).await;
-    let account = rig.tab_id("trust/account.html");
-    c.ok("browser_snapshot", json!({})).await;
+    let (mailbox, archive_all, account, _) = mailbox_then_account(&rig).await;
     // The mailbox's ref, used while the account tab is current.
     let reply = c.call("browser_click", json!({"ref": archive_all})).await.expect("call");
     assert!(reply.is_error, "{}", reply.text);
