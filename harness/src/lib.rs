@@ -29,7 +29,7 @@ pub mod websocket;
 
 pub use browser::Chromium;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
@@ -47,9 +47,17 @@ pub struct Built {
 pub fn run(cmd: &mut Command) -> anyhow::Result<()> {
     let shown = format!("{cmd:?}").replace('"', "");
     eprintln!("xtask: {shown}");
+    let started = std::time::Instant::now();
     let status = cmd.status().with_context(|| format!("could not start {shown}"))?;
     if !status.success() {
         bail!("{shown} failed ({status})");
+    }
+    // Where a run's time goes, for whoever reads the log of a slow one.
+    let took = started.elapsed();
+    if took.as_secs() >= 5 {
+        let program = Path::new(cmd.get_program()).file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let args: Vec<_> = cmd.get_args().take(5).map(|a| a.to_string_lossy().into_owned()).collect();
+        eprintln!("xtask: {:.0} s for {program} {}", took.as_secs_f64(), args.join(" "));
     }
     Ok(())
 }

@@ -33,9 +33,10 @@ pub fn python_client_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target/python-client"))
 }
 
-/// The release packages `cargo xtask dist` writes (and `cargo xtask test` refreshes).
+/// The release packages under test: `SIGHTLINE_DIST_DIR` (`cargo xtask test` packages the host
+/// it tests there), else `target/dist/`, where `cargo xtask dist` writes them.
 pub fn dist_dir() -> PathBuf {
-    workspace_root().join("target/dist")
+    std::env::var_os("SIGHTLINE_DIST_DIR").map(PathBuf::from).unwrap_or_else(|| workspace_root().join("target/dist"))
 }
 
 /// Fixture pages of the end-to-end tests.

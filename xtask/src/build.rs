@@ -57,8 +57,15 @@ fn ensure_wasm_bindgen_cli(version: &str) -> anyhow::Result<PathBuf> {
     bail!("installed wasm-bindgen-cli {version} but {} does not report it", cargo_bin.display())
 }
 
-/// Builds everything a user or a test needs.
+/// Builds everything a user needs: the extension and the optimised host.
 pub fn build() -> anyhow::Result<Built> {
+    let extension_dir = build_extension()?;
+    run(cargo().current_dir(workspace_root()).args(["build", "--release", "--package", "sightline-host"]))?;
+    Ok(Built { extension_dir, host_binary: workspace_root().join("target/release/sightline-host") })
+}
+
+/// Builds the wasm runtime and assembles the unpacked extension; returns its folder.
+pub fn build_extension() -> anyhow::Result<PathBuf> {
     let root = workspace_root();
     ensure_wasm_target()?;
     let bindgen = ensure_wasm_bindgen_cli(&pinned_wasm_bindgen()?)?;
@@ -81,9 +88,7 @@ pub fn build() -> anyhow::Result<Built> {
         .arg("--out-dir")
         .arg(extension_dir.join("pkg")))?;
     keep_runtime_types(&extension_dir.join("pkg"), &root.join(RUNTIME_TYPES))?;
-    run(cargo().current_dir(&root).args(["build", "--release", "--package", "sightline-host"]))?;
-    let host_binary = root.join("target/release/sightline-host");
-    Ok(Built { extension_dir, host_binary })
+    Ok(extension_dir)
 }
 
 /// Where the TypeScript declarations of the built runtime are kept for the type check of the
@@ -143,35 +148,13 @@ pub fn copy_tree(src: &Path, dst: &Path, keep: &dyn Fn(&Path) -> bool) -> anyhow
     Ok(())
 }
 
-/// Runs the unit and end-to-end tests against `built`. The wasm runtime's one native unit test
-/// (its page hooks name only their own bindings) runs first; its logic is tested in the core.
-pub fn run_tests(built: &Built, extra: &[String]) -> anyhow::Result<()> {
-    run(cargo().current_dir(workspace_root()).args(["test", "--package", "sightline-runtime", "--lib"]))?;
-    run(cargo()
-        .current_dir(workspace_root())
-        .args(["test", "--workspace", "--exclude", "sightline-runtime"])
-        .args(extra)
-        // One test thread more than there are processors: the idle drill sleeps ten minutes on one.
-        .env("RUST_TEST_THREADS", test_threads())
-        .env("SIGHTLINE_HOST_BIN", &built.host_binary)
-        .env("SIGHTLINE_EXTENSION_DIR", &built.extension_dir))
-}
-
-/// How many tests run at once: `RUST_TEST_THREADS` if set, else one more than the processors.
-fn test_threads() -> String {
-    std::env::var("RUST_TEST_THREADS").unwrap_or_else(|_| {
-        let processors = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-        (processors + 1).to_string()
-    })
-}
-
 /// Formatting and lints for every crate, the wasm runtime included.
 pub fn lint() -> anyhow::Result<()> {
     let root = workspace_root();
     // The runtime is linted for the target it ships on; a fresh machine may not have it yet.
     ensure_wasm_target()?;
     // The extension's JavaScript is type-checked against the built runtime's declarations.
-    build()?;
+    build_extension()?;
     typecheck(&root)?;
     run(cargo().current_dir(&root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().current_dir(&root).args([
@@ -195,23 +178,18 @@ pub fn lint() -> anyhow::Result<()> {
         "warnings",
     ]))?;
     // The host is also built for macOS and Windows: lint it for their targets (std only, no
-    // linker needed), so code for one system cannot break on another unseen.
+    // linker needed), so code for one system cannot break on another unseen. One cargo run for
+    // all three checks their dependencies side by side.
     let installed = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    let mut clippy = cargo();
+    clippy.current_dir(&root).args(["clippy", "--package", "sightline-host"]);
     for target in ["x86_64-pc-windows-gnu", "x86_64-apple-darwin", "aarch64-apple-darwin"] {
         if !installed.lines().any(|l| l.trim() == target) {
             run(Command::new("rustup").args(["target", "add", target]))?;
         }
-        run(cargo().current_dir(&root).args([
-            "clippy",
-            "--package",
-            "sightline-host",
-            "--target",
-            target,
-            "--",
-            "-D",
-            "warnings",
-        ]))?;
+        clippy.args(["--target", target]);
     }
+    run(clippy.args(["--", "-D", "warnings"]))?;
     engine_files_stay_small(&root.join("core/src"))
 }
 

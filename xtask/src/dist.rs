@@ -24,16 +24,16 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// What `dist` wrote.
 #[derive(Debug)]
 pub struct Packages {
-    /// `target/dist/`.
+    /// Where they were written (`target/dist/` for `cargo xtask dist`).
     pub dir: PathBuf,
     /// Every file and folder written, relative to `dir`.
     pub written: Vec<String>,
 }
 
 /// Builds the host for each of `targets` (besides the machine's own, which `built` has) and writes
-/// the packages of `built` to `target/dist/`, fresh.
-pub fn run_dist(built: &Built, targets: &[String]) -> anyhow::Result<Packages> {
-    let dir = workspace_root().join("target/dist");
+/// the packages of `built` to `dir`, fresh.
+pub fn run_dist(built: &Built, targets: &[String], dir: &Path) -> anyhow::Result<Packages> {
+    let dir = dir.to_path_buf();
     if dir.exists() {
         std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
     }

@@ -22,6 +22,7 @@ mod build;
 mod demo;
 mod dist;
 mod setup;
+mod test;
 
 use clap::{Parser, Subcommand};
 
@@ -73,19 +74,7 @@ fn main() -> anyhow::Result<()> {
             println!("host:      {}", built.host_binary.display());
             Ok(())
         }
-        Command::Test { cargo_args } => {
-            setup::ensure_chromium()?;
-            setup::ensure_xvfb()?;
-            setup::ensure_tesseract()?;
-            let built = build::build()?;
-            setup::ensure_node_packages()?;
-            setup::ensure_python_client()?;
-            // The packaging test installs the host from its archive.
-            dist::run_dist(&built, &[])?;
-            sightline_harness::recording::ensure_corpus_captures()?;
-            setup::ensure_miniwob()?;
-            build::run_tests(&built, &cargo_args)
-        }
+        Command::Test { cargo_args } => test::run(&cargo_args),
         Command::Demo => {
             setup::ensure_chromium()?;
             let built = build::build()?;
@@ -94,7 +83,7 @@ fn main() -> anyhow::Result<()> {
         Command::Lint => build::lint(),
         Command::Dist { targets } => {
             let built = build::build()?;
-            let packages = dist::run_dist(&built, &targets)?;
+            let packages = dist::run_dist(&built, &targets, &build::workspace_root().join("target/dist"))?;
             println!("packages in {}:", packages.dir.display());
             for name in packages.written {
                 println!("  {name}");

@@ -1,8 +1,8 @@
-//! The release packages, used as a person would: `target/dist/` (written by `cargo xtask dist`,
-//! refreshed by `cargo xtask test`) is checked against its checksums, the store zip against the
-//! unpacked extension, and then the host is unpacked from its archive into a fresh HOME,
-//! registered with `install`, and `doctor` from that archive reports every link working with the
-//! packaged extension loaded in Chromium.
+//! The release packages, used as a person would: the packages under test (`target/dist/` as
+//! `cargo xtask dist` writes it, or those `cargo xtask test` makes of the host it tests) are
+//! checked against their checksums, the store zip against the unpacked extension, and then the
+//! host is unpacked from its archive into a fresh HOME, registered with `install`, and `doctor`
+//! from that archive reports every link working with the packaged extension loaded in Chromium.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,8 +1,8 @@
 //! The idle drill: no call for 10 minutes (long enough for the browser to stop an idle
 //! extension worker, which it does after 30 s without events), then the next call answers,
 //! within the cap a worker coming back is given, and knows the agent's tab. The suite waits idle
-//! only once, on a test thread of its own while the other tests run (`cargo xtask test` runs
-//! one test more at a time than there are processors: this one holds a rig but no processor).
+//! only once: `cargo xtask test` runs this test as a process of its own beside all the others
+//! (it holds a rig but no processor).
 
 use std::time::{Duration, Instant};
 
