@@ -241,19 +241,16 @@ impl Classifier {
                 self.mark(Part::LinkMarkup, 2);
                 in_link = true;
                 i += 2;
-            } else if rest.starts_with("](") && ref_end(rest, 2).is_some_and(|e| rest[e..].starts_with(')')) {
-                // A link's end, `](e6)`: markup around a ref.
-                let end = ref_end(rest, 2).unwrap_or(2);
-                self.mark(Part::LinkMarkup, 2);
-                self.mark(Part::Refs, end - 2);
+            } else if rest.starts_with('[')
+                && let Some(end) = ref_end(rest, 1)
+                && (rest[end..].starts_with(' ') || rest[end..].starts_with(']'))
+            {
+                // A link, `[e6 our guide]`: brackets and the space are markup, the ref a ref.
                 self.mark(Part::LinkMarkup, 1);
-                in_link = false;
+                self.mark(Part::Refs, end - 1);
+                self.mark(Part::LinkMarkup, 1);
+                in_link = rest[end..].starts_with(' ');
                 i += end + 1;
-            } else if rest.starts_with('[') {
-                // A link's start (its text is page text, any `[` in it escaped).
-                self.mark(Part::LinkMarkup, 1);
-                in_link = true;
-                i += 1;
             } else if rest.starts_with(']') && in_link {
                 in_link = false;
                 self.mark(Part::LinkMarkup, 1);
@@ -481,13 +478,13 @@ mod tests {
 
     #[test]
     fn every_byte_gets_the_part_that_wrote_it() {
-        let text = "Shop\nhttp://x/ · v1\n<region name=\"main\">\n# Shop \\e2\n- Read [our guide](e6) now\n  e3 button \"Add\": Add\ne4 button \"Add\"\n</region>";
+        let text = "Shop\nhttp://x/ · v1\n<region name=\"main\">\n# Shop \\e2\n- Read [e6 our guide] now\n  e3 button \"Add\": Add\ne4 button \"Add\"\n</region>";
         let parts = parts_of(text);
         let of = |p: Part| -> String { parts.iter().filter(|(q, _)| *q == p).map(|(_, s)| s.as_str()).collect() };
         assert_eq!(of(Part::Header), "Shophttp://x/ · v1");
         assert_eq!(of(Part::Refs), "e6e3e4");
         assert_eq!(of(Part::Escapes), "\\");
-        assert_eq!(of(Part::LinkMarkup), "[]()");
+        assert_eq!(of(Part::LinkMarkup), "[ ]");
         assert_eq!(of(Part::Names), "Add");
         assert_eq!(of(Part::RepeatedNames), "Add");
         assert_eq!(of(Part::Text), "Shop e2Read our guide nowAdd");
@@ -497,7 +494,7 @@ mod tests {
     #[test]
     fn the_parts_add_up_to_the_tokens() {
         let t = Tokenizer::o200k();
-        let text = "T\nhttp://x/ · v1\n- [Home](e1) | e2 checkbox \"A\" checked";
+        let text = "T\nhttp://x/ · v1\n- [e1 Home] | e2 checkbox \"A\" checked";
         let page = breakdown(&t, "x", text, "Home A");
         assert_eq!(page.total, t.count(text));
         assert_eq!(page.parts.iter().sum::<usize>(), page.total);
