@@ -227,11 +227,11 @@ impl Classifier {
         let mut i = 0;
         while i < s.len() {
             let rest = &s[i..];
-            if rest.starts_with('\\') {
+            if let Some(escaped) = rest.strip_prefix('\\') {
                 self.mark(Part::Escapes, 1);
-                let c = rest[1..].chars().next().map_or(0, char::len_utf8);
+                let c = escaped.chars().next().map_or(0, char::len_utf8);
                 self.mark(Part::Text, c);
-                plain.push_str(&rest[1..1 + c]);
+                plain.push_str(&escaped[..c]);
                 i += 1 + c;
             } else if row && (rest.starts_with("| ") || rest == " |" || rest.starts_with(" | ")) {
                 let len = if rest.starts_with(" | ") { 3 } else { 2 };
@@ -354,10 +354,10 @@ pub fn breakdown(tokenizer: &Tokenizer, case: &str, snapshot: &str, visible: &st
                 best = k;
             }
         }
-        if let Some(last) = owner.get(end.saturating_sub(1)) {
-            if counts[last.index()] == counts[best] {
-                best = last.index();
-            }
+        if let Some(last) = owner.get(end.saturating_sub(1))
+            && counts[last.index()] == counts[best]
+        {
+            best = last.index();
         }
         parts[best] += 1;
         at = end;

@@ -464,10 +464,7 @@ async fn regions_unchanged_since_the_last_page_collapse_and_stay_reachable() {
     let trimmed = c.ok("browser_snapshot", json!({"trim": 6})).await;
     // Counted in lines, what trimming leaves out (in bytes the marker lines weigh as much as
     // the short link lines they stand for).
-    assert!(
-        trimmed.contains("<trimmed count=") && trimmed.lines().count() < full.lines().count() / 2,
-        "{trimmed}"
-    );
+    assert!(trimmed.contains("<trimmed count=") && trimmed.lines().count() < full.lines().count() / 2, "{trimmed}");
     assert!(!trimmed.contains("Shop all men"), "{trimmed}");
     let found = c.ok("browser_find", json!({"text": "Shop all men"})).await;
     assert!(found.contains("link \"Shop all men\"") || found.contains(" Shop all men]"), "{found}");
