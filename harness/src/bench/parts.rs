@@ -33,7 +33,8 @@ pub enum Part {
     /// Role words, states, attribute keys, quotes, `=`, list markers, heading hashes, table
     /// pipes, indentation, fences, line breaks.
     Structure,
-    /// `[`, `](` and `)` around a link's text and ref, `![`/`]` around an image's text.
+    /// `[`, the space after the ref and `]` of a link (`[e6 our guide]`), `![`/`]` around an
+    /// image's text.
     LinkMarkup,
     /// Region, frame and trimmed tags.
     Regions,
