@@ -131,7 +131,7 @@ fn noise_tags_are_dropped() {
 #[test]
 fn a_lone_separator_is_dropped_outside_controls_and_kept_inside_them() {
     for (how, l) in readings() {
-        assert!(has_line_like(&l, "[Alpha](eN) [Beta](eN)"), "{how}: {l:#?}");
+        assert!(has_line_like(&l, "[eN Alpha] [eN Beta]"), "{how}: {l:#?}");
         assert!(has_line_like(&l, "eN button \"»\""), "{how}: {l:#?}");
     }
 }
@@ -149,8 +149,8 @@ fn an_inline_box_covers_nothing() {
         assert!(
             has_line_like(
                 &l,
-                "[Highlighted](eN) [Interviews](eN) [A category whose name is long enough to wrap over two lines of \
-                 this narrow column](eN)"
+                "[eN Highlighted] [eN Interviews] [eN A category whose name is long enough to wrap over two lines of \
+                 this narrow column]"
             ),
             "{how}: {l:#?}"
         );
@@ -160,7 +160,7 @@ fn an_inline_box_covers_nothing() {
 #[test]
 fn a_box_folded_into_a_zero_height_wrapper_covers_nothing() {
     for (how, l) in readings() {
-        assert!(has_line_like(&l, "[Letters to the editor](eN)"), "{how}: {l:#?}");
+        assert!(has_line_like(&l, "[eN Letters to the editor]"), "{how}: {l:#?}");
     }
 }
 

@@ -97,7 +97,7 @@ fn hidden_root_a_page_that_hides_itself_is_shown_under_a_first_line_saying_so() 
         [
             format!("! {note}").as_str(),
             "<region name=\"header\">",
-            "[Daily Courier](e1)",
+            "[e1 Daily Courier]",
             "</region>",
             "<region name=\"main\">",
             "# Harbour reopens after the storm",
@@ -125,7 +125,7 @@ fn hidden_root_the_settling_wait_waits_for_a_page_that_shows_itself_soon() {
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
     assert_eq!(l[0], "<region name=\"main\">");
     assert!(has_line(&l, "# Timetable changes"));
-    assert!(has_line(&l, "[Plan a journey](e1)"));
+    assert!(has_line(&l, "[e1 Plan a journey]"));
     assert!(!s.stats.hidden_root);
     assert!(s.facts(1).notes.is_empty());
     assert!(!serde_json::to_string(&s.facts(1)).unwrap().contains("notes"));
@@ -143,14 +143,14 @@ fn hidden_root_hidden_parts_of_a_shown_page_stay_hidden() {
 #[test]
 fn separators_lone_separators_are_dropped_but_still_separate_words() {
     let l = lines("text");
-    assert!(has_line(&l, "[About](e3) [Blog](e4) [Careers](e5)"), "{l:#?}");
+    assert!(has_line(&l, "[e3 About] [e4 Blog] [e5 Careers]"), "{l:#?}");
 }
 
 #[test]
 fn separators_digits_and_sentence_punctuation_stay() {
     let l = lines("text");
     assert!(has_line(&l, "Cart 3"));
-    assert!(has_line(&l, "Read [our guide](e1) before [ordering](e2)."));
+    assert!(has_line(&l, "Read [e1 our guide] before [e2 ordering]."));
 }
 
 // Noise tags --------------------------------------------------------------------------------
@@ -208,8 +208,8 @@ fn occlusion_an_inline_box_covers_nothing() {
     let l = lines("covers");
     assert_eq!(
         l[0],
-        "[Highlighted](e1) [Interviews](e2) [A category whose name is long enough to wrap over two lines of this \
-         narrow column](e3)"
+        "[e1 Highlighted] [e2 Interviews] [e3 A category whose name is long enough to wrap over two lines of this \
+         narrow column]"
     );
 }
 
@@ -219,7 +219,7 @@ fn occlusion_a_box_inside_a_collapsed_box_covers_nothing() {
     // tell) does not hide the breadcrumb it would paint over if it were shown.
     let s = snapshot("covers");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
-    assert!(has_line(&l, "[Letters to the editor](e5)"), "{l:#?}");
+    assert!(has_line(&l, "[e5 Letters to the editor]"), "{l:#?}");
     assert_eq!(s.stats.dropped_occluded, 0);
 }
 
@@ -342,7 +342,7 @@ fn controls_the_whole_booking_form_reads_as_its_controls() {
             "e21 button \"☰\"",
             "e22 button \"?\"",
             "<region name=\"nav\" label=\"Pages\">",
-            "[‹](e23) [›](e24)",
+            "[e23 ‹] [e24 ›]",
             "</region>",
             "## Accordion",
             "tablist \"Sections\":",
@@ -358,7 +358,7 @@ fn controls_the_text_of_an_actionable_element_is_never_a_separator() {
     let l = lines("controls");
     let stepper = l.iter().position(|x| x == "Passengers").expect("stepper");
     assert_eq!(&l[stepper + 1..stepper + 4], ["e3 clickable \"-\"", "1", "e4 clickable \"+\""]);
-    for symbol in ["\"☰\"", "\"?\"", ": ×", ": −", "[‹](e23)", "[›](e24)"] {
+    for symbol in ["\"☰\"", "\"?\"", ": ×", ": −", "[e23 ‹]", "[e24 ›]"] {
         assert!(mentions(&l, symbol), "{symbol}: {l:#?}");
     }
 }
@@ -592,11 +592,11 @@ fn lists_and_tables_keep_their_structure_and_every_item() {
     let l = lines("lists-tables");
     let steps = l.iter().position(|x| x == "1. First step").expect("ordered list");
     assert_eq!(&l[steps + 1..steps + 4], ["  - Nested detail", "  - Another detail", "2. Second step"]);
-    assert!(has_line(&l, "- [Item 150](e150) — note 150"), "no list is truncated");
+    assert!(has_line(&l, "- [e150 Item 150] — note 150"), "no list is truncated");
     assert!(has_line(&l, "Quarterly numbers"), "caption");
     let header = l.iter().position(|x| x == "| Name | Value | Action |").expect("header row");
     assert_eq!(l[header + 1], "|---|---|---|");
-    assert!(has_line(&l, "| Row 20 | 60 | [Edit 20](e170) |"));
+    assert!(has_line(&l, "| Row 20 | 60 | [e170 Edit 20] |"));
     assert!(has_line(&l, "Far below the fold."), "offscreen content is kept");
 }
 
@@ -626,7 +626,7 @@ fn same_origin_and_cross_site_frames_are_read_in_place_with_their_own_identity()
             "e1 button \"Inner button\"",
             "<frame site=\"other\" origin=\"http://localhost:41267\">",
             "Inside the cross-site frame.",
-            "[Cross-site link](e2)",
+            "[e2 Cross-site link]",
             "e3 textbox \"Cross input\"",
             "</frame>",
         ],
@@ -751,7 +751,7 @@ fn scripted_a_menu_item_with_a_menu_class_is_a_control_not_a_nav_region() {
 #[test]
 fn scripted_a_wrapper_with_a_listener_around_a_link_is_no_target_of_its_own() {
     let l = lines("scripted");
-    assert!(l.iter().any(|x| x.starts_with("[A real link](e") && x.ends_with(") and words beside it.")), "{l:#?}");
+    assert!(l.iter().any(|x| x.starts_with("[e") && x.contains(" A real link] and words beside it.")), "{l:#?}");
     assert!(!l.iter().any(|x| x.contains("clickable \"A real link")), "{l:#?}");
 }
 

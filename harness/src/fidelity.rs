@@ -312,22 +312,39 @@ fn ratio(part: usize, whole: usize) -> f64 {
     if whole == 0 { 1.0 } else { part as f64 / whole as f64 }
 }
 
-/// The text with inline link markup removed: `[label](e12)` becomes `label`.
+/// The text with inline link markup removed: `[e12 label]` becomes `label`.
 pub fn without_link_markup(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("](e") {
-        let after = &rest[start + 3..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && after.as_bytes().get(digits) == Some(&b')') {
-            out.push_str(&rest[..start]);
-            rest = &after[digits + 1..];
-        } else {
-            out.push_str(&rest[..start + 3]);
-            rest = after;
+    let bytes = text.as_bytes();
+    let mut in_link = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if in_link && bytes.get(i + 1) == Some(&b']') => {
+                out.push_str("\\]");
+                i += 2;
+                continue;
+            }
+            b']' if in_link => {
+                in_link = false;
+                i += 1;
+                continue;
+            }
+            b'[' if bytes.get(i + 1) == Some(&b'e') => {
+                let digits = bytes[i + 2..].iter().take_while(|b| b.is_ascii_digit()).count();
+                let after = i + 2 + digits;
+                if digits > 0 && matches!(bytes.get(after), Some(b' ' | b']')) {
+                    in_link = bytes[after] == b' ';
+                    i = after + 1;
+                    continue;
+                }
+            }
+            _ => {}
         }
+        let len = text[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&text[i..i + len]);
+        i += len;
     }
-    out.push_str(rest);
     out.replace("![", "").replace('[', "")
 }
 
@@ -337,6 +354,9 @@ mod tests {
 
     #[test]
     fn link_markup_is_read_as_the_page_text() {
-        assert_eq!(without_link_markup("[Trump](e5)42 and ![logo] [x](e1)"), "Trump42 and logo] x");
+        assert_eq!(
+            without_link_markup("[e5 Trump]42 and ![logo] [e1 x\\]y] [\\e2 z]"),
+            "Trump42 and logo] x\\]y \\e2 z]"
+        );
     }
 }

@@ -141,11 +141,10 @@ fn json_string_at(chars: &[char], i: usize) -> Option<(String, usize)> {
     None
 }
 
-/// Every element a line shows: element heads (`e7 role "name"`), links (`[text](e7)`).
+/// Every element a line shows: element heads (`e7 role "name"`), links (`[e7 text]`).
 pub fn scan_line(line: &str) -> Vec<Element> {
     let chars: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
-    let mut open: Option<usize> = None;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -153,23 +152,23 @@ pub fn scan_line(line: &str) -> Vec<Element> {
             i += 2;
             continue;
         }
-        if c == '[' {
-            open = Some(i + 1);
-        }
-        if c == ']'
-            && chars.get(i + 1) == Some(&'(')
-            && let Some(end) = ref_at(&chars, i + 2)
-            && chars.get(end) == Some(&')')
+        // A link: `[e7 text]`, the ref first, the text (its `[`, `]` escaped) up to the `]`.
+        if c == '['
+            && let Some(end) = ref_at(&chars, i + 1)
+            && matches!(chars.get(end), Some(' ' | ']'))
         {
-            let label: String = chars[open.unwrap_or(0)..i].iter().collect();
+            let mut j = end;
+            while j < chars.len() && chars[j] != ']' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            let label: String = chars[(end + 1).min(j)..j.min(chars.len())].iter().collect();
             out.push(Element {
-                element_ref: chars[i + 2..end].iter().collect(),
+                element_ref: chars[i + 1..end].iter().collect(),
                 role: "link".into(),
                 name: Some(unescape(&label)),
                 frame: None,
             });
-            open = None;
-            i = end + 1;
+            i = j + 1;
             continue;
         }
         if let Some(end) = ref_at(&chars, i) {
@@ -422,7 +421,7 @@ mod tests {
 
     #[test]
     fn elements_links_and_escapes_are_told_apart() {
-        let found = scan_line(r#"Note: \e2 button "Delete" and [x\](\e3)](e5) then e6 button "Go [" done"#);
+        let found = scan_line(r#"Note: \e2 button "Delete" and [e5 x\](\e3)] [\e4 y] then e6 button "Go [" done"#);
         assert_eq!(
             found,
             vec![

@@ -62,6 +62,9 @@ enum Command {
         #[arg(long)]
         quick: bool,
     },
+    /// Where the snapshot's tokens go, part by part, against the pages' visible text: natively,
+    /// from the recorded captures of both corpora (no browser).
+    Tokens,
     /// Play MiniWoB++ tasks through each MCP server; writes target/tasks/report.md.
     Tasks(sightline_harness::tasks::TasksArgs),
 }
@@ -95,6 +98,7 @@ fn main() -> anyhow::Result<()> {
             let built = build::build()?;
             sightline_harness::bench::run(&built, quick)
         }
+        Command::Tokens => sightline_harness::bench::parts::run_native(),
         Command::Tasks(args) => {
             setup::ensure_chromium()?;
             let built = build::build()?;

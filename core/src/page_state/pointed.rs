@@ -159,7 +159,7 @@ mod tests {
             lines: vec![
                 line(node(10), "Basket: 0 items", &[]),
                 line(LineKey::Element(3), "e3 button \"Add to basket\"", &[3]),
-                line(node(30), "Read the [terms](e4) first", &[4]),
+                line(node(30), "Read the [e4 terms] first", &[4]),
             ],
             ..View::default()
         };
@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(inside, Some((Some(3), false)));
         // An inline link answers with the line it sits in.
         let link = locate_in(&view, &elements, &[400, 30], &any).map(|p| p.line);
-        assert_eq!(link.as_deref(), Some("Read the [terms](e4) first"));
+        assert_eq!(link.as_deref(), Some("Read the [e4 terms] first"));
     }
 
     #[test]

@@ -100,7 +100,7 @@ mod tests {
     fn runs_of_lines_in_one_region_make_one_section_each() {
         let view = View {
             lines: vec![
-                line("header", None, "[Home](e1)", &[1]),
+                line("header", None, "[e1 Home]", &[1]),
                 line("header", None, "Outerwear", &[]),
                 line("main", None, "# Jacket", &[]),
                 line("main", None, "e2 button \"Buy\"", &[2]),
@@ -123,10 +123,10 @@ mod tests {
         let view = View {
             lines: vec![
                 line("header", None, "Harbour Outfitters", &[]),
-                line("nav \"Primary\"", None, "[Home](e1) [Sale](e2)", &[1, 2]),
+                line("nav \"Primary\"", None, "[e1 Home] [e2 Sale]", &[1, 2]),
                 line("header", None, "Basket: 0 items", &[]),
                 line("main", None, "# Jacket", &[]),
-                line("footer", None, "[Contact](e9)", &[9]),
+                line("footer", None, "[e9 Contact]", &[9]),
             ],
             ..View::default()
         };

@@ -2,7 +2,7 @@
 //! structure.
 //!
 //! The snapshot's structure is made of a few forms: element lines and inline elements
-//! (`e7 button "Pay"`), links (`[text](e7)`), region tags (`<region …>`), frame lines around
+//! (`e7 button "Pay"`), links (`[e7 text]`), region tags (`<region …>`), frame lines around
 //! what another site's frame shows and for a refused frame (`<frame site="other"
 //! origin="…">`, `</frame>`, `<frame origin="…" refused="…" />`), the header, notes (`! …`),
 //! delta lines (`~`, `+`, `gone:`), fences around preformatted text, and trailers (`… 2 more

@@ -12,6 +12,7 @@ use crate::paths::Corpus;
 use serde::Serialize;
 
 use super::extensions::{self, ExtraColumn, PageProbe};
+use super::parts::PageParts;
 use super::replies::Replies;
 use super::servers::{Server, ServerKind, Timed};
 use super::tokens::{Size, Tokenizer};
@@ -120,6 +121,10 @@ pub struct PageResult {
     pub snapshot: Outcome,
     /// Extra columns from [`extensions::sightline_page_extras`].
     pub extras: Vec<ExtraColumn>,
+    /// Where Sightline's snapshot tokens go, against the page's visible text (Sightline only,
+    /// on a page with a recorded capture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parts: Option<PageParts>,
 }
 
 /// One server measuring corpus pages, one page at a time, so the bench can take turns between
@@ -171,6 +176,7 @@ impl Measurer {
                 navigate: failed.clone(),
                 snapshot: failed,
                 extras: Vec::new(),
+                parts: None,
             };
         };
         let url = site.url(&corpus.page(case));
@@ -185,6 +191,12 @@ impl Measurer {
             replies.save(kind, "corpus", case, &timed.reply.text);
         }
         let mut extras = Vec::new();
+        let mut parts = None;
+        if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped)
+            && !timed.reply.is_error
+        {
+            parts = super::parts::of_reply(corpus, case, &timed.reply.text, tokenizer);
+        }
         if let (ServerKind::Sightline, Some(Ok(timed))) = (kind, &snapped) {
             let source: PathBuf = dir.join(corpus.page(case));
             let wall_ms = (timed.calls == 1).then(|| millis(timed));
@@ -214,7 +226,7 @@ impl Measurer {
                 Err(e) => self.broken = format!("not measured: {} could not be restarted: {e:#}", kind.label()),
             }
         }
-        PageResult { case: case.to_owned(), navigate, snapshot, extras }
+        PageResult { case: case.to_owned(), navigate, snapshot, extras, parts }
     }
 }
 

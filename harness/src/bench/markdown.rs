@@ -115,10 +115,29 @@ fn corpus(out: &mut String, c: &CorpusSection) {
             );
         }
     }
+    if let Some(table) = token_parts(c) {
+        let _ = writeln!(
+            out,
+            "\nWhere Sightline's snapshot tokens go, against the pages' visible text (`cargo xtask tokens`):\n"
+        );
+        out.push_str(&table);
+    }
     fidelity(out, c);
     failures(out, c);
     sightline_measures(out, c);
     pages(out, c);
+}
+
+/// The breakdown of the snapshots Sightline returned over the corpus, part by part
+/// ([`super::parts`]); `None` when no page had one.
+pub fn token_parts(c: &CorpusSection) -> Option<String> {
+    let pages: Vec<super::parts::PageParts> = c
+        .results
+        .iter()
+        .filter(|r| r.server == super::servers::ServerKind::Sightline)
+        .flat_map(|r| r.pages.iter().filter_map(|p| p.parts.clone()))
+        .collect();
+    (!pages.is_empty()).then(|| super::parts::table(c.corpus.name(), &pages))
 }
 
 /// Sightline's fidelity over the corpus, beside its tokens: what the gate measures.

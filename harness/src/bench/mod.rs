@@ -22,6 +22,7 @@ mod flow;
 pub mod machine;
 mod markdown;
 mod memory;
+pub mod parts;
 pub(crate) mod peers;
 mod refs;
 mod replies;
@@ -273,6 +274,7 @@ fn not_measured(cases: &[String], why: &str) -> Vec<PageResult> {
             navigate: failed.clone(),
             snapshot: failed.clone(),
             extras: Vec::new(),
+            parts: None,
         })
         .collect()
 }
@@ -346,6 +348,9 @@ fn print_headline(r: &Report) {
         }
         for ratio in &c.ratios {
             println!("  Sightline ÷ {}: median {:.2}, totals {:.2}", ratio.peer.label(), ratio.median, ratio.total);
+        }
+        if let Some(table) = markdown::token_parts(c) {
+            println!("{table}");
         }
         if let Some(f) = &c.fidelity {
             let (lowest, lowest_text) = f.lowest_page_text().unwrap_or(("", 1.0));

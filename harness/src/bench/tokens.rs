@@ -20,6 +20,12 @@ impl Tokenizer {
     pub fn count(&self, text: &str) -> usize {
         self.bpe.encode_ordinary(text).len()
     }
+
+    /// The length in bytes of each token of `text`, in order (they add up to its length).
+    pub fn token_lengths(&self, text: &str) -> Vec<usize> {
+        let tokens = self.bpe.encode_ordinary(text);
+        tokens.iter().map(|t| self.bpe.decode_bytes(&[*t]).map_or(0, |b| b.len())).collect()
+    }
 }
 
 /// The size of one piece of text: tokens and characters (Unicode scalar values).

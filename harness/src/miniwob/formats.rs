@@ -2,7 +2,7 @@
 //!
 //! * Sightline: the `structuredContent` of a snapshot (`elements` with ref, role, name, value;
 //!   `states` bucketed by state) beside its text lines (`e12 checkbox "Subscribe"`, text lines,
-//!   inline `[text](e12)` links); for a delta, the `lines` it added or changed, each carrying
+//!   inline `[e12 text]` links); for a delta, the `lines` it added or changed, each carrying
 //!   its elements.
 //! * Playwright MCP: the YAML accessibility snapshot in a reply (`- button "Submit" [ref=e5]`).
 //! * chrome-devtools-mcp: its snapshot lines (`uid=3_12 link "Home" url="…"`).
@@ -248,7 +248,7 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
         }
         return vec![node];
     }
-    // A text line, possibly with inline links `[text](e12)`; headings and list bullets lose
+    // A text line, possibly with inline links `[e12 text]`; headings and list bullets lose
     // their markers.
     if trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ')) {
         return Vec::new(); // a table's header rule
@@ -331,25 +331,28 @@ fn bracketed_options(text: &str) -> Option<Vec<String>> {
     Some(inner.split('|').filter(|o| !o.starts_with('…')).map(str::to_owned).collect())
 }
 
-/// `text` with `[label](e12)` links replaced by their labels, and the links.
+/// `text` with `[e12 label]` links replaced by their labels, and the links.
 fn inline_links(text: &str) -> (String, Vec<(String, String)>) {
     let mut plain = String::new();
     let mut links = Vec::new();
     let mut rest = text;
     while let Some(open) = rest.find('[') {
         let after = &rest[open + 1..];
-        let found = after.find("](").and_then(|close| {
-            let target = &after[close + 2..];
-            let end = target.find(')')?;
-            let reference = &target[..end];
-            leading_ref(reference).filter(|(_, r)| r.is_empty()).map(|_| (close, end, reference))
+        let found = leading_ref(after.split(']').next().unwrap_or_default()).and_then(|(reference, _)| {
+            let label_start = (reference.len() + 1).min(after.len());
+            // The link's text ends at its first `]` that is not escaped.
+            let close = after
+                .char_indices()
+                .skip(reference.len())
+                .find_map(|(i, c)| (c == ']' && !after[..i].ends_with('\\')).then_some(i))?;
+            Some((reference, label_start.min(close), close))
         });
         match found {
-            Some((close, end, reference)) => {
+            Some((reference, label_start, close)) => {
                 plain.push_str(&rest[..open]);
-                plain.push_str(&after[..close]);
-                links.push((after[..close].to_owned(), reference.to_owned()));
-                rest = &after[close + 2 + end + 1..];
+                plain.push_str(&after[label_start..close]);
+                links.push((after[label_start..close].to_owned(), reference.to_owned()));
+                rest = &after[close + 1..];
             }
             None => {
                 plain.push_str(&rest[..=open]);
@@ -622,7 +625,7 @@ mod tests {
     #[test]
     fn sightline_full_pages_join_lines_with_structured_elements() {
         let reply = Reply {
-            text: "Click Link Task\nhttp://x/ · v4\nClick on the link \"nam\".\n<region name=\"header\" label=\"Section #1\" ref=\"e33\">\ne1 clickable: justo.\nsee [Home](e7) now\ne14 combobox = \"Aurora\" [Aurora|Bernelle|… 7 options] id=\"options\"\n</region>".into(),
+            text: "Click Link Task\nhttp://x/ · v4\nClick on the link \"nam\".\n<region name=\"header\" label=\"Section #1\" ref=\"e33\">\ne1 clickable: justo.\nsee [e7 Home] now\ne14 combobox = \"Aurora\" [Aurora|Bernelle|… 7 options] id=\"options\"\n</region>".into(),
             is_error: false,
             images: Vec::new(),
             structured: Some(json!({"kind": "full", "elements": [
