@@ -33,8 +33,10 @@ const STABILIZE_SLACK_MS: u32 = 3_000;
 const QUIET_WINDOW_MS: u32 = 100;
 /// Stabilisation gives up after this long.
 const STABILIZE_CAP_MS: u32 = 2_000;
-/// After an action, how long to watch for a navigation it may have started.
-const NAVIGATION_GRACE_MS: u32 = 150;
+/// After an action, how long to watch for a navigation it may have started: as long as the
+/// quiet window watched beside it, so an action that changes nothing costs one window. A link
+/// or a form's submit asks for its navigation while the click is handled, well within it.
+const NAVIGATION_GRACE_MS: u32 = QUIET_WINDOW_MS;
 
 /// Longest wait before a capture for the images, style sheets and fonts a page is loading.
 const RENDERING_LOADS_CAP_MS: u32 = 1_000;
