@@ -133,11 +133,15 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let started = timer::now_ms();
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
-    crate::probe::pause_layout_counters(state, tab_id).await;
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
-    let result: NavigateResult =
-        cdp::send_to(&DebuggeeTarget::main(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout)
-            .await?;
+    // The counters are turned off before the navigation, without waiting for the browser's
+    // answer first: it handles the tab's commands in the order they were sent.
+    let main = DebuggeeTarget::main(tab_id);
+    let (_, result) = futures::join!(
+        crate::probe::pause_layout_counters(state, tab_id),
+        cdp::send_to::<NavigateResult>(&main, "Page.navigate", serde_json::json!({ "url": url }), timeout),
+    );
+    let result = result?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
         return Err(ToolError::LoadFailed { url: sightline_core::urls::redact_url(url), error });
     }
