@@ -238,7 +238,7 @@ pub fn faster_peer_rows(r: &Report) -> Vec<(String, [String; 4])> {
         to_faster_peer(summaries)
             .map(|x| x.map(|(x, peer)| format!("{x:.2} ({})", peer.label())).unwrap_or_else(|| "—".to_owned()))
     };
-    let corpora = r.corpora.iter().filter(|c| c.skipped.is_none());
+    let corpora = r.corpora.iter().filter(|c| c.skipped.is_none() && !c.cases.is_empty());
     corpora
         .map(|c| (format!("{} corpus", c.corpus.name()), written(&c.summaries)))
         .chain(std::iter::once(("every page and the flow".to_owned(), written(&r.summaries))))
