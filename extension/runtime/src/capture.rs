@@ -73,7 +73,7 @@ impl Payload for JsPayload {
 
 /// Captures the tab's page and its out-of-process iframes.
 pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> {
-    let (probe, probe_ms) = timed_probe(state, tab_id).await;
+    let (probe, held, probe_ms) = timed_probe(state, tab_id).await;
     let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
     if let (Ok(now), Some(kept)) = (&probe, kept)
         && kept.probe == *now
@@ -82,7 +82,7 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
         let costs = CaptureCosts { probe_ms, ..CaptureCosts::default() };
         return Ok(Captured { capture, reused: true, kept: true, costs });
     }
-    take(state, tab_id, probe.ok(), probe_ms).await
+    take(state, tab_id, probe.ok(), held, probe_ms).await
 }
 
 /// A capture taken ahead of a wait (see [`capture_ahead`]).
@@ -98,10 +98,10 @@ pub struct Ahead {
 /// `None` when the probe cannot vouch or the capture failed (the look after the wait captures
 /// then, and reports any error).
 pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
-    let (probe, probe_ms) = timed_probe(state, tab_id).await;
+    let (probe, held, probe_ms) = timed_probe(state, tab_id).await;
     let probe = probe.ok()?;
     let dom_mutations = probe.main_frame_mutations();
-    let captured = take(state, tab_id, Some(probe), probe_ms).await.ok()?;
+    let captured = take(state, tab_id, Some(probe), held, probe_ms).await.ok()?;
     Some(Ahead { costs: captured.costs, dom_mutations })
 }
 
@@ -113,23 +113,33 @@ pub fn kept(state: &State, tab_id: i32) -> Option<Captured> {
 }
 
 /// Probes the tab, and says how long that took.
-async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, f64) {
+async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, probe::Held, f64) {
     let probing = timer::now_ms();
-    let probe = probe::probe(state, tab_id).await;
-    (probe, timer::now_ms() - probing)
+    let (probe, held) = probe::probe(state, tab_id).await;
+    (probe, held, timer::now_ms() - probing)
 }
 
 /// Asks the browser for the payloads, sending each request as soon as the plan allows and
 /// handing each reply to the plan as it arrives: the plan reads it into the engine's types while
 /// the browser still works on the requests after it. The capture is kept with `probe`, read
-/// before it, when there is one.
-async fn take(state: &State, tab_id: i32, probe: Option<PageProbe>, probe_ms: f64) -> Result<Captured, ToolError> {
+/// before it, when there is one. The page's frame tree and layout metrics that probe read just
+/// before (`held`) are not asked for again: nothing happened in between, and a page that
+/// changes meanwhile shows in the next probe, as any change during a capture does.
+async fn take(
+    state: &State,
+    tab_id: i32,
+    probe: Option<PageProbe>,
+    held: probe::Held,
+    probe_ms: f64,
+) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children, RolesFrom::Dom);
+    let reading = timer::now_ms();
+    plan.already_answered(held.frame_tree.map(JsPayload), held.layout.map(JsPayload));
+    let mut convert_ms = timer::now_ms() - reading;
     let mut running = FuturesUnordered::new();
     let mut by_method: BTreeMap<String, f64> = BTreeMap::new();
-    let mut convert_ms = 0.0;
     loop {
         for request in plan.requests() {
             let target = DebuggeeTarget { tab_id, session_id: request.session.clone() };

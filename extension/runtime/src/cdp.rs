@@ -138,6 +138,7 @@ pub async fn send_raw(
     params: serde_json::Value,
     timeout_ms: u32,
 ) -> Result<wasm_bindgen::JsValue, CdpError> {
+    COMMANDS_SENT.with(|sent| sent.set(sent.get() + 1));
     let answer = if changes_page(method) {
         send_effect(target, method, params, timeout_ms).await?
     } else {
@@ -226,6 +227,14 @@ impl EffectLog {
 
 thread_local! {
     static EFFECTS: RefCell<EffectLog> = RefCell::default();
+    /// Every command sent through [`send_raw`], to any tab: what a call cost in round trips.
+    static COMMANDS_SENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many CDP commands were sent so far, to any tab: a call's count is the difference between
+/// its end and its start (the commands other calls sent meanwhile included).
+pub fn commands_sent() -> u64 {
+    COMMANDS_SENT.with(std::cell::Cell::get)
 }
 
 /// How many commands that change the page were ever sent to `tab`: a call that saw this number

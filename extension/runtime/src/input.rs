@@ -35,6 +35,22 @@ pub struct NodeTarget {
     pub frame_id: String,
     /// The frame's isolated world (its execution context id), once known.
     world: Cell<Option<i64>>,
+    /// The last node checks ran on, as an object of the isolated world (backend node id, object
+    /// id): the checks of one action run on one node, which is resolved once for all of them and
+    /// released when the action is done.
+    checked: std::cell::RefCell<Option<(i64, String)>>,
+}
+
+impl Drop for NodeTarget {
+    fn drop(&mut self) {
+        if let Some((_, object_id)) = self.checked.take() {
+            let (target, params) = (self.target.clone(), serde_json::json!({"objectId": object_id}));
+            wasm_bindgen_futures::spawn_local(async move {
+                let method = "Runtime.releaseObject";
+                let _ = cdp::send_to::<serde_json::Value>(&target, method, params, cdp::COMMAND_TIMEOUT_MS).await;
+            });
+        }
+    }
 }
 
 impl NodeTarget {
@@ -48,12 +64,13 @@ impl NodeTarget {
             target: DebuggeeTarget { tab_id, session_id },
             frame_id: node.frame_id.clone(),
             world: Cell::new(world),
+            checked: Default::default(),
         }
     }
 
     /// The target for frame `frame_id` reached through `target`.
     pub fn frame(target: DebuggeeTarget, frame_id: String) -> NodeTarget {
-        NodeTarget { target, frame_id, world: Cell::new(None) }
+        NodeTarget { target, frame_id, world: Cell::new(None), checked: Default::default() }
     }
 
     /// The frame's isolated world: the one its events reported, else the one
@@ -208,8 +225,10 @@ async fn attached_or<T>(
 /// out-of-process frame is also hit-tested from the top page: there the point must land on the
 /// element that holds the target's frame, or the page around the frame would get the click.
 async fn reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Result<(f64, f64), String>, ToolError> {
-    let (x, y) = visible_centre(at, node, element_ref).await?;
-    let mut reached = hit(at, node, element_ref, x, y, Reached::Inside).await?;
+    // The element's box and the frame's scroll do not depend on each other: asked side by side.
+    let (centre, scroll) = futures::join!(visible_centre(at, node, element_ref), page_scroll(at));
+    let (x, y) = centre?;
+    let mut reached = hit_scrolled(at, node, element_ref, x, y, scroll?, Reached::Inside).await?;
     let (dx, dy) = at.offset().await?;
     if matches!(reached, Hit::Target) && at.target.session_id.is_some() {
         reached = hit_frame_owner(at, element_ref, x + dx, y + dy).await?;
@@ -240,7 +259,7 @@ async fn hit_frame_owner(at: &NodeTarget, element_ref: &str, x: f64, y: f64) -> 
     if found.backend_node_id == owner.backend_node_id {
         return Ok(Hit::Target);
     }
-    let main = NodeTarget::frame(main.target, found.frame_id.clone().unwrap_or_default());
+    let main = NodeTarget::frame(main.target.clone(), found.frame_id.clone().unwrap_or_default());
     let what = describe_isolated(&main, found.backend_node_id).await;
     let frame_like = ["<iframe", "<frame", "<object", "<embed"].iter().any(|tag| what.starts_with(tag));
     Ok(if frame_like { Hit::Frame(what) } else { Hit::Other(what) })
@@ -271,6 +290,12 @@ pub async fn click_element(
     let deadline = crate::timer::Deadline::after(HOVER_SETTLE_MS);
     let (mut px, mut py) = (x, y);
     loop {
+        // Most often the pointer's rest changed nothing: one look in the isolated world that a
+        // click where the pointer is still reaches the target. When it does not, or cannot say,
+        // the full hit test decides.
+        if still_reached(at, node, element_ref, x, y).await {
+            break;
+        }
         let reached = reaching_point(at, node, element_ref).await;
         if let Some(point) = attached_or(at, node, element_ref, reached).await? {
             (px, py) = point;
@@ -291,6 +316,18 @@ pub async fn click_element(
     move_mouse(at.target.tab_id, px, py).await?;
     ensure_attached(at, node, element_ref).await?;
     press_at(at.target.tab_id, px, py, button, double).await
+}
+
+/// Whether a click at `(x, y)` (the page's viewport coordinates), where the full hit test found
+/// the target before the pointer came to rest there, still reaches it: one call in the isolated
+/// world (see [`STILL_REACHED`]). Only ever a yes that the full hit test would also give; for a
+/// target in another process's frame it is not asked.
+async fn still_reached(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f64, y: f64) -> bool {
+    if at.target.session_id.is_some() {
+        return false;
+    }
+    let arguments = serde_json::json!([{"value": x}, {"value": y}]);
+    matches!(call_on_with(at, node, element_ref, STILL_REACHED, arguments).await, Ok(serde_json::Value::Bool(true)))
 }
 
 /// After the hover wait found the target away from the pointer: `None` when a press at `(x, y)`
@@ -386,10 +423,25 @@ enum Reached {
 /// The node a click at `(x, y)` (viewport coordinates of `at`'s frame's process) would reach,
 /// honouring `pointer-events`, and its frame.
 async fn node_at(at: &NodeTarget, element_ref: &str, x: f64, y: f64) -> Result<NodeAtPoint, ToolError> {
-    // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
+    node_at_scrolled(at, element_ref, x, y, page_scroll(at).await?).await
+}
+
+/// How far `at`'s frame's process has scrolled its page (its visual viewport's offset).
+async fn page_scroll(at: &NodeTarget) -> Result<(f64, f64), ToolError> {
     let metrics: LayoutMetrics = at.send("Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = metrics.css_visual_viewport.unwrap_or_default();
-    let (px, py) = (view.page_x, view.page_y);
+    Ok((view.page_x, view.page_y))
+}
+
+/// [`node_at`] with the page's scroll, read just before.
+async fn node_at_scrolled(
+    at: &NodeTarget,
+    element_ref: &str,
+    x: f64,
+    y: f64,
+    (px, py): (f64, f64),
+) -> Result<NodeAtPoint, ToolError> {
+    // `DOM.getNodeForLocation` takes document coordinates: the viewport point plus the scroll.
     let params = serde_json::json!({"x": (x + px).round(), "y": (y + py).round(), "ignorePointerEventsNone": false});
     at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))
 }
@@ -405,7 +457,20 @@ async fn hit(
     y: f64,
     reached: Reached,
 ) -> Result<Hit, ToolError> {
-    let found = node_at(at, element_ref, x, y).await?;
+    hit_scrolled(at, node, element_ref, x, y, page_scroll(at).await?, reached).await
+}
+
+/// [`hit`] with the page's scroll, read just before.
+async fn hit_scrolled(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    x: f64,
+    y: f64,
+    scroll: (f64, f64),
+    reached: Reached,
+) -> Result<Hit, ToolError> {
+    let found = node_at_scrolled(at, element_ref, x, y, scroll).await?;
     if found.backend_node_id == node.backend_node_id {
         return Ok(Hit::Target);
     }
@@ -496,6 +561,25 @@ const REACHES: &str = concat!(
 }"#
 );
 
+/// Called on the connected target with a point of its frame's viewport: `true` when the element
+/// a click there reaches (`elementFromPoint`, through open shadow roots) is the target or inside
+/// it and is not a frame element (whose document would get the click). Anything it cannot see
+/// into (a closed shadow root, a frame) answers `false`, and the CDP hit test decides instead.
+const STILL_REACHED: &str = r#"function (x, y) {
+  if (!this.isConnected) return false;
+  let hit = this.ownerDocument.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit || (hit !== this && ['iframe', 'frame', 'object', 'embed', 'fencedframe', 'portal'].includes(hit.localName))) {
+    return false;
+  }
+  for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+  return false;
+}"#;
+
 /// Scrolls the element to the middle of the viewport, clear of sticky headers and footers.
 const SCROLL_TO_CENTRE: &str =
     "function () { this.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' }); return true; }";
@@ -534,16 +618,37 @@ pub async fn call_on_with(
     function: &str,
     arguments: serde_json::Value,
 ) -> Result<serde_json::Value, ToolError> {
-    let object = at.resolve_isolated(node.backend_node_id).await.map_err(|e| node_error(e, element_ref))?;
-    let outcome: Result<CallResult, CdpError> = at
-        .send(
+    let call = |object_id: String| {
+        at.send::<CallResult>(
             "Runtime.callFunctionOn",
-            serde_json::json!({"objectId": object.object_id, "functionDeclaration": function,
-                "arguments": arguments, "returnByValue": true}),
+            serde_json::json!({"objectId": object_id, "functionDeclaration": function,
+                "arguments": arguments.clone(), "returnByValue": true}),
         )
-        .await;
-    release(at, &object.object_id).await;
-    let outcome = outcome.map_err(|e| node_error(e, element_ref))?;
+    };
+    // The node as resolved for an earlier check of this action; an object the browser no
+    // longer knows (its document went) is dropped, and the node resolved afresh.
+    let kept = at.checked.borrow().clone().filter(|(id, _)| *id == node.backend_node_id);
+    let earlier = match kept {
+        Some((_, object_id)) => match call(object_id).await {
+            Ok(outcome) => Some(outcome),
+            Err(e @ (CdpError::Timeout { .. } | CdpError::Detached | CdpError::Gone(_))) => {
+                return Err(node_error(e, element_ref));
+            }
+            Err(_) => None,
+        },
+        None => None,
+    };
+    let outcome = match earlier {
+        Some(outcome) => outcome,
+        None => {
+            let object = at.resolve_isolated(node.backend_node_id).await.map_err(|e| node_error(e, element_ref))?;
+            let outcome = call(object.object_id.clone()).await;
+            if let Some((_, replaced)) = at.checked.replace(Some((node.backend_node_id, object.object_id))) {
+                release(at, &replaced).await;
+            }
+            outcome.map_err(|e| node_error(e, element_ref))?
+        }
+    };
     // A check that threw has not passed.
     if let Some(exception) = outcome.exception {
         return Err(ToolError::Unexpected { what: "a check on the element", message: exception.to_string() });
@@ -551,9 +656,15 @@ pub async fn call_on_with(
     Ok(outcome.result.value.unwrap_or_default())
 }
 
-/// Releases a remote object the runtime no longer needs.
+/// Releases a remote object the runtime no longer needs. Nothing waits for the browser's
+/// answer (there is nothing to do with it): the commands sent after it still reach the browser
+/// after it, and the call goes on a round trip sooner.
 pub async fn release(at: &NodeTarget, object_id: &str) {
-    let _ = at.send::<serde_json::Value>("Runtime.releaseObject", serde_json::json!({"objectId": object_id})).await;
+    let (target, params) = (at.target.clone(), serde_json::json!({"objectId": object_id}));
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ =
+            cdp::send_to::<serde_json::Value>(&target, "Runtime.releaseObject", params, cdp::COMMAND_TIMEOUT_MS).await;
+    });
 }
 
 fn quad_area(q: &[f64]) -> f64 {

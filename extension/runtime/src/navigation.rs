@@ -33,8 +33,10 @@ const STABILIZE_SLACK_MS: u32 = 3_000;
 const QUIET_WINDOW_MS: u32 = 100;
 /// Stabilisation gives up after this long.
 const STABILIZE_CAP_MS: u32 = 2_000;
-/// After an action, how long to watch for a navigation it may have started.
-const NAVIGATION_GRACE_MS: u32 = 150;
+/// After an action, how long to watch for a navigation it may have started: as long as the
+/// quiet window watched beside it, so an action that changes nothing costs one window. A link
+/// or a form's submit asks for its navigation while the click is handled, well within it.
+const NAVIGATION_GRACE_MS: u32 = QUIET_WINDOW_MS;
 
 /// Longest wait before a capture for the images, style sheets and fonts a page is loading.
 const RENDERING_LOADS_CAP_MS: u32 = 1_000;
@@ -131,11 +133,15 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let started = timer::now_ms();
     let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
-    crate::probe::pause_layout_counters(state, tab_id).await;
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
-    let result: NavigateResult =
-        cdp::send_to(&DebuggeeTarget::main(tab_id), "Page.navigate", serde_json::json!({ "url": url }), timeout)
-            .await?;
+    // The counters are turned off before the navigation, without waiting for the browser's
+    // answer first: it handles the tab's commands in the order they were sent.
+    let main = DebuggeeTarget::main(tab_id);
+    let (_, result) = futures::join!(
+        crate::probe::pause_layout_counters(state, tab_id),
+        cdp::send_to::<NavigateResult>(&main, "Page.navigate", serde_json::json!({ "url": url }), timeout),
+    );
+    let result = result?;
     if let Some(error) = result.error_text.filter(|e| !e.is_empty()) {
         return Err(ToolError::LoadFailed { url: sightline_core::urls::redact_url(url), error });
     }

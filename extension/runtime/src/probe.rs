@@ -15,8 +15,9 @@ use sightline_core::capture::probe::{NotVouched, PageProbe, ProbeReplies, Target
 use sightline_core::cdp::page::FrameTreeResult;
 
 use crate::cdp::{self, CdpError};
-use crate::chrome::DebuggeeTarget;
+use crate::chrome::{self, DebuggeeTarget};
 use crate::state::State;
+use wasm_bindgen::JsValue;
 
 /// The isolated world the watch runs in.
 pub(crate) const WATCH_WORLD: &str = "sightline-watch";
@@ -45,8 +46,20 @@ pub struct KeptCapture {
     pub capture: Rc<Capture>,
 }
 
-/// Probes the tab: the readings when they vouch for the page, or why they cannot.
-pub async fn probe(state: &State, tab_id: i32) -> Result<PageProbe, NotVouched> {
+/// Replies a probe read that a capture right after it asks for too: the page's frame tree and
+/// layout metrics, as the browser handed them over. A capture that follows the probe with
+/// nothing in between uses them instead of asking again (see `crate::capture`).
+#[derive(Default)]
+pub struct Held {
+    /// `Page.getFrameTree` of the page's own target.
+    pub frame_tree: Option<JsValue>,
+    /// `Page.getLayoutMetrics` of the page.
+    pub layout: Option<JsValue>,
+}
+
+/// Probes the tab: the readings when they vouch for the page, or why they cannot; and the
+/// replies a capture can use again.
+pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, Held) {
     let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let targets = std::iter::once(None)
         .chain(children.into_iter().map(Some))
@@ -54,9 +67,22 @@ pub async fn probe(state: &State, tab_id: i32) -> Result<PageProbe, NotVouched> 
     let main = DebuggeeTarget::main(tab_id);
     let (targets, layout) = futures::join!(
         futures::future::join_all(targets.map(|target| async move { probe_target(state, &target).await })),
-        cdp::send_to::<Value>(&main, "Page.getLayoutMetrics", json!({}), PROBE_TIMEOUT_MS),
+        cdp::send_raw(&main, "Page.getLayoutMetrics", json!({}), PROBE_TIMEOUT_MS),
     );
-    PageProbe::read(ProbeReplies { targets, layout: layout.ok() })
+    let layout = layout.ok();
+    let mut held = Held { frame_tree: None, layout: layout.clone() };
+    let targets: Vec<TargetReplies> = targets
+        .into_iter()
+        .enumerate()
+        .map(|(at, (replies, frame_tree))| {
+            if at == 0 {
+                held.frame_tree = frame_tree;
+            }
+            replies
+        })
+        .collect();
+    let layout = layout.and_then(|raw| chrome::from_js::<Value>(raw).ok());
+    (PageProbe::read(ProbeReplies { targets, layout }), held)
 }
 
 /// Probes one target: its frame tree and the watch in each of its frames — reading it brings
@@ -66,8 +92,8 @@ pub async fn probe(state: &State, tab_id: i32) -> Result<PageProbe, NotVouched> 
 /// The watch is read at once, beside the frame tree, in the frames whose watch world the tab's
 /// events reported for their current document; a frame the tree shows that was not read then
 /// (its world was not reported) is read once the tree is in. Every reading is in before the
-/// counters are asked for.
-async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
+/// counters are asked for. The frame tree is handed back as the browser gave it, too.
+async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies, Option<JsValue>) {
     let known: Vec<String> = state
         .tabs
         .borrow()
@@ -81,11 +107,12 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
         )
     };
     let (frame_tree, mut watches, ()) = futures::join!(
-        cdp::send_to::<FrameTreeResult>(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
+        cdp::send_raw(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
         read_all(known),
         count_layouts(state, target),
     );
-    let frame_tree = frame_tree.ok();
+    let raw_tree = frame_tree.ok();
+    let frame_tree = raw_tree.clone().and_then(|raw| chrome::from_js::<FrameTreeResult>(raw).ok());
     let unread: Vec<String> = frame_tree
         .iter()
         .flat_map(|tree| tree.frame_tree.frames())
@@ -96,7 +123,7 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> TargetReplies {
         watches.extend(read_all(unread).await);
     }
     let metrics = cdp::send_to::<Value>(target, "Performance.getMetrics", json!({}), PROBE_TIMEOUT_MS).await.ok();
-    TargetReplies { frame_tree, metrics, watches }
+    (TargetReplies { frame_tree, metrics, watches }, raw_tree)
 }
 
 /// Turns on the main frame's layout counters if they are off (see [`pause_layout_counters`]).

@@ -119,6 +119,9 @@ pub struct PageResult {
     pub navigate: Outcome,
     /// The snapshot: the measured value.
     pub snapshot: Outcome,
+    /// A snapshot after the bench changed the page since that one (`Server::change_page`), so
+    /// no capture can be used again: what a look costs on a page that moved on.
+    pub changed_snapshot: Outcome,
     /// Extra columns from [`extensions::sightline_page_extras`].
     pub extras: Vec<ExtraColumn>,
     /// Where Sightline's snapshot tokens go, against the page's visible text (Sightline only,
@@ -174,7 +177,8 @@ impl Measurer {
             return PageResult {
                 case: case.to_owned(),
                 navigate: failed.clone(),
-                snapshot: failed,
+                snapshot: failed.clone(),
+                changed_snapshot: failed,
                 extras: Vec::new(),
                 parts: None,
             };
@@ -213,12 +217,27 @@ impl Measurer {
             };
             extras = extensions::sightline_page_extras(&probe).await;
         }
+        // After the extras, which read the page as the snapshot showed it.
+        let mut changed_lost = false;
+        let changed_snapshot = match &snapped {
+            Some(Ok(timed)) if !timed.reply.is_error => match server.change_page(&url).await {
+                Ok(()) => {
+                    let call = server.snapshot().await;
+                    changed_lost = call.is_err();
+                    Outcome::from_call(call.as_ref(), tokenizer)
+                }
+                Err(e) => {
+                    Outcome::Failed { error: shorten(&format!("the page could not be changed: {e:#}")), ms: None }
+                }
+            },
+            _ => Outcome::Failed { error: "not taken: there was no snapshot before it".to_owned(), ms: None },
+        };
         let progress = format!("bench: {} {progress}", kind.label());
         match (snapshot.size(), snapshot.error()) {
             (Some(size), _) => eprintln!("{progress}: {} tokens", size.tokens),
             (None, error) => eprintln!("{progress}: failed: {}", error.unwrap_or_default()),
         }
-        let connection_lost = navigated.is_err() || matches!(snapped, Some(Err(_)));
+        let connection_lost = navigated.is_err() || matches!(snapped, Some(Err(_))) || changed_lost;
         if connection_lost && let Some(old) = self.current.take() {
             self.restarts += 1;
             match old.restart().await {
@@ -226,7 +245,7 @@ impl Measurer {
                 Err(e) => self.broken = format!("not measured: {} could not be restarted: {e:#}", kind.label()),
             }
         }
-        PageResult { case: case.to_owned(), navigate, snapshot, extras, parts }
+        PageResult { case: case.to_owned(), navigate, snapshot, changed_snapshot, extras, parts }
     }
 }
 

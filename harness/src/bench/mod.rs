@@ -273,6 +273,7 @@ fn not_measured(cases: &[String], why: &str) -> Vec<PageResult> {
             case: case.clone(),
             navigate: failed.clone(),
             snapshot: failed.clone(),
+            changed_snapshot: failed.clone(),
             extras: Vec::new(),
             parts: None,
         })
@@ -367,6 +368,22 @@ fn print_headline(r: &Report) {
                 f.covered_words_missing
             );
         }
+    }
+    println!("\nWall time, median / p90 ms (navigate, snapshot, snapshot of a changed page, action):");
+    let ms =
+        |x: Option<stats::Summary>| x.map(|x| format!("{:.0} / {:.0}", x.median, x.p90)).unwrap_or_else(|| "—".into());
+    for s in &r.summaries {
+        println!(
+            "  {:<20} {:>13}  {:>13}  {:>13}  {:>13}",
+            s.server.label(),
+            ms(s.navigate_ms),
+            ms(s.snapshot_ms),
+            ms(s.changed_snapshot_ms),
+            ms(s.action_ms)
+        );
+    }
+    for (what, ratios) in report::faster_peer_rows(r) {
+        println!("  Sightline ÷ the faster peer, {what}: {}", ratios.join(", "));
     }
     println!("Flow ({} steps) tokens:", r.flow.flow.steps.len());
     for run in &r.flow.runs {

@@ -156,6 +156,8 @@ pub struct ServerSummary {
     pub navigate_ms: Option<Summary>,
     /// Snapshot wall time over the corpus (ms).
     pub snapshot_ms: Option<Summary>,
+    /// Wall time of a snapshot of a page changed since the last look, over the corpus (ms).
+    pub changed_snapshot_ms: Option<Summary>,
     /// Action wall time over the flow's clicks, selections and typing (ms).
     pub action_ms: Option<Summary>,
     /// Tokens of the whole flow.
@@ -202,10 +204,44 @@ pub fn summarize_servers(corpora: &[&CorpusSection], flow: Option<&FlowSection>)
                 snapshot_chars: summarize(&sizes.iter().map(|s| s.chars as f64).collect::<Vec<_>>()),
                 navigate_ms: summarize(&pages.iter().filter_map(|p| p.navigate.ms()).collect::<Vec<_>>()),
                 snapshot_ms: summarize(&pages.iter().filter_map(|p| p.snapshot.ms()).collect::<Vec<_>>()),
+                changed_snapshot_ms: summarize(
+                    &pages.iter().filter_map(|p| p.changed_snapshot.ms()).collect::<Vec<_>>(),
+                ),
                 action_ms: summarize(&actions),
                 flow_tokens: run.map(FlowRun::tokens),
             }
         })
+        .collect()
+}
+
+/// Sightline's median wall time over the faster peer's (the one with the lower median), with
+/// that peer, for navigate, snapshot, changed-page snapshot and action, in that order.
+pub fn to_faster_peer(summaries: &[ServerSummary]) -> [Option<(f64, ServerKind)>; 4] {
+    let median = |s: &ServerSummary, which: usize| {
+        [s.navigate_ms, s.snapshot_ms, s.changed_snapshot_ms, s.action_ms][which].map(|x| x.median)
+    };
+    std::array::from_fn(|which| {
+        let ours = summaries.iter().find(|s| s.server == ServerKind::Sightline).and_then(|s| median(s, which))?;
+        let (theirs, peer) = summaries
+            .iter()
+            .filter(|s| s.server != ServerKind::Sightline)
+            .filter_map(|s| Some((median(s, which)?, s.server)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))?;
+        (theirs > 0.0).then_some((ours / theirs, peer))
+    })
+}
+
+/// [`to_faster_peer`] written out (`0.87 (chrome-devtools-mcp)`, `—` when unmeasured): a row per
+/// corpus measured, then one over every page and the flow.
+pub fn faster_peer_rows(r: &Report) -> Vec<(String, [String; 4])> {
+    let written = |summaries: &[ServerSummary]| {
+        to_faster_peer(summaries)
+            .map(|x| x.map(|(x, peer)| format!("{x:.2} ({})", peer.label())).unwrap_or_else(|| "—".to_owned()))
+    };
+    let corpora = r.corpora.iter().filter(|c| c.skipped.is_none() && !c.cases.is_empty());
+    corpora
+        .map(|c| (format!("{} corpus", c.corpus.name()), written(&c.summaries)))
+        .chain(std::iter::once(("every page and the flow".to_owned(), written(&r.summaries))))
         .collect()
 }
 

@@ -33,6 +33,12 @@ const MAX_SNAPSHOT_PAGES: u32 = 100;
 /// Closing a server and its browser.
 const CLOSE_LIMIT: Duration = Duration::from_secs(15);
 
+/// What the bench runs in a page between two looks (a JavaScript function): a paragraph added
+/// at the end of the body, so no server can answer the next look from what it captured before.
+const PAGE_CHANGE: &str = "() => { const p = document.createElement('p'); \
+    p.textContent = 'Changed since the last look'; (document.body || document.documentElement).append(p); \
+    return true; }";
+
 /// Which server: the same servers the MiniWoB++ harness plays through.
 pub use crate::miniwob::agent::Server as ServerKind;
 
@@ -173,6 +179,30 @@ impl Server {
             last_text = next.reply.text;
         }
         Ok(whole)
+    }
+
+    /// Changes the page at `url` (see [`PAGE_CHANGE`]), untimed, through the server's own way of
+    /// running a script in it: Playwright MCP's `browser_evaluate`, chrome-devtools-mcp's
+    /// `evaluate_script`; for Sightline, whose script tool the user may switch off, the bench's
+    /// own DevTools connection to its browser.
+    pub async fn change_page(&self, url: &str) -> anyhow::Result<()> {
+        let tool = match self.kind {
+            ServerKind::Sightline => {
+                let devtools = self.devtools().context("no DevTools endpoint")?;
+                let (mut page, session) = crate::service_worker::attach_to_page(&devtools, url)?;
+                let expression = format!("({PAGE_CHANGE})()");
+                let done = page.call(Some(&session), "Runtime.evaluate", json!({"expression": expression}))?;
+                anyhow::ensure!(done["result"]["value"] == true, "the change did not run: {done}");
+                return Ok(());
+            }
+            ServerKind::Playwright => self.call("browser_evaluate", json!({"function": PAGE_CHANGE}), ACTION_LIMIT),
+            ServerKind::Devtools => {
+                self.call("evaluate_script", self.with_page(json!({"function": PAGE_CHANGE})), ACTION_LIMIT)
+            }
+        };
+        let done = tool.await?;
+        anyhow::ensure!(!done.reply.is_error, "the change did not run: {}", done.reply.text);
+        Ok(())
     }
 
     /// Clicks the element `reference` (found for `target`).

@@ -155,6 +155,22 @@ async fn a_frame_over_the_target_is_refused_whatever_the_page_rewrote() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_frame_the_hover_puts_inside_the_target_is_refused() {
+    let rig = Rig::start().await.expect("rig");
+    open(&rig, "input/frame-on-hover.html").await;
+    let snapshot = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let pay = ref_of(&snapshot, "button", "Pay");
+    // Once the pointer rests on the card, a frame inside it covers it: the press would reach the
+    // frame's document, so the click is refused rather than sent there.
+    let reply = rig.client.call("browser_click", json!({"ref": pay})).await.unwrap();
+    assert!(reply.is_error, "{}", reply.text);
+    assert!(reply.text.contains("another frame would receive it"), "{}", reply.text);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e == "paid" || e == "frame-clicked"), "nothing was clicked: {events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn keys_go_to_the_target_or_nowhere_whatever_the_page_rewrote() {
     let rig = Rig::start().await.expect("rig");
     open(&rig, "input/rewritten-focus.html").await;

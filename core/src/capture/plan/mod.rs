@@ -203,6 +203,18 @@ impl<P: Payload> CapturePlan<P> {
         self.queued.push(Request { id, session, method, params, timeout_ms, required });
     }
 
+    /// Hands in replies the driver already holds, read just before the capture (the probe's:
+    /// the page's frame tree and layout metrics), so their requests are not sent again. A reply
+    /// not given is asked for as usual. Call it before the first [`Self::requests`].
+    pub fn already_answered(&mut self, page_frame_tree: Option<P>, layout: Option<P>) {
+        for (slot, reply) in [(Slot::FrameTree(0), page_frame_tree), (Slot::Layout, layout)] {
+            let Some(reply) = reply else { continue };
+            let Some(at) = self.queued.iter().position(|r| self.slots[r.id.0] == slot) else { continue };
+            let request = self.queued.remove(at);
+            self.reply(request.id, Some(reply));
+        }
+    }
+
     /// The requests that may be sent now (each is handed out once).
     pub fn requests(&mut self) -> Vec<Request> {
         std::mem::take(&mut self.queued)

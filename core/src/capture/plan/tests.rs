@@ -35,6 +35,25 @@ fn drive(plan: &mut CapturePlan<Value>, answer: impl Fn(&Request) -> Option<Valu
     rounds
 }
 
+#[test]
+fn replies_already_held_are_not_asked_for_again() {
+    let mut plan = CapturePlan::<Value>::new(Vec::<String>::new(), RolesFrom::Dom);
+    plan.already_answered(Some(frame_tree("MAIN", &[])), Some(json!({})));
+    let rounds = drive(&mut plan, browser);
+    assert_eq!(rounds, vec![vec!["DOMSnapshot.captureSnapshot".to_owned()]]);
+    let parts = plan.finish().expect("the capture is whole");
+    assert!(parts.main.frame_tree.is_some() && parts.layout.is_some());
+}
+
+#[test]
+fn a_reply_not_held_is_asked_for() {
+    let mut plan = CapturePlan::<Value>::new(Vec::<String>::new(), RolesFrom::Dom);
+    plan.already_answered(None, Some(json!({})));
+    let rounds = drive(&mut plan, browser);
+    assert_eq!(rounds, vec![vec!["Page.getFrameTree".to_owned(), "DOMSnapshot.captureSnapshot".to_owned()]]);
+    assert!(plan.finish().expect("whole").main.frame_tree.is_some());
+}
+
 fn browser(request: &Request) -> Option<Value> {
     match (request.session.as_deref(), request.method) {
         (None, "Page.getFrameTree") => Some(frame_tree("MAIN", &["SAME"])),

@@ -237,12 +237,16 @@ pub(super) async fn act_noting(
     let noted = std::cell::RefCell::new(Vec::new());
     // A file chooser the action opens is intercepted (no window shows) and kept for
     // browser_file_upload; the user's own clicks in a shared tab still open theirs. Only the
-    // actions that can open one pay for the two calls.
+    // actions that can open one pay for the two calls, and neither is waited for: the browser
+    // handles a tab's commands in the order they were sent, so interception is on before the
+    // action's first command arrives (it is sent first, beside the action), and is turned off
+    // after the action while the answer is captured.
     let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
-    let intercept = |on: bool| {
-        cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", serde_json::json!({"enabled": on}))
+    let intercept = |on: bool| async move {
+        let params = serde_json::json!({"enabled": on});
+        let _ = cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", params).await;
     };
-    let intercepting = OPEN_FILE_CHOOSERS.contains(&tool) && intercept(true).await.is_ok();
+    let intercepting = OPEN_FILE_CHOOSERS.contains(&tool);
     // A download that begins while the action runs is this session's.
     let downloading = DownloadsOfAction {
         state,
@@ -252,9 +256,14 @@ pub(super) async fn act_noting(
         *noted.borrow_mut() = action.await?;
         Ok(())
     };
-    let outcome = settle_or_dialog(state, tab, ctx, action).await;
+    let intercepted = async {
+        if intercepting {
+            intercept(true).await;
+        }
+    };
+    let ((), outcome) = futures::join!(intercepted, settle_or_dialog(state, tab, ctx, action));
     if intercepting {
-        let _ = intercept(false).await;
+        wasm_bindgen_futures::spawn_local(intercept(false));
     }
     noted.borrow_mut().extend(downloading.end());
     if let Some(opened) = choosers.drain().into_iter().rfind(|e| e.session_id.is_none())

@@ -125,6 +125,7 @@ pub async fn run_within(
 ) -> Option<ToolOutput> {
     let ctx = CallContext::new(call.name(), limit_ms);
     let action = call.action();
+    let commands_before = cdp::commands_sent();
     // The person's options, read once as the call starts. Their history and log sizes apply
     // before the call for what it reads, and after it for the page state it may have created.
     crate::options::apply_sizes(state, crate::options::Options::read_for_call(state).await.sizes);
@@ -141,6 +142,7 @@ pub async fn run_within(
             let options = crate::options::Options::for_call(state);
             output.evaluate_allowed = Some(options.allow_evaluate);
             crate::options::apply_sizes(state, options.sizes);
+            count_commands(&mut output, cdp::commands_sent() - commands_before);
             return Some(output);
         }
         // Dropping the tool's future here releases its tab and every wait it was in.
@@ -153,6 +155,19 @@ pub async fn run_within(
     match how {
         CutShort::CalledOff => None,
         CutShort::OutOfTime => Some(ToolOutput::error(text)),
+    }
+}
+
+/// Says in a page's answer how many CDP commands the call sent (`cdp_calls`, in its `stats`, or
+/// beside the `kind` of an action's answer): a count that does not drift with the machine's
+/// load, for the bench and for anyone weighing what a call costs. Other calls running meanwhile
+/// (another tab's) are counted too.
+fn count_commands(output: &mut ToolOutput, commands: u64) {
+    let Some(facts) = output.structured.as_mut().and_then(serde_json::Value::as_object_mut) else { return };
+    if let Some(stats) = facts.get_mut("stats").and_then(serde_json::Value::as_object_mut) {
+        stats.insert("cdp_calls".to_owned(), commands.into());
+    } else if facts.contains_key("kind") {
+        facts.insert("cdp_calls".to_owned(), commands.into());
     }
 }
 
