@@ -2,6 +2,8 @@
 //! (hit tests, checked states, what a list offers), feeds the facts in, and performs the step
 //! it is told; what is refused, and in which words, is decided here.
 
+pub mod choose;
+pub mod fill;
 mod problem;
 pub mod reach;
 
