@@ -26,7 +26,7 @@ use sightline_core::refs::NodeKey;
 use crate::cdp::{self, CdpError};
 use crate::chrome::DebuggeeTarget;
 use crate::error::{ElementProblem, ToolError};
-use crate::state::State;
+use crate::state::TabsState;
 
 /// Where to send commands about a node: its frame's session, and the offset that turns that
 /// frame's viewport coordinates into the page's.
@@ -41,8 +41,8 @@ pub struct NodeTarget {
 
 impl NodeTarget {
     /// The target for `node` on `tab_id`.
-    pub fn of(state: &State, tab_id: i32, node: &NodeKey) -> NodeTarget {
-        let tabs = state.tabs.borrow();
+    pub fn of(tabs: &TabsState, tab_id: i32, node: &NodeKey) -> NodeTarget {
+        let tabs = tabs.registry.borrow();
         let frames = tabs.frames(tab_id);
         let session_id = frames.session_of(&node.frame_id).map(str::to_owned);
         let world = frames.world_context(session_id.as_deref(), &node.frame_id, crate::probe::WATCH_WORLD);
