@@ -5,6 +5,7 @@
 //! I/O, no clock and no async; it compiles natively (for tests and benchmarks on captured
 //! pages) and to wasm32 (inside the extension).
 
+pub mod actions;
 pub mod calls;
 pub mod capture;
 pub mod cdp;

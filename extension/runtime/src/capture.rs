@@ -74,7 +74,7 @@ impl Payload for JsPayload {
 /// Captures the tab's page and its out-of-process iframes.
 pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> {
     let (probe, held, probe_ms) = timed_probe(state, tab_id).await;
-    let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
+    let kept = state.tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
     if let (Ok(now), Some(kept)) = (&probe, kept)
         && kept.probe == *now
     {
@@ -108,7 +108,7 @@ pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
 /// The tab's kept capture, as it is, without a probe: for a caller that knows the page did not
 /// change since (see [`capture_ahead`]).
 pub fn kept(state: &State, tab_id: i32) -> Option<Captured> {
-    let kept = state.tabs.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
+    let kept = state.tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
     Some(Captured { capture: kept.capture.clone(), reused: false, kept: true, costs: CaptureCosts::default() })
 }
 
@@ -133,7 +133,8 @@ async fn take(
     probe_ms: f64,
 ) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
-    let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> =
+        state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children, RolesFrom::Dom);
     let reading = timer::now_ms();
     plan.already_answered(held.frame_tree.map(JsPayload), held.layout.map(JsPayload));
@@ -170,7 +171,7 @@ async fn take(
     // during the capture shows in the next probe.
     let kept = probe.map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
     let is_kept = kept.is_some();
-    if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+    if let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
         session.kept = kept;
     }
     let costs = CaptureCosts { probe_ms, capture_ms, convert_ms, by_method };

@@ -1,32 +1,19 @@
 //! Choosing options by value or label: of a native `<select>` (set in the page, with the
 //! `input` and `change` events a person's choice fires), and of listboxes and comboboxes made of
 //! `role=option` elements (clicked one by one, through the same hit-tested clicks as
-//! `browser_click`). What an element does not offer is an error listing what it does.
+//! `browser_click`). What an element does not offer is an error listing what it does. What the
+//! page-side half found is judged by the engine (`sightline_core::actions::choose`).
 
 use serde::Deserialize;
+use sightline_core::actions::choose::{self, ChoiceAnswer, ChoiceStep};
 use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
 
-use crate::error::{ElementProblem, ToolError};
+use crate::error::ToolError;
 use crate::input::{self, CallResult, NodeTarget, ValueHolder};
 
 /// The page-side half: see the script's own comment.
 const CHOOSE_OPTIONS: &str = include_str!("hooks/choose_options.js");
-
-/// What the page-side half answered.
-#[derive(Debug, Default, Deserialize)]
-struct Outcome {
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    missing: Option<String>,
-    #[serde(default)]
-    offered: Vec<String>,
-    #[serde(default)]
-    what: Option<String>,
-    #[serde(default)]
-    click: Option<Vec<u32>>,
-}
 
 #[derive(Deserialize)]
 struct Properties {
@@ -57,13 +44,11 @@ struct DescribedNode {
 pub async fn choose(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: &[String]) -> Result<(), ToolError> {
     let object =
         at.resolve_isolated(node.backend_node_id).await.map_err(|e| input::node_error(e, element_ref))?.object_id;
-    let outcome = decide(at, &object, element_ref, wanted).await;
-    let done = match outcome {
-        Ok(Outcome { click: Some(indexes), .. }) => {
-            click_options(at, node, &object, element_ref, wanted, &indexes).await
-        }
-        Ok(Outcome { error: None, .. }) => Ok(()),
-        Ok(refusal) => Err(refused(element_ref, refusal)),
+    let answer = ask(at, &object, element_ref, wanted).await;
+    let done = match answer.map(|answer| choose::decide(element_ref, answer)) {
+        Ok(ChoiceStep::Click(indexes)) => click_options(at, node, &object, element_ref, wanted, &indexes).await,
+        Ok(ChoiceStep::Done) => Ok(()),
+        Ok(ChoiceStep::Refuse(refusal)) => Err(input::refused(element_ref, refusal)),
         Err(e) => Err(e),
     };
     input::release(at, &object).await;
@@ -71,7 +56,7 @@ pub async fn choose(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: 
 }
 
 /// Runs the page-side half once: a native select is set; a list says which options to click.
-async fn decide(at: &NodeTarget, object: &str, element_ref: &str, wanted: &[String]) -> Result<Outcome, ToolError> {
+async fn ask(at: &NodeTarget, object: &str, element_ref: &str, wanted: &[String]) -> Result<ChoiceAnswer, ToolError> {
     let called: CallResult = at
         .send(
             "Runtime.callFunctionOn",
@@ -124,28 +109,4 @@ async fn click_options(
         input::click_element(at, &key, element_ref, MouseButton::Left, false).await?;
     }
     Ok(())
-}
-
-/// The agent's error for what the page-side half refused.
-fn refused(element_ref: &str, outcome: Outcome) -> ToolError {
-    let quote = |s: &str| serde_json::Value::from(s).to_string();
-    let what = outcome.what.unwrap_or_default();
-    let missing = outcome.missing.as_deref().map(quote).unwrap_or_default();
-    let text = match outcome.error.as_deref().unwrap_or_default() {
-        "disabled" => return ToolError::element(element_ref, ElementProblem::ReadOnly),
-        "missing" => {
-            let offered: Vec<String> = outcome.offered.iter().map(|o| quote(o)).collect();
-            format!("{element_ref} has no option {missing}; it offers {}", offered.join(", "))
-        }
-        "option-disabled" => format!("{element_ref}'s option {missing} is disabled"),
-        "single" => format!("{element_ref} takes one option, not several"),
-        "closed" => format!(
-            "{element_ref} is a {what} whose options are not on the page yet: open it with browser_click on \
-             {element_ref}, then select"
-        ),
-        _ => format!(
-            "{element_ref} is a {what}, not a select, listbox or combobox; browser_select_option chooses options of those"
-        ),
-    };
-    ToolError::Options(text)
 }

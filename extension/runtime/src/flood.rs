@@ -76,7 +76,7 @@ pub fn counted_stamp(method: &str, params: &JsValue) -> Option<Option<f64>> {
 
 /// Hands the timeline what the guard dropped since it was last told, before it is read.
 pub fn record_dropped(state: &State) {
-    let dropped = state.flood.borrow_mut().take_all_dropped();
+    let dropped = state.timeline.flood.borrow_mut().take_all_dropped();
     tell_timeline(state, &dropped);
 }
 
@@ -93,7 +93,7 @@ fn tell_timeline(state: &State, dropped: &[Dropped]) {
 
 /// Frame `frame_id` of the out-of-process frame `session` of `tab` shows `url` now.
 pub fn frame_navigated(state: &State, tab: i32, session: &str, frame_id: &str, url: &str) {
-    let paused_unknown = state.flood.borrow_mut().frame_navigated(tab, session, frame_id, url);
+    let paused_unknown = state.timeline.flood.borrow_mut().frame_navigated(tab, session, frame_id, url);
     if let Some(pause_id) = paused_unknown {
         state.with_timeline(|t| t.console_pause_frame(pause_id, url));
     }
@@ -101,13 +101,13 @@ pub fn frame_navigated(state: &State, tab: i32, session: &str, frame_id: &str, u
 
 /// An out-of-process frame's session went away.
 pub fn frame_detached(state: &State, tab: i32, session: &str) {
-    let dropped = state.flood.borrow_mut().frame_detached(tab, session);
+    let dropped = state.timeline.flood.borrow_mut().frame_detached(tab, session);
     tell_timeline(state, dropped.as_slice());
 }
 
 /// A tab closed.
 pub fn tab_closed(state: &State, tab: i32) {
-    let dropped = state.flood.borrow_mut().forget(tab);
+    let dropped = state.timeline.flood.borrow_mut().forget(tab);
     tell_timeline(state, &dropped);
 }
 
@@ -117,7 +117,7 @@ pub fn tab_closed(state: &State, tab: i32) {
 pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: Flooded, characters: f64) {
     let now = timer::epoch_ms();
     let (earlier, frame) = {
-        let mut guard = state.flood.borrow_mut();
+        let mut guard = state.timeline.flood.borrow_mut();
         (guard.take_dropped_of(tab, &session), guard.frame_url(tab, &session))
     };
     tell_timeline(state, earlier.as_slice());
@@ -133,7 +133,7 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         dropped_characters: 0,
     };
     let pause_id = state.with_timeline(|t| t.console_paused(pause));
-    state.flood.borrow_mut().paused_as(tab, &session, pause_id, characters);
+    state.timeline.flood.borrow_mut().paused_as(tab, &session, pause_id, characters);
     let state = state.clone();
     wasm_bindgen_futures::spawn_local(async move {
         let target = DebuggeeTarget { tab_id: tab, session_id: session.clone() };
@@ -143,13 +143,13 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         let _ = futures::future::join(off("Runtime.disable"), off("Log.disable")).await;
         timer::sleep(pause_ms).await;
         let resumed_ms = timer::epoch_ms();
-        let resumed = state.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
+        let resumed = state.timeline.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
         tell_timeline(&state, resumed.dropped.as_slice());
         if let Some(pause_id) = resumed.pause_id {
             state.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
         }
         let bindings = {
-            let tabs = state.tabs.borrow();
+            let tabs = state.tabs.registry.borrow();
             match tabs.sessions.get(&tab) {
                 Some(s) if s.attached && resumed.still_there => s.bindings.clone(),
                 _ => return,

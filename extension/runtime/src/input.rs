@@ -16,6 +16,8 @@
 use std::cell::Cell;
 
 use serde::Deserialize;
+use sightline_core::actions::Refusal;
+use sightline_core::actions::reach::{self, Approach, ApproachStep, Hit, Hover, HoverStep, Point, Reached, Sight};
 use sightline_core::cdp::page::{LayoutMetrics, VisualViewport};
 use sightline_core::keys::KeyPress;
 use sightline_core::protocol::MouseButton;
@@ -24,7 +26,7 @@ use sightline_core::refs::NodeKey;
 use crate::cdp::{self, CdpError};
 use crate::chrome::DebuggeeTarget;
 use crate::error::{ElementProblem, ToolError};
-use crate::state::State;
+use crate::state::TabsState;
 
 /// Where to send commands about a node: its frame's session, and the offset that turns that
 /// frame's viewport coordinates into the page's.
@@ -55,8 +57,8 @@ impl Drop for NodeTarget {
 
 impl NodeTarget {
     /// The target for `node` on `tab_id`.
-    pub fn of(state: &State, tab_id: i32, node: &NodeKey) -> NodeTarget {
-        let tabs = state.tabs.borrow();
+    pub fn of(tabs: &TabsState, tab_id: i32, node: &NodeKey) -> NodeTarget {
+        let tabs = tabs.registry.borrow();
         let frames = tabs.frames(tab_id);
         let session_id = frames.session_of(&node.frame_id).map(str::to_owned);
         let world = frames.world_context(session_id.as_deref(), &node.frame_id, crate::probe::WATCH_WORLD);
@@ -162,43 +164,59 @@ struct ContentQuads {
 
 /// Scrolls the element into view and returns a point of it that a click would reach, in the
 /// page's viewport coordinates: the centre of its first visible box, checked by hit-testing.
-/// When something else is on top there, the element is scrolled to the viewport's centre and
-/// tried again; when it is still covered, the click is refused with what covers it.
-pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
-    let scrolled = scroll_and_reach(at, node, element_ref).await;
-    attached_or(at, node, element_ref, scrolled).await
+/// What the hit tests found is judged by the engine's [`Approach`]: a covered element is
+/// scrolled to the viewport's centre and tried again, then refused with what covers it.
+pub async fn click_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Point, ToolError> {
+    let approached = approach(at, node, element_ref).await;
+    attached_or(at, node, element_ref, approached).await
 }
 
-async fn scroll_and_reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
-    let id = serde_json::json!({"backendNodeId": node.backend_node_id});
-    at.send::<serde_json::Value>("DOM.scrollIntoViewIfNeeded", id.clone())
-        .await
-        .map_err(|e| node_error(e, element_ref))?;
-    let mut cover = String::new();
-    for attempt in 0..2 {
-        if attempt == 1 {
-            call_on(at, node, element_ref, SCROLL_TO_CENTRE, &[]).await?;
-        }
-        match reach(at, node, element_ref).await? {
-            Ok(point) => return Ok(point),
-            Err(what) => cover = what,
+/// Performs the steps of an [`Approach`] until it says where the click reaches the element.
+async fn approach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Point, ToolError> {
+    let (mut plan, mut step) = Approach::new(at.target.session_id.is_some());
+    loop {
+        step = match step {
+            ApproachStep::ScrollIntoView => {
+                let id = serde_json::json!({"backendNodeId": node.backend_node_id});
+                at.send::<serde_json::Value>("DOM.scrollIntoViewIfNeeded", id)
+                    .await
+                    .map_err(|e| node_error(e, element_ref))?;
+                plan.saw(look(at, node, element_ref).await?)
+            }
+            ApproachStep::ScrollToCentre => {
+                call_on(at, node, element_ref, SCROLL_TO_CENTRE, &[]).await?;
+                plan.saw(look(at, node, element_ref).await?)
+            }
+            ApproachStep::LookFromTopPage((x, y)) => plan.top_page(hit_frame_owner(at, element_ref, x, y).await?),
+            ApproachStep::CheckAttached => plan.attached(is_attached(at, node, element_ref).await?),
+            ApproachStep::Reached(point) => return Ok(point),
+            ApproachStep::Refuse(refusal) => return Err(refused(element_ref, refusal)),
         }
     }
-    Err(ToolError::element(element_ref, ElementProblem::Covered { by: cover }))
+}
+
+/// The agent's error for what the engine refused about `element_ref`.
+pub fn refused(element_ref: &str, refusal: Refusal) -> ToolError {
+    match refusal {
+        Refusal::Element(problem) => ToolError::element(element_ref, problem),
+        Refusal::Stale => sightline_core::refs::RefError::removed_since_snapshot(element_ref).into(),
+        Refusal::Invalid(text) => ToolError::Invalid(text),
+        Refusal::Options(text) => ToolError::Options(text),
+    }
 }
 
 /// Called on the target (in the isolated world): whether it is still in its document.
 const IS_CONNECTED: &str = "function () { return this.isConnected; }";
 
+/// Whether the element is still in its document.
+async fn is_attached(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<bool, ToolError> {
+    Ok(call_on(at, node, element_ref, IS_CONNECTED, &[]).await? != serde_json::Value::Bool(false))
+}
+
 /// Refuses with the stale-ref error when the element has left its document since the snapshot
 /// that named it. Whatever took its place under the pointer is not the element the agent chose.
 pub async fn ensure_attached(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(), ToolError> {
-    match call_on(at, node, element_ref, IS_CONNECTED, &[]).await? {
-        serde_json::Value::Bool(false) => {
-            Err(sightline_core::refs::RefError::removed_since_snapshot(element_ref).into())
-        }
-        _ => Ok(()),
-    }
+    if is_attached(at, node, element_ref).await? { Ok(()) } else { Err(refused(element_ref, Refusal::Stale)) }
 }
 
 /// `outcome` of a step on the element, unless it failed because the element left the page
@@ -220,24 +238,15 @@ async fn attached_or<T>(
     }
 }
 
-/// The element's visible centre in the page's viewport coordinates when a click there reaches
-/// it now (no scrolling), else a description of what is there instead. A target in an
-/// out-of-process frame is also hit-tested from the top page: there the point must land on the
-/// element that holds the target's frame, or the page around the frame would get the click.
-async fn reach(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Result<(f64, f64), String>, ToolError> {
+/// Looks at the element without scrolling: its visible centre in the page's viewport
+/// coordinates and what a click there reaches in its own frame, or that it has no box.
+async fn look(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Sight, ToolError> {
     // The element's box and the frame's scroll do not depend on each other: asked side by side.
-    let (centre, scroll) = futures::join!(visible_centre(at, node, element_ref), page_scroll(at));
-    let (x, y) = centre?;
-    let mut reached = hit_scrolled(at, node, element_ref, x, y, scroll?, Reached::Inside).await?;
+    let (centre, scroll) = futures::join!(frame_centre(at, node, element_ref), page_scroll(at));
+    let Some((x, y)) = centre? else { return Ok(Sight::NoBox) };
+    let hit = hit_scrolled(at, node, element_ref, x, y, scroll?, Reached::Inside).await?;
     let (dx, dy) = at.offset().await?;
-    if matches!(reached, Hit::Target) && at.target.session_id.is_some() {
-        reached = hit_frame_owner(at, element_ref, x + dx, y + dy).await?;
-    }
-    match reached {
-        Hit::Target => Ok(Ok((x + dx, y + dy))),
-        Hit::Other(what) => Ok(Err(what)),
-        Hit::Frame(what) => Err(ToolError::element(element_ref, ElementProblem::OtherFrame { what })),
-    }
+    Ok(Sight::Seen { at: (x + dx, y + dy), hit })
 }
 
 /// Hit-tests the page's viewport point `(x, y)` in the top page, for a target in the
@@ -260,24 +269,12 @@ async fn hit_frame_owner(at: &NodeTarget, element_ref: &str, x: f64, y: f64) -> 
         return Ok(Hit::Target);
     }
     let main = NodeTarget::frame(main.target.clone(), found.frame_id.clone().unwrap_or_default());
-    let what = describe_isolated(&main, found.backend_node_id).await;
-    let frame_like = ["<iframe", "<frame", "<object", "<embed"].iter().any(|tag| what.starts_with(tag));
-    Ok(if frame_like { Hit::Frame(what) } else { Hit::Other(what) })
+    Ok(Hit::in_top_page(describe_isolated(&main, found.backend_node_id).await))
 }
 
-/// How long a click waits, after the pointer comes to rest over its target, for what the hover
-/// changed to settle, and how often it looks meanwhile.
-const HOVER_SETTLE_MS: u32 = 300;
-const HOVER_LOOK_MS: u32 = 25;
-
 /// Clicks the element as a user would: the pointer comes to rest over it first, then presses.
-/// A hover can move or collapse the target (a `:hover` rule that swaps an icon's image leaves the
-/// element empty until the new image loads, and the click would land on its parent), so the
-/// point is hit-tested again after the move and the press waits, for at most
-/// [`HOVER_SETTLE_MS`], until the target is under the pointer again. When it is not by then, the
-/// press goes to the point found before the move only if it still reaches the target or one of
-/// the elements holding it (the button around an emptied icon); a target the hover took away
-/// (a suggestion list that closed) is not pressed through onto whatever lies beneath.
+/// A hover can move, empty or take away the target; what is looked at meanwhile, and whether
+/// the press goes ahead, is the engine's [`Hover`].
 pub async fn click_element(
     at: &NodeTarget,
     node: &NodeKey,
@@ -286,36 +283,43 @@ pub async fn click_element(
     double: bool,
 ) -> Result<(), ToolError> {
     let (x, y) = click_point(at, node, element_ref).await?;
-    move_mouse(at.target.tab_id, x, y).await?;
-    let deadline = crate::timer::Deadline::after(HOVER_SETTLE_MS);
-    let (mut px, mut py) = (x, y);
+    let tab_id = at.target.tab_id;
+    move_mouse(tab_id, x, y).await?;
+    let now = crate::timer::now_ms;
+    let (mut plan, mut step) = Hover::new((x, y), now(), at.target.session_id.is_some());
     loop {
-        // Most often the pointer's rest changed nothing: one look in the isolated world that a
-        // click where the pointer is still reaches the target. When it does not, or cannot say,
-        // the full hit test decides.
-        if still_reached(at, node, element_ref, x, y).await {
-            break;
-        }
-        let reached = reaching_point(at, node, element_ref).await;
-        if let Some(point) = attached_or(at, node, element_ref, reached).await? {
-            (px, py) = point;
-            break;
-        }
-        if deadline.passed() {
-            ensure_attached(at, node, element_ref).await?;
-            if let Some(instead) = beneath_after_hover(at, node, element_ref, x, y).await? {
-                return Err(ToolError::element(element_ref, ElementProblem::GoneOnHover { instead }));
+        step = match step {
+            // Most often the pointer's rest changed nothing: one look in the isolated world that
+            // a click where the pointer is still reaches the target. When it does not, or cannot
+            // say, the full look decides.
+            HoverStep::Look if still_reached(at, node, element_ref, x, y).await => {
+                plan.saw(Sight::Seen { at: (x, y), hit: Hit::Target }, now())
             }
-            break;
+            HoverStep::Look => {
+                let seen = look(at, node, element_ref).await;
+                plan.saw(attached_or(at, node, element_ref, seen).await?, now())
+            }
+            HoverStep::Wait(ms) => {
+                crate::timer::sleep(ms).await;
+                HoverStep::Look
+            }
+            HoverStep::LookFromTopPage((x, y)) => {
+                let found = hit_frame_owner(at, element_ref, x, y).await;
+                plan.top_page(attached_or(at, node, element_ref, found).await?, now())
+            }
+            HoverStep::CheckAttached => plan.attached(is_attached(at, node, element_ref).await?),
+            HoverStep::LookBeneath((x, y)) => {
+                let (dx, dy) = at.offset().await?;
+                plan.beneath(hit(at, node, element_ref, x - dx, y - dy, Reached::InsideOrHolding).await?)
+            }
+            HoverStep::Settle((x, y)) => {
+                move_mouse(tab_id, x, y).await?;
+                plan.attached(is_attached(at, node, element_ref).await?)
+            }
+            HoverStep::Press((x, y)) => return press_at(tab_id, x, y, button, double).await,
+            HoverStep::Refuse(refusal) => return Err(refused(element_ref, refusal)),
         }
-        crate::timer::sleep(deadline.cap(HOVER_LOOK_MS)).await;
     }
-    // The pointer's last move before the press can itself close what the target was in (a
-    // suggestion list that closes on the next mouse move): look once more, right before the
-    // press, so a target gone by then is refused rather than whatever took its place pressed.
-    move_mouse(at.target.tab_id, px, py).await?;
-    ensure_attached(at, node, element_ref).await?;
-    press_at(at.target.tab_id, px, py, button, double).await
 }
 
 /// Whether a click at `(x, y)` (the page's viewport coordinates), where the full hit test found
@@ -330,45 +334,17 @@ async fn still_reached(at: &NodeTarget, node: &NodeKey, element_ref: &str, x: f6
     matches!(call_on_with(at, node, element_ref, STILL_REACHED, arguments).await, Ok(serde_json::Value::Bool(true)))
 }
 
-/// After the hover wait found the target away from the pointer: `None` when a press at `(x, y)`
-/// (the page's viewport coordinates) still reaches the target or an element holding it, else
-/// what it would reach instead.
-async fn beneath_after_hover(
-    at: &NodeTarget,
-    node: &NodeKey,
-    element_ref: &str,
-    x: f64,
-    y: f64,
-) -> Result<Option<String>, ToolError> {
-    let (dx, dy) = at.offset().await?;
-    match hit(at, node, element_ref, x - dx, y - dy, Reached::InsideOrHolding).await? {
-        Hit::Target => Ok(None),
-        Hit::Other(what) => Ok(Some(what)),
-        Hit::Frame(what) => Err(ToolError::element(element_ref, ElementProblem::OtherFrame { what })),
-    }
-}
-
-/// Where a click reaches the element now, or `None` while it has no box or something else is
-/// there (see [`reach`]).
-async fn reaching_point(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Option<(f64, f64)>, ToolError> {
-    match reach(at, node, element_ref).await {
-        Ok(reached) => Ok(reached.ok()),
-        Err(ToolError::Element { problem: ElementProblem::NoBox, .. }) => Ok(None),
-        Err(e) => Err(e),
-    }
+/// The centre of the element's first visible box, in its frame's viewport coordinates, or
+/// `None` when it shows none.
+async fn frame_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Option<Point>, ToolError> {
+    let id = serde_json::json!({"backendNodeId": node.backend_node_id});
+    let quads: ContentQuads = at.send("DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
+    Ok(reach::visible_centre(&quads.quads))
 }
 
 /// The centre of the element's first visible box, in its frame's viewport coordinates.
-async fn visible_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<(f64, f64), ToolError> {
-    let id = serde_json::json!({"backendNodeId": node.backend_node_id});
-    let quads: ContentQuads = at.send("DOM.getContentQuads", id).await.map_err(|e| node_error(e, element_ref))?;
-    quads
-        .quads
-        .iter()
-        .filter(|q| q.len() == 8 && quad_area(q) > 1.0)
-        .map(|q| ((q[0] + q[2] + q[4] + q[6]) / 4.0, (q[1] + q[3] + q[5] + q[7]) / 4.0))
-        .next()
-        .ok_or_else(|| ToolError::element(element_ref, ElementProblem::NoBox))
+async fn visible_centre(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Result<Point, ToolError> {
+    frame_centre(at, node, element_ref).await?.ok_or_else(|| ToolError::element(element_ref, ElementProblem::NoBox))
 }
 
 /// The centre of the element's first visible box in the page's viewport coordinates, without
@@ -392,32 +368,12 @@ pub async fn viewport(tab: i32) -> Result<VisualViewport, ToolError> {
     Ok(metrics.css_visual_viewport.unwrap_or_default())
 }
 
-/// What a click at a point would reach.
-enum Hit {
-    /// The target, or something inside it.
-    Target,
-    /// Something else, described for the agent.
-    Other(String),
-    /// Another frame's document (a frame laid over the target, or held inside it).
-    Frame(String),
-}
-
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct NodeAtPoint {
     backend_node_id: i64,
     #[serde(default)]
     frame_id: Option<String>,
-}
-
-/// What counts as reaching the target.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reached {
-    /// The target or something inside it.
-    Inside,
-    /// That, or an element holding the target other than the page's body and root (the button
-    /// around an icon a hover emptied). A target no longer in the document is held by nothing.
-    InsideOrHolding,
 }
 
 /// The node a click at `(x, y)` (viewport coordinates of `at`'s frame's process) would reach,
@@ -492,13 +448,7 @@ async fn hit_scrolled(
     ]);
     let verdict = call_on_with(at, node, element_ref, REACHES, arguments).await;
     release(at, &other.object_id).await;
-    Ok(match verdict? {
-        serde_json::Value::String(what) => match what.strip_prefix("frame:") {
-            Some(frame) => Hit::Frame(frame.to_owned()),
-            None => Hit::Other(what),
-        },
-        _ => Hit::Target,
-    })
+    Ok(Hit::from_verdict(verdict?.as_str()))
 }
 
 /// A short description of a node for the agent, read in the frame's isolated world.
@@ -665,17 +615,6 @@ pub async fn release(at: &NodeTarget, object_id: &str) {
         let _ =
             cdp::send_to::<serde_json::Value>(&target, "Runtime.releaseObject", params, cdp::COMMAND_TIMEOUT_MS).await;
     });
-}
-
-fn quad_area(q: &[f64]) -> f64 {
-    // Shoelace formula over the four corners.
-    let mut twice = 0.0;
-    for i in 0..4 {
-        let (x1, y1) = (q[2 * i], q[2 * i + 1]);
-        let (x2, y2) = (q[(2 * i + 2) % 8], q[(2 * i + 3) % 8]);
-        twice += x1 * y2 - x2 * y1;
-    }
-    (twice / 2.0).abs()
 }
 
 /// Maps a CDP failure on a node to what it says about the ref.

@@ -182,7 +182,7 @@ impl Runtime {
                             let target = shots::target(&state, &session, tab, &logged);
                             let after = shots::take(&state, tab, target).await;
                             let pair = ShotPair { seq, before: shot_before, after };
-                            state.shots.borrow_mut().keep(tab, pair);
+                            state.review.shots.borrow_mut().keep(tab, pair);
                         }
                     }
                     state.calls.borrow_mut().remove(&id);
@@ -230,7 +230,7 @@ impl Runtime {
             // Decided before the event is converted, so a flood costs as little as it can.
             let characters = characters.unwrap_or(0.0);
             let now = timer::epoch_ms() as f64;
-            let admit = self.state.flood.borrow_mut().admit(tab_id, &session_id, stamp, now, characters);
+            let admit = self.state.timeline.flood.borrow_mut().admit(tab_id, &session_id, stamp, now, characters);
             match admit {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
@@ -257,7 +257,7 @@ impl Runtime {
             // Input still queued for the old document can no longer act on this one.
             cdp::page_replaced(tab_id);
         }
-        self.state.tabs.borrow_mut().observe(&event);
+        self.state.tabs.registry.borrow_mut().observe(&event);
         if event.method == "Page.frameNavigated"
             && let Some(child) = &event.session_id
         {
@@ -278,7 +278,7 @@ impl Runtime {
             let info = &event.params["targetInfo"];
             let (frame, url) =
                 (info["targetId"].as_str().unwrap_or_default(), info["url"].as_str().unwrap_or_default());
-            self.state.flood.borrow_mut().frame_attached(tab_id, child, frame, url);
+            self.state.timeline.flood.borrow_mut().frame_attached(tab_id, child, frame, url);
             let (state, child) = (self.state.clone(), child.to_owned());
             wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
         }
@@ -305,8 +305,8 @@ impl Runtime {
         future_to_promise(async move {
             state.load_grants().await;
             state.tab_closed(tab_id, None).await;
-            state.session_log.borrow_mut().forget_tab(tab_id);
-            state.shots.borrow_mut().forget_tab(tab_id);
+            state.review.session_log.borrow_mut().forget_tab(tab_id);
+            state.review.shots.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -319,17 +319,17 @@ impl Runtime {
         let state = self.state.clone();
         future_to_promise(async move {
             let Ok(item) = chrome::from_js::<downloads::DownloadItem>(item) else { return Ok(JsValue::UNDEFINED) };
-            let Some(claim) = state.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
+            let Some(claim) = state.asks.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
                 return Ok(JsValue::UNDEFINED);
             };
             let answer = match permissions::gate_download(&state, &claim).await {
                 Ok(()) => {
                     let path = claim.path();
-                    state.downloads.borrow_mut().started(claim, item.id);
+                    state.asks.downloads.borrow_mut().started(claim, item.id);
                     serde_json::json!({"filename": path})
                 }
                 Err(note) => {
-                    state.downloads.borrow_mut().note(&claim, note);
+                    state.asks.downloads.borrow_mut().note(&claim, note);
                     serde_json::json!({"cancel": true})
                 }
             };
@@ -368,7 +368,7 @@ impl Runtime {
         let state = self.state.clone();
         future_to_promise(async move {
             state.load_grants().await;
-            if state.tabs.borrow().is_controlled(tab_id) {
+            if state.tabs.registry.borrow().is_controlled(tab_id) {
                 state.revoke(tab_id, Some("the user stopped sharing it".into()), TabLoss::Unshared).await;
                 let _ = chrome::detach(tab_id).await;
             } else {

@@ -237,7 +237,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
                 return Err(ToolError::NoHistory { direction });
             };
-            if let Err(why) = crate::options::Options::for_call(state).url_policy().check(&entry.url) {
+            if let Err(why) = crate::options::Options::for_call(&state.asks).url_policy().check(&entry.url) {
                 let url = sightline_core::urls::redact_url(&entry.url);
                 return Err(ToolError::HistoryRefused { direction, url, why });
             }
@@ -426,7 +426,7 @@ fn is_main_frame_event(e: &CdpEvent, main: &str) -> bool {
 }
 
 fn main_frame(state: &State, tab_id: i32) -> String {
-    state.tabs.borrow().frames(tab_id).main_frame().to_owned()
+    state.tabs.registry.borrow().frames(tab_id).main_frame().to_owned()
 }
 
 /// Waits, until `load` at the latest, for the main frame's document (the one with `loader`,
@@ -450,7 +450,7 @@ async fn wait_for_load(
                 let ended = events.next_where(ms, |e| wait.observe(load_event(e, &main))).await.is_some();
                 if !ended {
                     events.still_there()?;
-                    let committed = state.tabs.borrow().frames(tab_id).main_loader().map(str::to_owned);
+                    let committed = state.tabs.registry.borrow().frames(tab_id).main_loader().map(str::to_owned);
                     wait.quiet(committed.as_deref());
                 }
             }

@@ -46,15 +46,15 @@ impl Options {
 
     /// Reads the options as a call starts, for everything the call does: a change the user makes
     /// meanwhile applies from the next call on.
-    pub async fn read_for_call(state: &State) -> Options {
+    pub async fn read_for_call(asks: &crate::state::AsksState) -> Options {
         let options = Options::read().await;
-        *state.options.borrow_mut() = options.clone();
+        *asks.options.borrow_mut() = options.clone();
         options
     }
 
     /// The options the running call read as it started (the latest call's, when calls overlap).
-    pub fn for_call(state: &State) -> Options {
-        state.options.borrow().clone()
+    pub fn for_call(asks: &crate::state::AsksState) -> Options {
+        asks.options.borrow().clone()
     }
 
     /// Which URLs agents may load.

@@ -186,11 +186,11 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
     state.load_grants().await;
     match message {
         PageMessage::Model { tab } => {
-            crate::shots::panel_looked(state, tab);
+            crate::shots::panel_looked(&state.review, tab);
             model(state, tab).await
         }
         PageMessage::Review { tab, session, from, to } => {
-            let Some(session) = session.or_else(|| last_session(state, tab)) else {
+            let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
             let rows =
@@ -201,7 +201,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             }
         }
         PageMessage::Stop { tab } => {
-            let controlled = state.tabs.borrow().is_controlled(tab);
+            let controlled = state.tabs.registry.borrow().is_controlled(tab);
             state
                 .revoke(
                     tab,
@@ -254,8 +254,8 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             })
         }
         PageMessage::Forget => {
-            state.session_log.borrow_mut().clear();
-            state.shots.borrow_mut().clear();
+            state.review.session_log.borrow_mut().clear();
+            state.review.shots.borrow_mut().clear();
             // The panel's lanes too: every console message, request, socket event and action.
             state.load_timeline().await;
             let events = state.with_timeline(|t| t.forget_entries());
@@ -265,12 +265,12 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Export { tab, format } => export(state, tab, format).await,
         PageMessage::Selected { tab, key } => selection::from_elements_panel(state, tab, &key).await,
         PageMessage::Pick { tab } => selection::pick(state, tab).await,
-        PageMessage::Shots { tab, seq } => match state.shots.borrow().get(tab, seq) {
+        PageMessage::Shots { tab, seq } => match state.review.shots.borrow().get(tab, seq) {
             Some(pair) => json!(pair),
             None => json!({"error": format!("no screenshots of call #{seq} are kept")}),
         },
         PageMessage::View { tab, session } => {
-            let Some(session) = session.or_else(|| last_session(state, tab)) else {
+            let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
             let view = state.with_session(&session, |s| {
@@ -281,10 +281,12 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
                 None => json!({"error": "this agent has not read the page on this tab yet"}),
             }
         }
-        PageMessage::Reveal { tab, session, element_ref, key } => match session.or_else(|| last_session(state, tab)) {
-            Some(session) => selection::reveal(state, tab, &session, &element_ref, &key).await,
-            None => json!({"error": "no agent has looked at this tab yet"}),
-        },
+        PageMessage::Reveal { tab, session, element_ref, key } => {
+            match session.or_else(|| last_session(&state.review, tab)) {
+                Some(session) => selection::reveal(state, tab, &session, &element_ref, &key).await,
+                None => json!({"error": "no agent has looked at this tab yet"}),
+            }
+        }
     }
 }
 
@@ -296,7 +298,7 @@ async fn events(state: &Rc<State>, tab: i32) -> Vec<sightline_core::review::Lane
 }
 
 async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
-    let model = state.session_log.borrow().model(tab);
+    let model = state.review.session_log.borrow().model(tab);
     let events = events(state, tab).await;
     let page = chrome::get_tab(tab).await.ok();
     let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));
@@ -312,7 +314,7 @@ async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
         },
         ExportFormat::Replay => {
             let shots: Vec<ShotPair> =
-                export.calls.iter().filter_map(|c| state.shots.borrow().get(tab, c.seq).cloned()).collect();
+                export.calls.iter().filter_map(|c| state.review.shots.borrow().get(tab, c.seq).cloned()).collect();
             (export.file_name("html"), "text/html", session_replay(&export, &shots))
         }
     };
@@ -320,14 +322,14 @@ async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
 }
 
 /// The session that last called on `tab`.
-fn last_session(state: &State, tab: i32) -> Option<String> {
-    state.session_log.borrow().model(tab).calls.last().map(|c| c.session.clone())
+fn last_session(review: &crate::state::ReviewState, tab: i32) -> Option<String> {
+    review.session_log.borrow().model(tab).calls.last().map(|c| c.session.clone())
 }
 
 /// How the agent holds `tab`: `shared`, `opened` or `none`, which session holds it (and its
 /// client's name), and why it was taken away if it was.
 fn grant_of(state: &State, tab: i32) -> Value {
-    let tabs = state.tabs.borrow();
+    let tabs = state.tabs.registry.borrow();
     let grant = match tabs.grants.tabs.get(&tab) {
         Some(Grant::Shared) => "shared",
         Some(Grant::Created) => "opened",
@@ -343,7 +345,7 @@ fn grant_of(state: &State, tab: i32) -> Value {
 }
 
 async fn model(state: &Rc<State>, tab: i32) -> Value {
-    let model = state.session_log.borrow().model(tab);
+    let model = state.review.session_log.borrow().model(tab);
     let versions: serde_json::Map<String, Value> = state
         .sessions
         .borrow()
@@ -356,9 +358,9 @@ async fn model(state: &Rc<State>, tab: i32) -> Value {
     json!({
         "model": model,
         "events": events(state, tab).await,
-        "picking": state.picking.borrow().contains(&tab),
-        "shots": state.shots.borrow().seqs(tab),
-        "selection": state.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
+        "picking": state.tabs.picking.borrow().contains(&tab),
+        "shots": state.review.shots.borrow().seqs(tab),
+        "selection": state.tabs.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
         "status": grant_of(state, tab),
         "versions": versions,
         "clients": clients,
@@ -374,7 +376,7 @@ async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
         .map(|(id, s)| json!({"id": id, "client": s.client, "current_tab": s.current_tab, "tabs": s.pages.keys().collect::<Vec<_>>()}))
         .collect();
     let controlled: Vec<Value> = {
-        let tabs = state.tabs.borrow();
+        let tabs = state.tabs.registry.borrow();
         tabs.grants
             .tabs
             .iter()
@@ -392,14 +394,14 @@ async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
 }
 
 async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element_ref: &str) -> Value {
-    let Some(session) = session.or_else(|| last_session(state, tab)) else {
+    let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
         return json!({"error": "no agent has looked at this tab yet"});
     };
     let node = match crate::tools::resolve_ref(state, &session, tab, element_ref) {
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };
-    let at = NodeTarget::of(state, tab, &node);
+    let at = NodeTarget::of(&state.tabs, tab, &node);
     // The overlay needs the DOM domain; both are turned off again when the outline goes.
     for method in ["DOM.enable", "Overlay.enable"] {
         if let Err(e) = chrome::send_command(&at.target, method, &json!({})).await {
@@ -475,7 +477,7 @@ pub fn record_call(
         full_page_tokens,
         output,
     };
-    Some((tab, state.session_log.borrow_mut().record(tab, &done)))
+    Some((tab, state.review.session_log.borrow_mut().record(tab, &done)))
 }
 
 /// Whether `element_ref` is (or cannot be shown not to be) a field whose value is secret: its

@@ -198,7 +198,7 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
                  once they allow it)",
                 claim.file_name, claim.site
             );
-            state.downloads.borrow_mut().note(claim, waiting);
+            state.asks.downloads.borrow_mut().note(claim, waiting);
             // The question is the download's own, not bound to the action's call, which may
             // have answered already: it waits the person's time, and a little to act after.
             let ctx = CallContext::new("browser_download", wait_ms + 5_000);
@@ -259,7 +259,7 @@ const ELEMENT_FACTS: &str = r#"function () {
 /// The facts of `node` and the words on it; `None` when they cannot be read (the action is then
 /// judged as strictly as its tool allows).
 async fn element_facts(state: &State, tab: i32, node: &NodeKey) -> Option<(ElementFacts, String)> {
-    let at = NodeTarget::of(state, tab, node);
+    let at = NodeTarget::of(&state.tabs, tab, node);
     let value = input::call_on_with(&at, node, "", ELEMENT_FACTS, serde_json::json!([])).await.ok()?;
     let facts = serde_json::from_value::<ElementFacts>(value.get("facts")?.clone()).ok()?;
     let label = value.get("label").and_then(|l| l.as_str()).unwrap_or_default().to_owned();

@@ -60,7 +60,7 @@ pub struct Held {
 /// Probes the tab: the readings when they vouch for the page, or why they cannot; and the
 /// replies a capture can use again.
 pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, Held) {
-    let children: Vec<String> = state.tabs.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> = state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let targets = std::iter::once(None)
         .chain(children.into_iter().map(Some))
         .map(|session_id| DebuggeeTarget { tab_id, session_id });
@@ -96,6 +96,7 @@ pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>
 async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies, Option<JsValue>) {
     let known: Vec<String> = state
         .tabs
+        .registry
         .borrow()
         .frames(target.tab_id)
         .frames_with_world(target.session_id.as_deref(), WATCH_WORLD)
@@ -130,12 +131,12 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies,
 /// Counting starts now; a capture is compared only with probes read after it, so nothing
 /// before matters. Child sessions count from when they are prepared.
 async fn count_layouts(state: &State, target: &DebuggeeTarget) {
-    let counting = state.tabs.borrow().sessions.get(&target.tab_id).is_some_and(|s| s.counting_layouts);
+    let counting = state.tabs.registry.borrow().sessions.get(&target.tab_id).is_some_and(|s| s.counting_layouts);
     if target.session_id.is_some() || counting {
         return;
     }
     if cdp::send_to::<Value>(target, "Performance.enable", json!({}), PROBE_TIMEOUT_MS).await.is_ok()
-        && let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&target.tab_id)
+        && let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&target.tab_id)
     {
         session.counting_layouts = true;
     }
@@ -146,7 +147,7 @@ async fn count_layouts(state: &State, target: &DebuggeeTarget) {
 /// load turns them on again). The kept capture goes too, as its counters are no longer
 /// comparable with later ones.
 pub async fn pause_layout_counters(state: &State, tab_id: i32) {
-    let counting = match state.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+    let counting = match state.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
         Some(session) => {
             session.kept = None;
             std::mem::take(&mut session.counting_layouts)
@@ -170,13 +171,13 @@ async fn watch_context(state: &State, target: &DebuggeeTarget, frame_id: &str) -
         execution_context_id: i64,
     }
     let session = target.session_id.as_deref();
-    let remembered = state.tabs.borrow().frames(target.tab_id).world_context(session, frame_id, WATCH_WORLD);
+    let remembered = state.tabs.registry.borrow().frames(target.tab_id).world_context(session, frame_id, WATCH_WORLD);
     if let Some(id) = remembered {
         return Some((id, true));
     }
     let params = json!({"frameId": frame_id, "worldName": WATCH_WORLD});
     let world: World = cdp::send_to(target, "Page.createIsolatedWorld", params, PROBE_TIMEOUT_MS).await.ok()?;
-    if let Some(frames) = state.tabs.borrow_mut().frames_of_mut(target.tab_id) {
+    if let Some(frames) = state.tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
         frames.remember_world(session, frame_id, WATCH_WORLD, world.execution_context_id);
     }
     Some((world.execution_context_id, false))
@@ -202,7 +203,7 @@ pub async fn evaluate_in_watch<T: DeserializeOwned>(
     if !(remembered && matches!(result, Err(CdpError::UnknownContext { .. }))) {
         return Some(result);
     }
-    if let Some(frames) = state.tabs.borrow_mut().frames_of_mut(target.tab_id) {
+    if let Some(frames) = state.tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
         frames.forget_world(target.session_id.as_deref(), context);
     }
     let (context, _) = watch_context(state, target, frame_id).await?;

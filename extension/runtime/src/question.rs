@@ -160,7 +160,7 @@ pub async fn ask(
         "class": asked.class.words(), "wait_seconds": limit / 1000,
     });
     let (reply, answer) = futures::channel::oneshot::channel();
-    state.questions.borrow_mut().insert(id.clone(), Pending { shown, reply });
+    state.asks.questions.borrow_mut().insert(id.clone(), Pending { shown, reply });
     let outline = match node {
         Some(node) => Some(outline(state, asked.tab, node).await),
         None => None,
@@ -181,7 +181,7 @@ pub async fn ask(
             }
         }
     };
-    state.questions.borrow_mut().remove(&id);
+    state.asks.questions.borrow_mut().remove(&id);
     if let Ok(window) = window {
         // Closed a moment later, so the click that answered finishes in a window still there.
         wasm_bindgen_futures::spawn_local(async move {
@@ -229,7 +229,7 @@ fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
 
 /// Outlines `node` in its page through the debugger while the question is open.
 async fn outline(state: &State, tab: i32, node: &NodeKey) -> Option<NodeTarget> {
-    let at = NodeTarget::of(state, tab, node);
+    let at = NodeTarget::of(&state.tabs, tab, node);
     let _ = at.send::<Value>("DOM.enable", json!({})).await;
     let _ = at.send::<Value>("Overlay.enable", json!({})).await;
     let config = json!({
@@ -280,14 +280,14 @@ pub fn answer_message(state: &State, message: Value, sender_url: &str) -> Value 
         return json!({"error": "only the question's own Sightline window can answer it"});
     }
     match message {
-        QuestionMessage::Details { id } => match state.questions.borrow().get(&id) {
+        QuestionMessage::Details { id } => match state.asks.questions.borrow().get(&id) {
             Some(pending) => pending.shown.clone(),
             None => json!({"error": "this question was answered or has expired"}),
         },
         QuestionMessage::Answer { trusted: false, .. } => {
             json!({"error": "only a click of the person's answers a question"})
         }
-        QuestionMessage::Answer { id, choice, trusted: true } => match state.questions.borrow_mut().remove(&id) {
+        QuestionMessage::Answer { id, choice, trusted: true } => match state.asks.questions.borrow_mut().remove(&id) {
             Some(pending) => {
                 let _ = pending.reply.send(choice);
                 json!({"answered": true})

@@ -158,7 +158,7 @@ async fn release(target: &DebuggeeTarget) {
 
 /// Checks that the agent may use `tab`, and attaches to it.
 async fn reachable(state: &Rc<State>, tab: i32) -> Result<(), String> {
-    if !state.tabs.borrow().is_controlled(tab) {
+    if !state.tabs.registry.borrow().is_controlled(tab) {
         return Err("the agent may not use this tab: share it with the Sightline toolbar button first".into());
     }
     state.ensure_attached(tab).await.map_err(|e| e.to_string())
@@ -172,7 +172,7 @@ async fn keep(state: &Rc<State>, target: &DebuggeeTarget, object: &str, by: Poin
         Ok((chain, node)) => {
             let session = target.session_id.clone();
             let selection = Selection { chain, session, by, node: node.clone(), at_ms: timer::epoch_ms() };
-            state.selections.borrow_mut().insert(target.tab_id, selection);
+            state.tabs.selections.borrow_mut().insert(target.tab_id, selection);
             json!({"selected": node})
         }
         Err(e) => json!({"error": e}),
@@ -219,7 +219,7 @@ pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &st
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };
-    let at = crate::input::NodeTarget::of(state, tab, &node);
+    let at = crate::input::NodeTarget::of(&state.tabs, tab, &node);
     let resolved: Result<Resolved, _> =
         at.send("DOM.resolveNode", json!({"backendNodeId": node.backend_node_id, "objectGroup": GROUP})).await;
     let object = match resolved {
@@ -247,7 +247,7 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
         return json!({"error": e});
     }
     let mut targets = vec![DebuggeeTarget::main(tab)];
-    let children: Vec<String> = state.tabs.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> = state.tabs.registry.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
     targets.extend(children.into_iter().map(|session| DebuggeeTarget { tab_id: tab, session_id: Some(session) }));
     let mut worlds = Vec::new();
     for (i, target) in targets.iter().enumerate() {
@@ -258,9 +258,9 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
             Err(_) => {}
         }
     }
-    state.picking.borrow_mut().insert(tab);
+    state.tabs.picking.borrow_mut().insert(tab);
     let picked = first_pick(&worlds).await;
-    state.picking.borrow_mut().remove(&tab);
+    state.tabs.picking.borrow_mut().remove(&tab);
     for (target, context) in &worlds {
         let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
         let _ = send_in::<Value>(target, "Runtime.evaluate", cancel).await;

@@ -31,20 +31,20 @@ struct Captured {
 }
 
 /// Notes that the panel looked at `tab` now.
-pub fn panel_looked(state: &State, tab: i32) {
-    state.panel_seen.borrow_mut().insert(tab, timer::now_ms());
+pub fn panel_looked(review: &crate::state::ReviewState, tab: i32) {
+    review.panel_seen.borrow_mut().insert(tab, timer::now_ms());
 }
 
 /// Whether the panel is open for `tab`.
-pub fn panel_open(state: &State, tab: i32) -> bool {
-    state.panel_seen.borrow().get(&tab).is_some_and(|seen| timer::now_ms() - seen < OPEN_WITHIN_MS)
+pub fn panel_open(review: &crate::state::ReviewState, tab: i32) -> bool {
+    review.panel_seen.borrow().get(&tab).is_some_and(|seen| timer::now_ms() - seen < OPEN_WITHIN_MS)
 }
 
 /// The tab and target of an action `call` of `session` whose screenshots the panel wants.
 pub fn wanted(state: &State, session: &str, call: &ToolCall) -> Option<i32> {
     call.action()?;
     let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab))?;
-    (panel_open(state, tab) && state.tabs.borrow().is_controlled(tab)).then_some(tab)
+    (panel_open(&state.review, tab) && state.tabs.registry.borrow().is_controlled(tab)).then_some(tab)
 }
 
 /// The node an action `call` names on `tab`, while its ref resolves.
@@ -90,7 +90,7 @@ pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Optio
 
 /// `node`'s border box in viewport coordinates (main frame only).
 async fn box_of(state: &Rc<State>, tab: i32, node: &NodeKey) -> Option<[f64; 4]> {
-    let at = NodeTarget::of(state, tab, node);
+    let at = NodeTarget::of(&state.tabs, tab, node);
     if at.target.session_id.is_some() {
         return None;
     }

@@ -43,42 +43,74 @@ pub struct Session {
     pub permission_grants: sightline_core::permissions::SessionGrants,
 }
 
-/// Everything the runtime keeps between calls. Lives as long as the service worker.
-pub struct State {
-    /// Extension version.
-    pub version: String,
-    /// Browser user agent.
-    pub browser: String,
-    /// Debugger event routing.
-    pub hub: Rc<RefCell<EventHub>>,
+/// The tabs Sightline controls: consent and debugger sessions, the locks that serialise calls
+/// on each, and what the person pointed at on them.
+#[derive(Default)]
+pub struct TabsState {
     /// Consent and debugger sessions.
-    pub tabs: RefCell<TabRegistry>,
-    /// MCP sessions by id.
-    pub sessions: RefCell<HashMap<String, Session>>,
-    tab_locks: RefCell<HashMap<i32, Rc<futures::lock::Mutex<()>>>>,
-    /// Console, network, WebSocket and action history of every tab, with checkpoints.
-    pub timeline: RefCell<TimelineStore>,
-    /// Held while the saved timeline is read.
-    pub timeline_load: futures::lock::Mutex<()>,
-    /// Calls running now, by the host's id: firing one's sender calls it off.
-    pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
-    /// What could not be saved to `chrome.storage.session` (`"tab grants"`, `"timeline"`) and
-    /// why, until a save of it succeeds; every answer says so meanwhile.
-    pub unsaved: RefCell<BTreeMap<&'static str, String>>,
-    /// Console flood guard, per tab.
-    pub flood: RefCell<crate::flood::FloodGuard>,
-    /// The tool whose next call fails, and how (a drill's seam, see `Runtime::panic_on_next_call`).
-    pub panic_armed: RefCell<Option<(String, crate::DrillFault)>>,
-    /// Every agent call per tab, for the Sightline panel.
-    pub session_log: RefCell<sightline_core::review::SessionLog>,
+    pub registry: RefCell<TabRegistry>,
+    /// Per tab, the lock that serialises tool calls on it.
+    locks: RefCell<HashMap<i32, Rc<futures::lock::Mutex<()>>>>,
     /// Per tab, the node the person last pointed at for the agent.
     pub selections: RefCell<HashMap<i32, crate::selection::Selection>>,
     /// Tabs in the inspect mode of Pick, waiting for the person to click.
     pub picking: RefCell<std::collections::HashSet<i32>>,
-    /// When the panel last asked about each tab ([`crate::timer::now_ms`]).
-    pub panel_seen: RefCell<HashMap<i32, f64>>,
+}
+
+impl TabsState {
+    /// The lock that serialises tool calls on one tab, so two sessions never interleave
+    /// their CDP commands and page-state updates.
+    pub fn lock(&self, tab_id: i32) -> Rc<futures::lock::Mutex<()>> {
+        self.locks.borrow_mut().entry(tab_id).or_default().clone()
+    }
+
+    /// Drops the lock of a tab that went away.
+    fn forget_lock(&self, tab_id: i32) {
+        self.locks.borrow_mut().remove(&tab_id);
+    }
+}
+
+/// What happened on the tabs and whether it is kept: the timeline, its console flood guard,
+/// and what could not be saved.
+pub struct TimelineState {
+    /// Console, network, WebSocket and action history of every tab, with checkpoints.
+    pub store: RefCell<TimelineStore>,
+    /// Held while the saved timeline is read.
+    pub load: futures::lock::Mutex<()>,
+    /// Console flood guard, per tab.
+    pub flood: RefCell<crate::flood::FloodGuard>,
+    /// What could not be saved to `chrome.storage.session` (`"tab grants"`, `"timeline"`) and
+    /// why, until a save of it succeeds; every answer says so meanwhile.
+    pub unsaved: RefCell<BTreeMap<&'static str, String>>,
+}
+
+impl Default for TimelineState {
+    fn default() -> Self {
+        TimelineState {
+            store: RefCell::default(),
+            load: futures::lock::Mutex::new(()),
+            flood: RefCell::default(),
+            unsaved: RefCell::default(),
+        }
+    }
+}
+
+/// What the person reviews in the Sightline panel: the agents' calls, the screenshots around
+/// their actions, and when the panel last looked.
+#[derive(Default)]
+pub struct ReviewState {
+    /// Every agent call per tab, for the Sightline panel.
+    pub session_log: RefCell<sightline_core::review::SessionLog>,
     /// Screenshots around the agent's actions, for the panel.
     pub shots: RefCell<sightline_core::review::ShotStore>,
+    /// When the panel last asked about each tab ([`crate::timer::now_ms`]).
+    pub panel_seen: RefCell<HashMap<i32, f64>>,
+}
+
+/// What the person is asked or has set: questions waiting for an answer, their options, and
+/// the downloads the agents' actions started.
+#[derive(Default)]
+pub struct AsksState {
     /// Questions to the person waiting for an answer, by their one-time id.
     pub questions: RefCell<HashMap<String, crate::question::Pending>>,
     /// The user's options as the latest call read them as it started (see
@@ -88,6 +120,31 @@ pub struct State {
     pub downloads: RefCell<crate::downloads::Downloads>,
 }
 
+/// Everything the runtime keeps between calls. Lives as long as the service worker. Grouped by
+/// job into handles, so code that needs one part takes that handle, not the whole state.
+pub struct State {
+    /// Extension version.
+    pub version: String,
+    /// Browser user agent.
+    pub browser: String,
+    /// Debugger event routing.
+    pub hub: Rc<RefCell<EventHub>>,
+    /// The tabs: registry, locks, selections, picking.
+    pub tabs: TabsState,
+    /// MCP sessions by id.
+    pub sessions: RefCell<HashMap<String, Session>>,
+    /// The timeline, the flood guard, and what could not be saved.
+    pub timeline: TimelineState,
+    /// Calls running now, by the host's id: firing one's sender calls it off.
+    pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
+    /// The tool whose next call fails, and how (a drill's seam, see `Runtime::panic_on_next_call`).
+    pub panic_armed: RefCell<Option<(String, crate::DrillFault)>>,
+    /// The session log, screenshots and panel visits.
+    pub review: ReviewState,
+    /// Questions, options and downloads.
+    pub asks: AsksState,
+}
+
 impl State {
     /// Fresh state.
     pub fn new(version: String, browser: String) -> Self {
@@ -95,30 +152,20 @@ impl State {
             version,
             browser,
             hub: Rc::default(),
-            tabs: RefCell::default(),
+            tabs: TabsState::default(),
             sessions: RefCell::default(),
-            tab_locks: RefCell::default(),
-            timeline: RefCell::default(),
-            timeline_load: futures::lock::Mutex::new(()),
+            timeline: TimelineState::default(),
             calls: RefCell::default(),
-            unsaved: RefCell::default(),
-            flood: RefCell::default(),
             panic_armed: RefCell::default(),
-            session_log: RefCell::default(),
-            selections: RefCell::default(),
-            picking: RefCell::default(),
-            panel_seen: RefCell::default(),
-            options: RefCell::default(),
-            questions: RefCell::default(),
-            shots: RefCell::default(),
-            downloads: RefCell::default(),
+            review: ReviewState::default(),
+            asks: AsksState::default(),
         }
     }
 
     /// The lock that serialises tool calls on one tab, so two sessions never interleave
     /// their CDP commands and page-state updates.
     pub fn tab_lock(&self, tab_id: i32) -> Rc<futures::lock::Mutex<()>> {
-        self.tab_locks.borrow_mut().entry(tab_id).or_default().clone()
+        self.tabs.lock(tab_id)
     }
 
     /// Runs `f` on a session's state, creating it on first use.
@@ -169,18 +216,18 @@ impl State {
     pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
         match outcome {
             Ok(()) => {
-                self.unsaved.borrow_mut().remove(what);
+                self.timeline.unsaved.borrow_mut().remove(what);
             }
             Err(e) => {
                 crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
-                self.unsaved.borrow_mut().insert(what, e);
+                self.timeline.unsaved.borrow_mut().insert(what, e);
             }
         }
     }
 
     /// The line every answer carries while something could not be saved, if anything.
     pub fn unsaved_note(&self) -> Option<String> {
-        let unsaved = self.unsaved.borrow();
+        let unsaved = self.timeline.unsaved.borrow();
         if unsaved.is_empty() {
             return None;
         }
@@ -199,7 +246,7 @@ impl State {
         for (id, session) in self.sessions.borrow_mut().iter_mut() {
             Self::lose(session, tab_id, loss, by == Some(id.as_str()));
         }
-        self.tab_locks.borrow_mut().remove(&tab_id);
+        self.tabs.forget_lock(tab_id);
         crate::cdp::page_replaced(tab_id);
     }
 

@@ -197,12 +197,12 @@ impl TabRegistry {
 impl State {
     /// Reads the grants from session storage once per worker lifetime.
     pub async fn load_grants(&self) {
-        if self.tabs.borrow().loaded {
+        if self.tabs.registry.borrow().loaded {
             return;
         }
         let stored = chrome::session_storage_get::<Grants>(GRANTS_KEY).await.ok().flatten();
         let restored = {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             if tabs.loaded {
                 return;
             }
@@ -218,7 +218,7 @@ impl State {
     pub async fn save_session_place(&self, session: &str) {
         let Some(place) = self.session_place(session) else { return };
         let changed = {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             let before = tabs.grants.sessions.insert(session.to_owned(), place.clone());
             before.as_ref() != Some(&place)
         };
@@ -231,7 +231,7 @@ impl State {
     /// another agent to use) and so does what was kept of it.
     pub async fn session_ended(&self, session: &str) {
         let (tabs, groups): (Vec<i32>, Vec<String>) = {
-            let mut registry = self.tabs.borrow_mut();
+            let mut registry = self.tabs.registry.borrow_mut();
             registry.grants.sessions.remove(session);
             let owned: Vec<i32> =
                 registry.grants.holders.iter().filter(|(_, o)| *o == session).map(|(t, _)| *t).collect();
@@ -246,7 +246,7 @@ impl State {
             let _ = chrome::ungroup_tab(tab).await;
         }
         {
-            let mut registry = self.tabs.borrow_mut();
+            let mut registry = self.tabs.registry.borrow_mut();
             for key in groups {
                 registry.grants.session_groups.remove(&key);
             }
@@ -258,7 +258,7 @@ impl State {
     /// Saves the grants and where every session is (after a call, a grant or a revoke).
     pub async fn save_grants(&self) {
         self.sync_readable_tabs();
-        let grants = self.tabs.borrow().grants.clone();
+        let grants = self.tabs.registry.borrow().grants.clone();
         let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
             self.saved("tab grants", Ok(()));
             return;
@@ -280,7 +280,7 @@ impl State {
     /// MCP session `opened_by`; and shows it in its tab group.
     pub async fn grant(&self, tab_id: i32, grant: Grant, opened_by: Option<&str>) {
         {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             tabs.grants.tabs.insert(tab_id, grant);
             tabs.grants.revoked.remove(&tab_id);
             match opened_by {
@@ -315,28 +315,28 @@ impl State {
         session.current_tab = Some(tab_id);
         session.refs.regain(tab_id);
         session.notices.push(format!("The person shared tab {tab_id} with you again; it is your current tab."));
-        self.tabs.borrow_mut().grants.holders.insert(tab_id, id.clone());
+        self.tabs.registry.borrow_mut().grants.holders.insert(tab_id, id.clone());
     }
 
     /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
     /// shared a tab since.
     pub fn require_not_stopped(&self) -> Result<(), ToolError> {
-        if self.tabs.borrow().grants.stopped { Err(ToolError::Stopped) } else { Ok(()) }
+        if self.tabs.registry.borrow().grants.stopped { Err(ToolError::Stopped) } else { Ok(()) }
     }
 
     /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
     /// unshared or closed is no longer readable).
     pub fn sync_readable_tabs(&self) {
-        let readable = self.tabs.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).collect();
+        let readable = self.tabs.registry.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).collect();
         self.with_timeline(|t| t.set_readable_tabs(Some(readable)));
     }
 
     /// Takes `tab_id` away from the agent, remembering why (`reason`, and `loss` for the
     /// sessions that were using it).
     pub async fn revoke(&self, tab_id: i32, reason: Option<String>, loss: TabLoss) {
-        self.selections.borrow_mut().remove(&tab_id);
+        self.tabs.selections.borrow_mut().remove(&tab_id);
         let was_controlled = {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             tabs.sessions.remove(&tab_id);
             if let Some(reason) = reason {
                 tabs.grants.revoked.insert(tab_id, reason);
@@ -356,9 +356,9 @@ impl State {
     pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
         self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
         crate::flood::tab_closed(self, tab_id);
-        self.selections.borrow_mut().remove(&tab_id);
+        self.tabs.selections.borrow_mut().remove(&tab_id);
         {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             tabs.sessions.remove(&tab_id);
             tabs.grants.tabs.remove(&tab_id);
             tabs.grants.revoked.remove(&tab_id);
@@ -374,7 +374,7 @@ impl State {
         let Ok(tab) = chrome::get_tab(tab_id).await else { return };
         let session_key = opened_by.map(|s| format!("{}/{s}", tab.window_id));
         let existing = {
-            let tabs = self.tabs.borrow();
+            let tabs = self.tabs.registry.borrow();
             match &session_key {
                 Some(key) => tabs.grants.session_groups.get(key).copied(),
                 None => tabs.grants.groups.get(&tab.window_id).copied(),
@@ -390,7 +390,7 @@ impl State {
         match grouped {
             Ok(group) => {
                 let title = {
-                    let mut tabs = self.tabs.borrow_mut();
+                    let mut tabs = self.tabs.registry.borrow_mut();
                     match (&session_key, opened_by) {
                         (Some(key), Some(session)) => {
                             tabs.grants.session_groups.insert(key.clone(), group);
@@ -412,7 +412,7 @@ impl State {
     /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
     pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
         self.require_controlled(tab_id)?;
-        match self.tabs.borrow().grants.access(tab_id, session) {
+        match self.tabs.registry.borrow().grants.access(tab_id, session) {
             Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
             Access::Held | Access::Free => Ok(()),
         }
@@ -422,7 +422,7 @@ impl State {
     /// session has a tab to act on again and the tab's old refs are its own once more.
     pub async fn take_up(&self, tab_id: i32, session: &str) {
         let claimed = {
-            let mut tabs = self.tabs.borrow_mut();
+            let mut tabs = self.tabs.registry.borrow_mut();
             let free = !tabs.grants.holders.contains_key(&tab_id);
             if free {
                 tabs.grants.holders.insert(tab_id, session.to_owned());
@@ -442,13 +442,13 @@ impl State {
     /// The person hands `tab_id` to `to` (an MCP session): the session holding it before loses
     /// it (its current tab too), and both are told in their next answer.
     pub async fn hand_over(&self, tab_id: i32, to: &str, title: &str) -> Result<(), String> {
-        if !self.tabs.borrow().is_controlled(tab_id) {
+        if !self.tabs.registry.borrow().is_controlled(tab_id) {
             return Err(format!("tab {tab_id} is not shared with Sightline"));
         }
         if !self.sessions.borrow().contains_key(to) {
             return Err("that agent is no longer connected".into());
         }
-        let before = self.tabs.borrow_mut().grants.holders.insert(tab_id, to.to_owned());
+        let before = self.tabs.registry.borrow_mut().grants.holders.insert(tab_id, to.to_owned());
         if before.as_deref() == Some(to) {
             return Ok(());
         }
@@ -473,7 +473,7 @@ impl State {
 
     /// Fails unless the agent may use `tab_id`, explaining why not.
     pub fn require_controlled(&self, tab_id: i32) -> Result<(), ToolError> {
-        let tabs = self.tabs.borrow();
+        let tabs = self.tabs.registry.borrow();
         if tabs.is_controlled(tab_id) {
             return Ok(());
         }
@@ -487,7 +487,7 @@ impl State {
     /// domains the runtime listens to.
     pub async fn ensure_attached(&self, tab_id: i32) -> Result<(), ToolError> {
         self.require_controlled(tab_id)?;
-        if self.tabs.borrow().sessions.get(&tab_id).is_some_and(|s| s.attached) {
+        if self.tabs.registry.borrow().sessions.get(&tab_id).is_some_and(|s| s.attached) {
             return Ok(());
         }
         match chrome::attach(tab_id).await {
@@ -533,10 +533,10 @@ impl State {
             kept: None,
             counting_layouts: false,
         };
-        self.tabs.borrow_mut().sessions.insert(tab_id, session);
-        let shared = self.tabs.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
+        self.tabs.registry.borrow_mut().sessions.insert(tab_id, session);
+        let shared = self.tabs.registry.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
         let bindings = crate::page_hooks::install(tab_id, shared).await;
-        if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+        if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
             session.bindings = bindings;
         }
         Ok(())
@@ -568,7 +568,7 @@ impl State {
             // Its document's URL, which says whose console it is if the guard pauses it.
             let root = &tree.frame_tree.frame;
             crate::flood::frame_navigated(self, tab_id, child, &root.id, &root.url);
-            if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+            if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
                 session.frames.add_child_tree(child, &tree);
             }
         }
@@ -582,8 +582,8 @@ impl State {
         self.hub.borrow_mut().tab_gone(tab_id, &why);
         if reason == "canceled_by_user" {
             // A stop, not a pause: no tab is opened or controlled until the user shares one.
-            self.tabs.borrow_mut().grants.stopped = true;
-            let controlled: Vec<i32> = self.tabs.borrow().grants.tabs.keys().copied().collect();
+            self.tabs.registry.borrow_mut().grants.stopped = true;
+            let controlled: Vec<i32> = self.tabs.registry.borrow().grants.tabs.keys().copied().collect();
             for tab in controlled {
                 self.revoke(
                     tab,
@@ -596,7 +596,7 @@ impl State {
                 )
                 .await;
             }
-        } else if let Some(session) = self.tabs.borrow_mut().sessions.get_mut(&tab_id) {
+        } else if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
             session.attached = false;
         }
     }

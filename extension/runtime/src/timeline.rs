@@ -81,9 +81,9 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
     }
     let Ok(tab) = u32::try_from(event.tab_id) else { return };
     let now = timer::epoch_ms();
-    let shared = state.tabs.borrow().grants.tabs.get(&event.tab_id) == Some(&Grant::Shared);
+    let shared = state.tabs.registry.borrow().grants.tabs.get(&event.tab_id) == Some(&Grant::Shared);
     let (recorded, closes_waiting) = {
-        let mut store = state.timeline.borrow_mut();
+        let mut store = state.timeline.store.borrow_mut();
         let recorded = store.recorder.event(tab, event.session_id.as_deref(), &event.method, &event.params, now);
         (recorded, store.recorder.closes_waiting())
     };
@@ -94,7 +94,7 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
         return;
     }
     {
-        let mut store = state.timeline.borrow_mut();
+        let mut store = state.timeline.store.borrow_mut();
         for entry in recorded {
             if let Some(kept) = store.intake.keep(entry, shared, now) {
                 store.keep(kept);
@@ -117,7 +117,7 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
 /// Saves the timeline once [`SAVE_DELAY_MS`] have passed, unless a save is already due.
 pub fn schedule_save(state: &Rc<State>) {
     {
-        let mut store = state.timeline.borrow_mut();
+        let mut store = state.timeline.store.borrow_mut();
         if store.save_scheduled {
             return;
         }
@@ -133,7 +133,7 @@ pub fn schedule_save(state: &Rc<State>) {
 /// Records, without a code, the WebSocket closes the page did not report a code for in time.
 fn schedule_close_flush(state: &Rc<State>) {
     {
-        let mut store = state.timeline.borrow_mut();
+        let mut store = state.timeline.store.borrow_mut();
         if store.flush_scheduled {
             return;
         }
@@ -143,7 +143,7 @@ fn schedule_close_flush(state: &Rc<State>) {
     wasm_bindgen_futures::spawn_local(async move {
         timer::sleep(CLOSE_CODE_WAIT_MS).await;
         let waiting = {
-            let mut store = state.timeline.borrow_mut();
+            let mut store = state.timeline.store.borrow_mut();
             store.flush_scheduled = false;
             let due = store.recorder.flush_closes(timer::epoch_ms(), u64::from(CLOSE_CODE_WAIT_MS));
             for event in due {
@@ -165,7 +165,7 @@ pub struct AgentActing {
 
 impl Drop for AgentActing {
     fn drop(&mut self) {
-        if let Ok(mut store) = self.state.timeline.try_borrow_mut() {
+        if let Ok(mut store) = self.state.timeline.store.try_borrow_mut() {
             store.intake.agent_finished(timer::epoch_ms());
         }
     }
@@ -175,11 +175,11 @@ impl State {
     /// Reads the saved timeline once per worker lifetime: the whole state after a worker
     /// restart, or only the named checkpoints after a browser restart.
     pub async fn load_timeline(self: &Rc<Self>) {
-        if self.timeline.borrow().loaded {
+        if self.timeline.store.borrow().loaded {
             return;
         }
-        let _reading = self.timeline_load.lock().await;
-        if self.timeline.borrow().loaded {
+        let _reading = self.timeline.load.lock().await;
+        if self.timeline.store.borrow().loaded {
             return;
         }
         let saved = match chrome::session_storage_get::<String>(STATE_KEY).await {
@@ -212,13 +212,13 @@ impl State {
         let noise = read_noise_config().await;
         let sizes = crate::options::Options::read().await.sizes;
         let held = {
-            let mut store = self.timeline.borrow_mut();
+            let mut store = self.timeline.store.borrow_mut();
             if store.loaded {
                 return;
             }
             store.timeline = timeline;
             // Pauses the flood guard kept on the timeline this one replaces are gone with it.
-            self.flood.borrow_mut().timeline_replaced();
+            self.timeline.flood.borrow_mut().timeline_replaced();
             let limits = sizes.limits(store.timeline.limits());
             store.timeline.set_limits(limits);
             store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
@@ -239,13 +239,13 @@ impl State {
     /// timeline was loaded).
     pub async fn refresh_noise_rules(&self) {
         let noise = read_noise_config().await;
-        self.timeline.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
+        self.timeline.store.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
     }
 
     /// Keeps at most `sizes` (bounded) in the timeline's logs from now on. Closes still waiting
     /// for their code keep waiting: this is no read.
     pub fn set_log_sizes(&self, sizes: sightline_core::sizes::Sizes) {
-        let mut store = self.timeline.borrow_mut();
+        let mut store = self.timeline.store.borrow_mut();
         let limits = sizes.limits(store.timeline.limits());
         store.timeline.set_limits(limits);
     }
@@ -253,7 +253,7 @@ impl State {
     /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded
     /// first (a report must not miss a close that already happened).
     pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
-        let mut store = self.timeline.borrow_mut();
+        let mut store = self.timeline.store.borrow_mut();
         for event in store.recorder.flush_closes(timer::epoch_ms(), 0) {
             store.keep(Kept::WebSocket(event));
         }
@@ -264,7 +264,7 @@ impl State {
     /// nobody holds, never those of another session's tabs.
     pub fn with_session_timeline<R>(&self, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
         let readable = {
-            let tabs = self.tabs.borrow();
+            let tabs = self.tabs.registry.borrow();
             let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
             tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).collect()
         };
@@ -281,24 +281,24 @@ impl State {
     /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
     /// shown as waiting.
     pub fn pending_requests(&self) -> Vec<PendingRequest> {
-        let tabs = self.tabs.borrow();
+        let tabs = self.tabs.registry.borrow();
         let attached = |tab: u32| {
             i32::try_from(tab).is_ok_and(|tab| tabs.sessions.get(&tab).is_some_and(|session| session.attached))
         };
-        self.timeline.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
+        self.timeline.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
     }
 
     /// How many images, style sheets and fonts `tab` is loading that were sent at most
     /// `max_age_ms` ago (see [`Recorder::rendering_loads`]).
     pub fn rendering_loads(&self, tab: i32, max_age_ms: u64) -> usize {
         let Ok(tab) = u32::try_from(tab) else { return 0 };
-        self.timeline.borrow().recorder.rendering_loads(tab, timer::epoch_ms(), max_age_ms)
+        self.timeline.store.borrow().recorder.rendering_loads(tab, timer::epoch_ms(), max_age_ms)
     }
 
     /// Writes the whole timeline to `chrome.storage.session` now.
     pub async fn save_timeline(&self) {
         let saved = {
-            let mut store = self.timeline.borrow_mut();
+            let mut store = self.timeline.store.borrow_mut();
             store.save_scheduled = false;
             // Never overwrite what was saved with a timeline that has not read it yet.
             if !store.loaded {
@@ -315,7 +315,7 @@ impl State {
 
     /// Writes the named checkpoints to `chrome.storage.local`, where they outlive the browser.
     pub async fn save_named_checkpoints(&self) {
-        let named = self.timeline.borrow().timeline.named_checkpoints();
+        let named = self.timeline.store.borrow().timeline.named_checkpoints();
         if let Err(e) = chrome::local_storage_set(NAMED_KEY, &named).await {
             chrome::warn(&format!("Sightline could not save its named checkpoints: {e}"));
         }
@@ -323,13 +323,13 @@ impl State {
 
     /// Marks the agent as acting: page input reported meanwhile is the agent's, not the user's.
     pub fn agent_acting(self: &Rc<Self>) -> AgentActing {
-        self.timeline.borrow_mut().intake.agent_started();
+        self.timeline.store.borrow_mut().intake.agent_started();
         AgentActing { state: self.clone() }
     }
 
     /// Records an agent action on `tab`.
     pub fn record_agent_action(&self, action: ActionEntry) {
-        self.timeline.borrow_mut().keep(Kept::Action(action));
+        self.timeline.store.borrow_mut().keep(Kept::Action(action));
     }
 
     /// Forgets what an MCP session that went away had seen.

@@ -82,7 +82,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
         }
         (None, Some(step)) => {
             on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
-                refuse_if_dialog(state, tab, "browser_navigate")?;
+                refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
                 match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
@@ -99,7 +99,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
 /// Loads `url` in `tab` (if the user's options allow it) and answers with the page (for
 /// `browser_tabs new`, whose call is bounded as a whole).
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
-    let url = Options::for_call(state).url_policy().check(url)?.to_string();
+    let url = Options::for_call(&state.asks).url_policy().check(url)?.to_string();
     crate::permissions::gate_navigation(state, session, None, &url, None).await.map_err(|refused| match refused {
         Failure::Explained(text) => ToolError::NotPermitted(text),
         Failure::Tool(e) => e,
@@ -118,7 +118,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
 
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
 async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
-    let url = Options::for_call(state).url_policy().check(url).map_err(ToolError::from)?.to_string();
+    let url = Options::for_call(&state.asks).url_policy().check(url).map_err(ToolError::from)?.to_string();
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source
@@ -128,7 +128,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
         Err(ToolError::Refused { .. }) => false,
         Err(e) => return Err(e.into()),
     };
-    refuse_if_dialog(state, tab, "browser_navigate")?;
+    refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
     let allowed = crate::permissions::gate_navigation(state, session, Some(tab), &url, Some(ctx)).await?;
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
@@ -225,7 +225,7 @@ pub(super) async fn act_noting(
     action: impl std::future::Future<Output = Result<Vec<String>, ToolError>>,
 ) -> ActionResult {
     refuse_if_unconfirmed(state, session, tab, tool)?;
-    refuse_if_dialog(state, tab, tool)?;
+    refuse_if_dialog(&state.tabs, tab, tool)?;
     let notice = match before_action(state, session, tab, since)? {
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
@@ -250,7 +250,7 @@ pub(super) async fn act_noting(
     // A download that begins while the action runs is this session's.
     let downloading = DownloadsOfAction {
         state,
-        token: state.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
+        token: state.asks.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
     };
     let action = async {
         *noted.borrow_mut() = action.await?;
@@ -271,7 +271,7 @@ pub(super) async fn act_noting(
     {
         let multiple = opened.params["mode"] == "selectMultiple";
         let chooser = crate::tabs::FileChooser { backend_node_id, multiple };
-        if let Some(session) = state.tabs.borrow_mut().sessions.get_mut(&tab) {
+        if let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&tab) {
             session.chooser = Some(chooser);
         }
         let files = if multiple { "files" } else { "a file" };
@@ -303,13 +303,13 @@ struct DownloadsOfAction<'s> {
 impl DownloadsOfAction<'_> {
     /// What the action's answer says of the downloads it started, a line each.
     fn end(self) -> Vec<String> {
-        self.state.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
+        self.state.asks.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
     }
 }
 
 impl Drop for DownloadsOfAction<'_> {
     fn drop(&mut self) {
-        if let Ok(mut downloads) = self.state.downloads.try_borrow_mut() {
+        if let Ok(mut downloads) = self.state.asks.downloads.try_borrow_mut() {
             downloads.action_ends(self.token, crate::timer::now_ms());
         }
     }
@@ -421,7 +421,7 @@ where
 {
     on_tab(state, session, tab, Some(element_ref), ctx, |tab, node| async move {
         let Some(node) = node else { return Err(ToolError::Arguments("give `ref`").into()) };
-        let at = input::NodeTarget::of(state, tab, &node);
+        let at = input::NodeTarget::of(&state.tabs, tab, &node);
         act(state, session, tab, since, ctx, tool, action(at, node, tab)).await
     })
     .await
@@ -476,7 +476,7 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams,
     let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
     ctx.hint.borrow_mut().key = Some(params.key.clone());
     on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
-        let node = node.map(|n| (input::NodeTarget::of(state, tab, &n), n));
+        let node = node.map(|n| (input::NodeTarget::of(&state.tabs, tab, &n), n));
         act(state, session, tab, since, ctx, "browser_press_key", async {
             if let (Some((at, node)), Some(r)) = (&node, element_ref) {
                 input::focus(at, node, r).await?;
@@ -534,7 +534,7 @@ pub async fn handle_dialog(
 ) -> ActionResult {
     let (accept, prompt_text) = (params.accept, params.prompt_text.as_deref());
     on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
-        let Some(dialog) = state.tabs.borrow().dialog(tab) else {
+        let Some(dialog) = state.tabs.registry.borrow().dialog(tab) else {
             return Err(ToolError::NoDialog { tab }.into());
         };
         enough_time_to_act(ctx, "browser_handle_dialog")?;

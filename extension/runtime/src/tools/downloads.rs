@@ -52,7 +52,7 @@ pub async fn downloads(state: &Rc<State>, session: &str, params: DownloadsParams
 
 /// The session's downloads as the browser has them now.
 async fn records(state: &Rc<State>, session: &str) -> Vec<DownloadRecord> {
-    let started = state.downloads.borrow().of_session(session);
+    let started = state.asks.downloads.borrow().of_session(session);
     let mut records = Vec::with_capacity(started.len());
     for download in started {
         let item: Option<Item> = chrome::download_by_id(download.id).await.ok().flatten();

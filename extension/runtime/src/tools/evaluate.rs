@@ -65,7 +65,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
     }
     let params = &params;
     on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
-        refuse_if_dialog(state, tab, "browser_evaluate")?;
+        refuse_if_dialog(&state.tabs, tab, "browser_evaluate")?;
         let allowed = crate::permissions::gate(state, session, tab, "browser_evaluate", ctx).await?;
         let mut answer = evaluate(state, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
         if let Some(note) = allowed {
@@ -87,10 +87,10 @@ async fn evaluate(
 ) -> ActionResult {
     let frame = match &node {
         Some((node, _)) => node.frame_id.clone(),
-        None => state.tabs.borrow().frames(tab).main_frame().to_owned(),
+        None => state.tabs.registry.borrow().frames(tab).main_frame().to_owned(),
     };
     let at = match &node {
-        Some((node, _)) => NodeTarget::of(state, tab, node),
+        Some((node, _)) => NodeTarget::of(&state.tabs, tab, node),
         None => NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), frame),
     };
     ctx.acting_on(tab);

@@ -14,7 +14,7 @@ use crate::state::State;
 /// `browser_export_test`.
 pub async fn export_test(state: &Rc<State>, session: &str, params: ExportTestParams) -> Result<ToolOutput, Failure> {
     let tab = target_tab(state, session, params.tab, false).await?;
-    let mut model = state.session_log.borrow().model(tab);
+    let mut model = state.review.session_log.borrow().model(tab);
     model.calls.retain(|c| c.session == session);
     let page = chrome::get_tab(tab).await.ok();
     let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));

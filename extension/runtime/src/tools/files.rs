@@ -46,7 +46,7 @@ async fn upload_on(
     let count = paths.len();
     match node {
         Some((node, r)) => {
-            let at = NodeTarget::of(state, tab, &node);
+            let at = NodeTarget::of(&state.tabs, tab, &node);
             match input::call_on_with(&at, &node, r, FILE_INPUT, serde_json::json!([{"value": count}])).await? {
                 serde_json::Value::String(s) if s == "ok" => {}
                 serde_json::Value::String(s) if s == "single" => {
@@ -71,7 +71,7 @@ async fn upload_on(
             .await
         }
         None => {
-            let chooser = state.tabs.borrow_mut().sessions.get_mut(&tab).and_then(|s| s.chooser.take());
+            let chooser = state.tabs.registry.borrow_mut().sessions.get_mut(&tab).and_then(|s| s.chooser.take());
             let Some(chooser) = chooser else {
                 return Err(ToolError::Arguments(
                     "no file chooser is open: give the file input's `ref`, or first click what opens the chooser",

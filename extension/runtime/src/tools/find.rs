@@ -18,7 +18,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: FindParams) -> ToolRe
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
-    super::refuse_if_dialog(state, tab, "browser_find")?;
+    super::refuse_if_dialog(&state.tabs, tab, "browser_find")?;
     let found = state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
     if let Some(found) = found {
         return Ok(found);

@@ -128,7 +128,7 @@ pub async fn run_within(
     let commands_before = cdp::commands_sent();
     // The person's options, read once as the call starts. Their history and log sizes apply
     // before the call for what it reads, and after it for the page state it may have created.
-    crate::options::apply_sizes(state, crate::options::Options::read_for_call(state).await.sizes);
+    crate::options::apply_sizes(state, crate::options::Options::read_for_call(&state.asks).await.sizes);
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
         match select(called_off, Box::pin(ctx.deadline.reached())).await {
@@ -139,7 +139,7 @@ pub async fn run_within(
     let how = match select(work, stop).await {
         Either::Left((mut output, _)) => {
             // The host lists browser_evaluate only while the user allows it.
-            let options = crate::options::Options::for_call(state);
+            let options = crate::options::Options::for_call(&state.asks);
             output.evaluate_allowed = Some(options.allow_evaluate);
             crate::options::apply_sizes(state, options.sizes);
             count_commands(&mut output, cdp::commands_sent() - commands_before);
@@ -263,8 +263,8 @@ pub use calls::capitalised;
 
 /// Refuses a tool that reads or acts on `tab`'s page while the page shows a JavaScript dialog
 /// and waits for it (only `browser_handle_dialog` and the tab list work then).
-pub fn refuse_if_dialog(state: &State, tab: i32, tool: &'static str) -> Result<(), ToolError> {
-    match state.tabs.borrow().dialog(tab) {
+pub fn refuse_if_dialog(tabs: &crate::state::TabsState, tab: i32, tool: &'static str) -> Result<(), ToolError> {
+    match tabs.registry.borrow().dialog(tab) {
         Some(dialog) => Err(ToolError::DialogOpen { tool, dialog }),
         None => Ok(()),
     }
@@ -309,7 +309,7 @@ async fn choose_target_tab(
     }
     let (current, lost) = state.with_session(session, |s| (s.current_tab, s.lost));
     let choice = {
-        let tabs = state.tabs.borrow();
+        let tabs = state.tabs.registry.borrow();
         custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
     };
     match choice {
@@ -334,7 +334,7 @@ async fn choose_target_tab(
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let tabs = state.tabs.borrow();
+    let tabs = state.tabs.registry.borrow();
     state.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
     state.with_session(session, |s| match s.pages.get(&tab_id) {
         Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),

@@ -50,7 +50,7 @@ pub async fn fill_form(state: &Rc<State>, session: &str, params: FillFormParams,
         }
         act(state, session, tab, since, ctx, "browser_fill_form", async {
             for (index, (field, node)) in fields.iter().zip(&nodes).enumerate() {
-                let at = NodeTarget::of(state, tab, node);
+                let at = NodeTarget::of(&state.tabs, tab, node);
                 fill::fill(&at, node, field).await.map_err(|e| field_error(index, true, e))?;
             }
             Ok(())
@@ -149,7 +149,7 @@ pub async fn scroll(state: &Rc<State>, session: &str, params: ScrollParams, ctx:
         act_noting(state, session, tab, since, ctx, tool, async {
             let value = match (&node, element_ref) {
                 (Some(node), Some(r)) => {
-                    input::call_on_with(&NodeTarget::of(state, tab, node), node, r, SCROLL, args).await
+                    input::call_on_with(&NodeTarget::of(&state.tabs, tab, node), node, r, SCROLL, args).await
                 }
                 _ => on_document(tab, SCROLL, args).await,
             }
@@ -208,13 +208,13 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     }
     let tab = target_tab(state, session, params.tab, false).await?;
     state.ensure_attached(tab).await?;
-    refuse_if_dialog(state, tab, "browser_wait_for")?;
+    refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
     let left = ctx.deadline.left_ms().saturating_sub(ANSWER_MS);
     let limit_ms = ((wanted_s * 1000.0) as u32).min(left);
     let gone = match &params.ref_gone {
         Some(r) => match resolve_ref(state, session, tab, r) {
-            Ok(node) => Some((NodeTarget::of(state, tab, &node), node, r.clone())),
+            Ok(node) => Some((NodeTarget::of(&state.tabs, tab, &node), node, r.clone())),
             // Already gone from the page the agent saw.
             Err(ToolError::Ref(_)) => None,
             Err(e) => return Err(e.into()),
@@ -231,8 +231,8 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     };
     let met = loop {
         let met = match (&params.text, &params.text_gone, &gone) {
-            (Some(text), _, _) => page_has(state, tab, text, true).await?,
-            (_, Some(text), _) => page_has(state, tab, text, false).await?,
+            (Some(text), _, _) => page_has(&state.tabs, tab, text, true).await?,
+            (_, Some(text), _) => page_has(&state.tabs, tab, text, false).await?,
             (_, _, Some((at, node, r))) => element_gone(at, node, r).await?,
             (None, None, None) => params.ref_gone.is_some(),
         };
@@ -256,7 +256,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     };
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
-    refuse_if_dialog(state, tab, "browser_wait_for")?;
+    refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     Ok(answer(state, session, tab, Answer::AfterAction, &[note], None).await?)
 }
 
@@ -267,8 +267,8 @@ fn quote(text: &str) -> String {
 /// Whether the page's text includes `text` (`wanted`), or not (`!wanted`): the text of the page
 /// and of its iframes, those of the page's process (read from the page) and those the browser
 /// runs in a process of their own (read through their sessions).
-async fn page_has(state: &State, tab: i32, text: &str, wanted: bool) -> Result<bool, ToolError> {
-    let children: Vec<String> = state.tabs.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
+async fn page_has(tabs: &crate::state::TabsState, tab: i32, text: &str, wanted: bool) -> Result<bool, ToolError> {
+    let children: Vec<String> = tabs.registry.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
     let targets = std::iter::once(None).chain(children.into_iter().map(Some));
     for session_id in targets {
         let target = DebuggeeTarget { tab_id: tab, session_id };
@@ -393,7 +393,7 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
         }
         let to = match (offset, end) {
             (Some((dx, dy)), _) => (from.0 + dx, from.1 + dy),
-            (None, Some(end)) => input::centre_in_view(&NodeTarget::of(state, tab, &end), &end, end_ref).await?,
+            (None, Some(end)) => input::centre_in_view(&NodeTarget::of(&state.tabs, tab, &end), &end, end_ref).await?,
             (None, None) => unreachable!("checked above"),
         };
         drag::drag(state, tab, from, to).await

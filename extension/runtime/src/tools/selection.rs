@@ -16,13 +16,13 @@ use crate::state::State;
 /// `browser_user_selection`.
 pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) -> ToolResult {
     let tab = target_tab(state, session, params.tab, false).await?;
-    let Some(selection) = state.selections.borrow().get(&tab).cloned() else {
+    let Some(selection) = state.tabs.selections.borrow().get(&tab).cloned() else {
         return Err(ToolError::NothingSelected { tab });
     };
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
-    super::refuse_if_dialog(state, tab, "browser_user_selection")?;
+    super::refuse_if_dialog(&state.tabs, tab, "browser_user_selection")?;
     let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     let behind = match state.with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version))) {
         Some(Err(e)) => return Err(e.into()),
@@ -38,7 +38,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     };
     let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.
-    let tabs = state.tabs.borrow();
+    let tabs = state.tabs.registry.borrow();
     let in_process = |frame: &str| tabs.frames(tab).session_of(frame) == selection.session.as_deref();
     let pointed = snapshot.and_then(|snap| locate(&snap, &selection.chain, &in_process));
     drop(tabs);

@@ -85,7 +85,7 @@ pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotPara
     }
     let params = &params;
     on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
-        refuse_if_dialog(state, tab, "browser_take_screenshot")?;
+        refuse_if_dialog(&state.tabs, tab, "browser_take_screenshot")?;
         Ok(shoot(state, session, tab, node, params).await?)
     })
     .await
@@ -114,7 +114,8 @@ async fn shoot(
     };
     let masked = &masks.nodes;
     drop(captured);
-    let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(state, tab, &node), node, r));
+    let element =
+        node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(&state.tabs, tab, &node), node, r));
     if let Some((_, node, r)) = &element
         && masked.iter().any(|m| m.frame_id == node.frame_id && m.backend_node_id == node.backend_node_id)
     {
@@ -148,7 +149,7 @@ fn frames_of(state: &State, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> {
     let mut frames: Vec<NodeTarget> = Vec::new();
     for key in masked {
         if !frames.iter().any(|f| f.frame_id == key.frame_id) {
-            frames.push(NodeTarget::of(state, tab, key));
+            frames.push(NodeTarget::of(&state.tabs, tab, key));
         }
     }
     frames
@@ -341,7 +342,7 @@ async fn measure(state: &State, tab: i32, masked: &[NodeKey], view: &Viewport) -
     }
     let mut boxes = Vec::with_capacity(masked.len());
     for key in masked {
-        let at = NodeTarget::of(state, tab, key);
+        let at = NodeTarget::of(&state.tabs, tab, key);
         let model: Result<BoxModel, _> =
             at.send("DOM.getBoxModel", serde_json::json!({"backendNodeId": key.backend_node_id})).await;
         let quad = match model {
@@ -428,7 +429,7 @@ async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport
         }
         let element_ref = format!("e{number}");
         let Ok(node) = resolve_ref(state, session, tab, &element_ref) else { continue };
-        let at = NodeTarget::of(state, tab, &node);
+        let at = NodeTarget::of(&state.tabs, tab, &node);
         if let Some([x, y, w, h]) = bounds(&at, node.backend_node_id).await {
             let (dx, dy) = frame_offset(&at).await;
             let rect = Rect { x: x + dx + view.page_x, y: y + dy + view.page_y, width: w, height: h };

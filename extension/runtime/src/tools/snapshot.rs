@@ -21,7 +21,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
     state.ensure_attached(tab).await?;
-    super::refuse_if_dialog(state, tab, "browser_snapshot")?;
+    super::refuse_if_dialog(&state.tabs, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
         return state.with_session(session, |s| match s.pages.get(&tab) {
@@ -46,7 +46,7 @@ pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> 
 async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured, loads_ms: Option<f64>) -> Snapshot {
     // The person's own secret words apply from the next look on, and so does what they allow
     // of `file:` URLs (a frame showing a URL an agent could not load is not read).
-    let options = crate::options::Options::for_call(state);
+    let options = crate::options::Options::for_call(&state.asks);
     let started = timer::now_ms();
     let mut snapshot = state.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();

@@ -80,8 +80,9 @@ pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError
 }
 
 async fn list(state: &Rc<State>, session: &str) -> ToolResult {
-    let controlled: Vec<(i32, Grant)> = state.tabs.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
-    let policy = Options::for_call(state).url_policy();
+    let controlled: Vec<(i32, Grant)> =
+        state.tabs.registry.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
+    let policy = Options::for_call(&state.asks).url_policy();
     let current = state.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
@@ -91,7 +92,7 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
             continue;
         };
         let marker = if current == Some(tab) { " (current)" } else { "" };
-        let access = state.tabs.borrow().grants.access(tab, session);
+        let access = state.tabs.registry.borrow().grants.access(tab, session);
         let how = match (grant, access) {
             // Another agent's tab: that it exists, nothing of what it shows.
             (_, Access::Another) => {
