@@ -86,6 +86,9 @@ pub struct State {
     pub options: RefCell<crate::options::Options>,
     /// The downloads the agents' actions started, and the actions running now.
     pub downloads: RefCell<crate::downloads::Downloads>,
+    /// What the latest read of the timeline keeps out for the person's no-access rules (see
+    /// [`crate::permissions::hide_no_access`]).
+    pub no_access: RefCell<crate::permissions::NoAccessView>,
 }
 
 impl State {
@@ -112,6 +115,7 @@ impl State {
             questions: RefCell::default(),
             shots: RefCell::default(),
             downloads: RefCell::default(),
+            no_access: RefCell::default(),
         }
     }
 
