@@ -575,3 +575,24 @@ async fn a_click_at_a_point_asks_only_when_what_is_under_it_submits() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "ordered"), 0, "denied: the order was not placed");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_open_while_the_worker_restarts_ends_its_call_and_approves_nothing_afterwards() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let pending =
+        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let mut old = question(&rig);
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    // The call ends (no hang), as not done.
+    let answer = pending.answer().await.expect("the call ends");
+    assert!(answer.is_error && !answer.text.contains("The person allowed"), "{}", answer.text);
+    // The old window's Allow reaches a fresh worker that knows no such question.
+    old.click("#allow-once").expect("click Allow in the old window");
+    let status = old.wait_for("document.getElementById('status').textContent", WAIT).expect("status");
+    assert!(status.as_str().is_some_and(|s| s.contains("expired")), "{status}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(count(&rig, "ordered"), 0, "the old window approves nothing");
+}
