@@ -113,6 +113,15 @@ function replaceRuntime(failed, what) {
 }
 
 globalThis.sightlinePanicked = (/** @type {string} */ message) => runtimeFailed(`panic: ${message}`);
+/**
+ * A message about a call under way (it waits for the person): posted on the port the call came
+ * on, while that port is the open one; the bridge of a closed port no longer waits for it.
+ * @param {{ id: number }} message
+ */
+globalThis.sightlineToHost = (message) => {
+  const call = inFlight.get(message.id);
+  if (call !== undefined && call.port === port && call.generation === generation) port.postMessage(message);
+};
 self.addEventListener('error', (event) => {
   if (poisons(event.error)) runtimeFailed(String(event.error));
 });

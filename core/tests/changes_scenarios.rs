@@ -1004,3 +1004,31 @@ fn entries_of_a_tab_the_agent_may_no_longer_use_are_not_readable() {
     timeline.set_readable_tabs(None);
     assert!(timeline.readable(2), "no restriction reads every tab");
 }
+
+#[test]
+fn entries_recorded_on_a_site_of_no_access_are_not_readable_whatever_tab_they_are_on() {
+    let mut timeline = Timeline::new();
+    timeline.record_console(error("Kept: the shop broke", T0 + 1));
+    // The same tab was on the bank before: what it recorded there carries the bank's URLs.
+    let on_bank = SourceLocation { url: "https://login.bank.test/app.js".into(), line: 1, column: 1 };
+    timeline.record_console(ConsoleEntry { source: Some(on_bank), ..error("Hidden: balance 12,345", T0 + 2) });
+    timeline.record_network(request("GET", "https://login.bank.test/api/accounts", 500, 5, T0 + 3));
+    timeline.record_action(action(ActionKind::Navigate, "navigate", Some("https://login.bank.test/"), T0 + 4));
+    let rules = r#"{"rules": [{"site": "*", "level": "act_freely"}, {"site": "*.bank.test", "level": "no_access"}]}"#;
+    timeline.set_no_access(Some(sightline_core::permissions::Policy::from_json(rules).expect("rules")));
+
+    let text = json(&report(&mut timeline, &since_auto(), T0 + 10));
+    assert!(text.contains("Kept: the shop broke"), "{text}");
+    assert!(!text.contains("Hidden") && !text.contains("bank.test"), "{text}");
+    assert_eq!(
+        timeline.last_response_line("s1"),
+        Some("Since the last response: 1 console error (\"Kept: the shop broke\").".into())
+    );
+    let listing = timeline.console_listing(&Default::default());
+    assert!(listing.contains("Kept") && !listing.contains("Hidden"), "{listing}");
+    assert!(!timeline.readable_at(1, Some("https://bank.test:8080/x")) && timeline.readable_at(1, None));
+
+    timeline.set_no_access(None);
+    let listing = timeline.console_listing(&Default::default());
+    assert!(listing.contains("Hidden"), "without the rules every entry reads: {listing}");
+}

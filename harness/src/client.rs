@@ -196,6 +196,13 @@ impl PendingCall {
     }
 }
 
+impl From<CallToolResult> for Reply {
+    /// The reply of a result a test got through its own rmcp client.
+    fn from(result: CallToolResult) -> Reply {
+        reply(result)
+    }
+}
+
 fn reply(result: CallToolResult) -> Reply {
     let text = result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n");
     let images =

@@ -15,6 +15,8 @@ use super::fingerprint::endpoint_key;
 use super::noise::NoiseRules;
 use super::pauses::PauseLog;
 use super::ring::Ring;
+use crate::permissions::classes::host_of;
+use crate::permissions::{Level, Policy};
 
 /// How much a timeline keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,10 +80,13 @@ fn note_evictions<T: Stamped>(evicted: Vec<T>, newest: &mut Option<u64>) {
 pub(crate) trait Stamped {
     fn time_ms(&self) -> u64;
     fn tab(&self) -> u32;
+    /// The URL the entry was recorded on, when it carries one: a console message's source, a
+    /// request's or a socket's URL, the page an action happened on.
+    fn url(&self) -> Option<&str>;
 }
 
 macro_rules! stamped {
-    ($($entry:ty),*) => {$(
+    ($($entry:ty => $url:expr),*) => {$(
         impl Stamped for $entry {
             fn time_ms(&self) -> u64 {
                 self.time_ms
@@ -89,10 +94,19 @@ macro_rules! stamped {
             fn tab(&self) -> u32 {
                 self.tab
             }
+            fn url(&self) -> Option<&str> {
+                let url: fn(&$entry) -> Option<&str> = $url;
+                url(self)
+            }
         }
     )*};
 }
-stamped!(ConsoleEntry, NetworkEntry, WebSocketEvent, ActionEntry);
+stamped!(
+    ConsoleEntry => |e| e.source.as_ref().map(|s| s.url.as_str()),
+    NetworkEntry => |e| Some(e.url.as_str()),
+    WebSocketEvent => |e| Some(e.url.as_str()),
+    ActionEntry => |e| e.url.as_deref()
+);
 
 /// The four rings and what is learned while filling them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +132,10 @@ pub(crate) struct Buffers {
     /// agent may still use, never saved: a tab unshared or closed is no longer readable.
     #[serde(skip)]
     pub(crate) readable: Option<std::collections::BTreeSet<u32>>,
+    /// The person's rules, when entries recorded on a site of no access must be kept out of
+    /// every read (`None`: none are). Set for each read, never saved.
+    #[serde(skip)]
+    pub(crate) no_access: Option<Policy>,
 }
 
 impl Buffers {
@@ -135,12 +153,28 @@ impl Buffers {
             answered: AnsweredRequests::default(),
             pauses: PauseLog::default(),
             readable: None,
+            no_access: None,
         }
     }
 
     /// Whether entries of `tab` may be read now.
     pub(crate) fn readable(&self, tab: u32) -> bool {
         self.readable.as_ref().is_none_or(|tabs| tabs.contains(&tab))
+    }
+
+    /// Whether an entry of `tab` recorded on `url` may be read now: its tab is readable, and
+    /// the URL is not on a site the person gave agents no access to.
+    pub(crate) fn readable_at(&self, tab: u32, url: Option<&str>) -> bool {
+        let off_limits = |url: &str| {
+            let host = host_of(url);
+            host.is_some_and(|host| self.no_access.as_ref().is_some_and(|p| p.level_for(&host) == Level::NoAccess))
+        };
+        self.readable(tab) && !url.is_some_and(off_limits)
+    }
+
+    /// [`Buffers::readable_at`] for an entry of a ring.
+    pub(crate) fn readable_entry<T: Stamped>(&self, entry: &T) -> bool {
+        self.readable_at(entry.tab(), entry.url())
     }
 
     /// The position each ring's next entry will get: "now".

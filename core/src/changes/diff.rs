@@ -93,7 +93,7 @@ fn window<'a, T: Stamped>(
 ) -> (u64, impl Iterator<Item = &'a T>) {
     let since = ring.since(position);
     let entries = since.entries.filter(move |e| {
-        after_ms.is_none_or(|t| e.time_ms() > t) && tab.is_none_or(|tab| e.tab() == tab) && buffers.readable(e.tab())
+        after_ms.is_none_or(|t| e.time_ms() > t) && tab.is_none_or(|tab| e.tab() == tab) && buffers.readable_entry(*e)
     });
     (since.lost, entries)
 }

@@ -212,7 +212,8 @@ impl Timeline {
     /// The console listing `params` asks for, of the readable tabs ([`listing::render_console`]),
     /// ending with the consoles paused for flooding and what they dropped, when there were any.
     pub fn console_listing(&self, params: &crate::protocol::ConsoleMessagesParams) -> String {
-        let listing = listing::render_console(self.console().iter().filter(|e| self.readable(e.tab)), params);
+        let listing =
+            listing::render_console(self.console().iter().filter(|e| self.buffers.readable_entry(*e)), params);
         let wanted = |t: u32| params.tab.is_none_or(|tab| tab == t) && self.buffers.readable(t);
         let pauses = pauses::listing_lines(self.buffers.pauses.iter(), wanted);
         if pauses.is_empty() { listing } else { format!("{}\n{pauses}", listing.trim_end()) }
@@ -331,6 +332,19 @@ impl Timeline {
     /// Whether entries of `tab` may be read now.
     pub fn readable(&self, tab: u32) -> bool {
         self.buffers.readable(tab)
+    }
+
+    /// Keeps entries recorded on a site `policy` gives agents no access to out of every read
+    /// (reports, response lines, listings), judged by the URL each entry carries; `None` keeps
+    /// none out. Entries that carry no URL are judged by their tab ([`Self::set_readable_tabs`]).
+    pub fn set_no_access(&mut self, policy: Option<crate::permissions::Policy>) {
+        self.buffers.no_access = policy;
+    }
+
+    /// Whether an entry of `tab` recorded on `url` may be read now: its tab is readable and the
+    /// URL is on no site of no access.
+    pub fn readable_at(&self, tab: u32, url: Option<&str>) -> bool {
+        self.buffers.readable_at(tab, url)
     }
 
     /// Forgets every recorded console message, request, WebSocket event and action, and the

@@ -89,7 +89,8 @@ pub(crate) fn last_response_line(store: &mut CheckpointStore, buffers: &Buffers,
     let mut errors = 0u64;
     let mut latest_error = None;
     for entry in buffers.console.since(cursor.console).entries {
-        if entry.level == ConsoleLevel::Error && buffers.readable(entry.tab) && !buffers.noise.is_console_noise(entry) {
+        if entry.level == ConsoleLevel::Error && buffers.readable_entry(entry) && !buffers.noise.is_console_noise(entry)
+        {
             errors += 1;
             latest_error = Some(entry);
         }
@@ -97,7 +98,7 @@ pub(crate) fn last_response_line(store: &mut CheckpointStore, buffers: &Buffers,
     let mut failed = 0u64;
     let mut latest_failure = None;
     for entry in buffers.network.since(cursor.network).entries {
-        if entry.failed() && buffers.readable(entry.tab) && !buffers.noise.is_request_noise(entry) {
+        if entry.failed() && buffers.readable_entry(entry) && !buffers.noise.is_request_noise(entry) {
             failed += 1;
             latest_failure = Some(entry);
         }

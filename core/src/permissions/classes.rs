@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sites::same_site;
 use crate::snapshot::secrets::names_a_secret;
 
 /// What an action does, as the person's rules name it.
@@ -151,6 +152,13 @@ impl ElementFacts {
                 ))
     }
 
+    /// Whether it is a frame element (`iframe`, `frame`, `object`, `embed`): a click or a key
+    /// there goes to a document the facts do not show, so it is judged as strictly as an
+    /// element that could not be told.
+    pub fn is_frame(&self) -> bool {
+        matches!(self.tag.as_str(), "iframe" | "frame" | "object" | "embed")
+    }
+
     /// Whether its form holds a payment field.
     pub fn form_takes_payment(&self) -> bool {
         self.in_form && (self.field.is_payment() || self.form_fields.iter().any(FieldFacts::is_payment))
@@ -188,11 +196,11 @@ pub enum ActionFacts {
         /// The element, when one is named (a field being filled with a card number is payment).
         element: Option<ElementFacts>,
     },
-    /// Loading `to` (a site) in a tab showing `from`.
+    /// Loading `to` in a tab showing `from` (hosts; they leave when their sites differ).
     Navigate {
-        /// The tab's site now (`None`: a page of no site, e.g. a new tab).
+        /// The tab's host now (`None`: a page of no host, e.g. a new tab).
         from: Option<String>,
-        /// The site loaded.
+        /// The host loaded.
         to: Option<String>,
     },
     /// A file put into a file chooser.
@@ -210,6 +218,8 @@ pub fn classify(facts: &ActionFacts) -> Vec<ActionClass> {
         ActionFacts::Click { element, site } => {
             classes.push(Act);
             match element {
+                // What is under the click inside a frame cannot be told: judged as a submit.
+                Some(e) if e.is_frame() => classes.push(Submit),
                 Some(e) => {
                     if e.submits() {
                         classes.push(Submit);
@@ -251,6 +261,7 @@ pub fn classify(facts: &ActionFacts) -> Vec<ActionClass> {
             let enter = key.rsplit('+').next().is_some_and(|k| k.eq_ignore_ascii_case("enter"));
             let space = key.rsplit('+').next().is_some_and(|k| k == " " || k.eq_ignore_ascii_case("space"));
             match element {
+                Some(e) if enter && e.is_frame() => classes.push(Submit),
                 Some(e) if (enter && e.enter_submits()) || (space && e.submits()) => {
                     classes.push(Submit);
                     if e.form_takes_payment() {
@@ -270,7 +281,10 @@ pub fn classify(facts: &ActionFacts) -> Vec<ActionClass> {
         }
         ActionFacts::Navigate { from, to } => {
             classes.push(Read);
-            if from.is_some() && from != to {
+            // Another host of the same site (`www.` to `pay.`) is not another site.
+            if let Some(from) = from
+                && to.as_deref().is_none_or(|to| !same_site(from, to))
+            {
                 classes.push(Leave);
             }
         }
@@ -281,11 +295,12 @@ pub fn classify(facts: &ActionFacts) -> Vec<ActionClass> {
     classes
 }
 
-/// Whether following `href` from a page of `site` goes to another site.
+/// Whether following `href` from a page of host `site` goes to another site (another
+/// registrable domain, see [`super::sites`]).
 fn leaves(site: Option<&str>, href: &str) -> bool {
     let Some(site) = site else { return false };
     match host_of(href) {
-        Some(host) => host != site,
+        Some(host) => !same_site(&host, site),
         // `javascript:`, `mailto:`, fragments: not another site.
         None => false,
     }
@@ -401,6 +416,35 @@ mod tests {
     }
 
     #[test]
+    fn a_click_or_a_key_without_a_ref_is_judged_by_what_it_reaches() {
+        // A coordinate click is classified by the element hit-tested under the point.
+        let plain = ElementFacts { tag: "button".into(), field: field("button", "", &[]), ..Default::default() };
+        assert_eq!(click(plain), [Act], "a plain button under the point is an act");
+        assert_eq!(click(button("", true, vec![])), [Act, Submit], "a submit button under the point submits");
+        let text = ElementFacts { tag: "p".into(), ..Default::default() };
+        assert_eq!(click(text), [Act]);
+        // Over a frame, what the click reaches inside cannot be told.
+        let frame = ElementFacts { tag: "iframe".into(), ..Default::default() };
+        assert_eq!(click(frame.clone()), [Act, Submit]);
+        // A key goes to the focused element: Enter in a form field submits, other keys act.
+        let key =
+            |key: &str, element: ElementFacts| classify(&ActionFacts::Key { element: Some(element), key: key.into() });
+        let body = ElementFacts { tag: "body".into(), ..Default::default() };
+        assert_eq!(key("Enter", body.clone()), [Act], "Enter with the focus on the page submits nothing");
+        assert_eq!(key("Tab", body), [Act]);
+        let address = ElementFacts {
+            tag: "input".into(),
+            field: field("text", "", &["address"]),
+            in_form: true,
+            ..Default::default()
+        };
+        assert_eq!(key("Enter", address.clone()), [Act, Submit]);
+        assert_eq!(key("ArrowDown", address), [Act]);
+        assert_eq!(key("Enter", frame.clone()), [Act, Submit], "the focus is inside a frame");
+        assert_eq!(key("a", frame), [Act]);
+    }
+
+    #[test]
     fn a_link_to_another_site_leaves_and_a_download_link_downloads() {
         let link = |href: &str, download: bool| ElementFacts {
             tag: "a".into(),
@@ -409,6 +453,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(click(link("https://elsewhere.example/x", false)), [Act, Leave]);
+        assert_eq!(click(link("https://pay.shop.example/checkout", false)), [Act], "another host of the site");
         assert_eq!(click(link("http://shop.example:8080/cart", false)), [Act]);
         assert_eq!(click(link("https://SHOP.example./cart", false)), [Act]);
         assert_eq!(click(link("javascript:void(0)", false)), [Act]);
@@ -423,6 +468,9 @@ mod tests {
         };
         assert_eq!(nav(Some("shop.example"), "shop.example"), [Read]);
         assert_eq!(nav(Some("shop.example"), "bank.example"), [Read, Leave]);
+        assert_eq!(nav(Some("www.shop.example"), "pay.shop.example"), [Read], "one site");
+        assert_eq!(nav(Some("www.bbc.co.uk"), "shop.co.uk"), [Read, Leave], "two sites under co.uk");
+        assert_eq!(nav(Some("127.0.0.1"), "localhost"), [Read, Leave]);
         assert_eq!(nav(None, "bank.example"), [Read]);
         assert_eq!(classify(&ActionFacts::Upload), [Act, Upload]);
         assert_eq!(classify(&ActionFacts::Evaluate), [RunScript]);

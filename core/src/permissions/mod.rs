@@ -9,7 +9,8 @@
 pub mod classes;
 pub mod decide;
 pub mod rules;
+pub mod sites;
 
 pub use classes::{ActionClass, ActionFacts, ElementFacts, FieldFacts};
 pub use decide::{Decision, SessionGrants, decide, summary};
-pub use rules::{Level, Policy, PolicyError, Rule, Verdict};
+pub use rules::{Level, MAX_ANSWER_SECONDS, Policy, PolicyError, Rule, Verdict};

@@ -105,9 +105,11 @@ impl Rule {
     }
 }
 
-/// Default and maximum time the person has to answer a question, in seconds.
+/// Default time the person has to answer a question, in seconds.
 pub const DEFAULT_ANSWER_SECONDS: u32 = 120;
-const MAX_ANSWER_SECONDS: u32 = 3_600;
+/// The longest answer time a person may set, in seconds: the host never lets a call wait on
+/// the person longer than this past its normal time limit.
+pub const MAX_ANSWER_SECONDS: u32 = 3_600;
 
 /// The person's rules, and how long a question waits for them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -68,6 +68,19 @@ pub enum ExtensionToHost {
         /// What the tool produced.
         output: ToolOutput,
     },
+    /// Call `id` waits for the person to answer a question in the browser: the host waits for
+    /// it `time_limit_ms` from when it reads this (the person's answer time and the action's
+    /// own budget), never past its own hard maximum, and tells the MCP client what the call
+    /// waits for.
+    Waiting {
+        /// The id of the call.
+        id: u64,
+        /// How long the call may now run, in milliseconds from when the host reads this.
+        time_limit_ms: u64,
+        /// The action asked about, in the person's words (`click "Place order" (submit) on
+        /// shop.example`).
+        question: String,
+    },
 }
 
 /// What a tool call produced, in a transport-neutral shape the host maps onto MCP.
@@ -154,6 +167,19 @@ mod tests {
         let json = serde_json::json!({"type": "call", "id": 7, "session": "s1", "tool": "browser_tabs", "args": {}});
         let error = serde_json::from_value::<HostToExtension>(json).unwrap_err();
         assert!(error.to_string().contains("time_limit_ms"), "{error}");
+    }
+
+    #[test]
+    fn waiting_names_the_call_its_new_limit_and_the_question() {
+        let waiting =
+            ExtensionToHost::Waiting { id: 4, time_limit_ms: 123_000, question: "click \"Pay\" (payment) on a".into() };
+        let json = serde_json::to_value(&waiting).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"type": "waiting", "id": 4, "time_limit_ms": 123_000,
+                "question": "click \"Pay\" (payment) on a"})
+        );
+        assert_eq!(serde_json::from_value::<ExtensionToHost>(json).unwrap(), waiting);
     }
 
     #[test]

@@ -64,6 +64,11 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     fn console_warn(message: &str);
+
+    /// The service worker's way to the native host for a message about a call under way
+    /// (`sw.js` posts it on the port the call came on, if that port is still open).
+    #[wasm_bindgen(js_name = sightlineToHost)]
+    fn sightline_to_host(message: JsValue);
 }
 
 /// A failed `chrome.*` call.
@@ -131,6 +136,15 @@ async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, ChromeErro
 /// Logs a warning to the service worker console.
 pub fn warn(message: &str) {
     console_warn(message);
+}
+
+/// Sends `message` about a call under way to the native host, on the port the call came on.
+/// A message that cannot be sent is lost: the host then holds the call to its normal limit.
+pub fn to_host(message: &sightline_core::protocol::ExtensionToHost) {
+    match to_js(message) {
+        Ok(message) => sightline_to_host(message),
+        Err(e) => warn(&format!("Sightline could not tell the host about a call: {e}")),
+    }
 }
 
 /// A `chrome.debugger` target: a tab, optionally one of its flat child sessions.

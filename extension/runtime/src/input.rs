@@ -402,6 +402,20 @@ async fn node_at_scrolled(
     at.send("DOM.getNodeForLocation", params).await.map_err(|e| node_error(e, element_ref))
 }
 
+/// The node a click at `(x, y)` of `tab`'s viewport would reach, hit-tested as a click at a
+/// ref is ([`node_at`]): in a frame of the page's own process, the node in that frame; over a
+/// frame of another process, the frame element. `None` when nothing can be told.
+pub async fn node_at_point(tabs: &TabsState, tab: i32, x: f64, y: f64) -> Option<NodeKey> {
+    let main = tabs.registry.borrow().frames(tab).main_frame().to_owned();
+    let top = NodeTarget::frame(DebuggeeTarget::main(tab), main.clone());
+    let found = node_at(&top, "", x, y).await.ok()?;
+    Some(NodeKey {
+        frame_id: found.frame_id.unwrap_or(main),
+        loader_id: String::new(),
+        backend_node_id: found.backend_node_id,
+    })
+}
+
 /// Hit-tests `(x, y)` (frame viewport coordinates) the way a click would, and says whether it
 /// reaches the target: in the target's own frame, and not a frame element other than the target.
 /// Decided from CDP and in the isolated world: nothing the page's own scripts define is asked.

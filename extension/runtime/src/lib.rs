@@ -173,7 +173,7 @@ impl Runtime {
                         Some(tab) => shots::take(&state, tab, shots::target(&state, &session, tab, &call)).await,
                         None => None,
                     };
-                    let output = tools::run_within(&state, &session, call, time_limit_ms, called_off).await;
+                    let output = tools::run_within(&state, &session, id, call, time_limit_ms, called_off).await;
                     if let Some(output) = &output {
                         let recorded = panel::record_call(&state, &session, &logged, before, output);
                         if let (Some(tab), Some((logged_tab, seq))) = (shots_tab, recorded)

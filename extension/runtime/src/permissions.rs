@@ -66,6 +66,35 @@ pub async fn refuse_no_access(tab: i32) -> Result<(), ToolError> {
     Err(ToolError::NotPermitted(decision.refusal("the call", &host).unwrap_or_default()))
 }
 
+/// What reads of the timeline keep out for the person's no-access rules: the rules, and the
+/// controlled tabs showing a site of no access now (their entries that carry no URL of their
+/// own are judged by it).
+#[derive(Debug, Default, Clone)]
+pub struct NoAccessView {
+    /// The rules as last read (`None`: not read yet, nothing kept out).
+    pub policy: Option<Policy>,
+    /// The tabs on a site of no access.
+    pub tabs: std::collections::BTreeSet<u32>,
+}
+
+/// Reads the rules and the controlled tabs' sites again, for a read of logs or changes: what was
+/// recorded on a site of no access (by the URL an entry carries, else by its tab's site now) is
+/// not given out.
+pub async fn hide_no_access(state: &State) {
+    let policy = read_policy().await;
+    let controlled: Vec<i32> = state.tabs.registry.borrow().grants.tabs.keys().copied().collect();
+    let mut tabs = std::collections::BTreeSet::new();
+    for tab in controlled {
+        if policy.level_for(&tab_host(tab).await) == Level::NoAccess
+            && let Ok(tab) = u32::try_from(tab)
+        {
+            tabs.insert(tab);
+        }
+    }
+    *state.timeline.no_access.borrow_mut() = NoAccessView { policy: Some(policy), tabs };
+    state.sync_readable_tabs();
+}
+
 /// What the call told the gate before it acts: the element it acts on, a key it presses,
 /// whether it presses Enter after typing.
 #[derive(Debug, Default, Clone)]
@@ -76,6 +105,8 @@ pub struct Hint {
     pub key: Option<String>,
     /// Whether Enter follows the typing (`browser_type` with `submit`).
     pub enter: bool,
+    /// The viewport point a click without a ref lands on (`browser_mouse_click_xy`).
+    pub point: Option<(f64, f64)>,
 }
 
 /// Decides whether `tool` may act on `tab` now, asking the person when the rules say so.
@@ -95,7 +126,15 @@ pub async fn gate(
     if policy.allows_everything_on(&host) {
         return Ok(None);
     }
-    let element = match &hint.node {
+    // An action without a ref is judged by what it would reach: the element under a click's
+    // point, hit-tested as a click is; the element with the focus, for a key.
+    let node = match (&hint.node, hint.point) {
+        (Some(node), _) => Some(node.clone()),
+        (None, Some((x, y))) => input::node_at_point(&state.tabs, tab, x, y).await,
+        (None, None) if tool == "browser_press_key" => focused_node(state, tab).await,
+        (None, None) => None,
+    };
+    let element = match &node {
         Some(node) => element_facts(state, tab, node).await,
         None => None,
     };
@@ -111,7 +150,7 @@ pub async fn gate(
     };
     let classes = classify(&facts);
     let words = action_words(tool, &label, &hint, &classes, &host);
-    let allowed = judge(state, session, &policy, tab, tool, &host, &classes, words, hint.node.as_ref(), ctx).await?;
+    let allowed = judge(state, session, &policy, tab, tool, &host, &classes, words, node.as_ref(), ctx).await?;
     ctx.download_allowed.set(classes.contains(&ActionClass::Download));
     Ok(allowed)
 }
@@ -255,6 +294,39 @@ const ELEMENT_FACTS: &str = r#"function () {
     label,
   };
 }"#;
+
+/// The element with the focus in `tab`'s page, as its isolated world sees it (a frame element
+/// when the focus is inside a frame); `None` when it cannot be told.
+async fn focused_node(state: &State, tab: i32) -> Option<NodeKey> {
+    #[derive(serde::Deserialize)]
+    struct Evaluated {
+        result: Object,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Object {
+        #[serde(default)]
+        object_id: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Described {
+        node: DescribedNode,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct DescribedNode {
+        backend_node_id: i64,
+    }
+    let main = state.tabs.registry.borrow().frames(tab).main_frame().to_owned();
+    let top = NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), main.clone());
+    let context = top.isolated_context().await.ok()?;
+    let params = serde_json::json!({"expression": "document.activeElement || document.body", "contextId": context});
+    let object_id = top.send::<Evaluated>("Runtime.evaluate", params).await.ok()?.result.object_id?;
+    let described = top.send::<Described>("DOM.describeNode", serde_json::json!({"objectId": object_id})).await;
+    input::release(&top, &object_id).await;
+    let backend_node_id = described.ok()?.node.backend_node_id;
+    Some(NodeKey { frame_id: main, loader_id: String::new(), backend_node_id })
+}
 
 /// The facts of `node` and the words on it; `None` when they cannot be read (the action is then
 /// judged as strictly as its tool allows).

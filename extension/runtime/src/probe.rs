@@ -60,7 +60,8 @@ pub struct Held {
 /// Probes the tab: the readings when they vouch for the page, or why they cannot; and the
 /// replies a capture can use again.
 pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, Held) {
-    let children: Vec<String> = state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> =
+        state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let targets = std::iter::once(None)
         .chain(children.into_iter().map(Some))
         .map(|session_id| DebuggeeTarget { tab_id, session_id });

@@ -1,8 +1,8 @@
 //! Asking the person about one action, in a small window of the extension's own
 //! (`question.html`), raised where they are, with the element outlined in the page through the
 //! debugger (which the page can neither forge nor remove). The call waits for the answer, at
-//! most the time the person set (and never past the call's own time limit); no answer counts as
-//! denied.
+//! most the time the person set; the host is told the call waits on the person, so its own
+//! limit for a call does not cut the person's time short. No answer counts as denied.
 //!
 //! Only that window can answer: [`answer_message`] takes an answer only from a message the
 //! service worker received from the extension's own question page for this very question (its
@@ -136,8 +136,9 @@ pub struct Pending {
     reply: futures::channel::oneshot::Sender<Answered>,
 }
 
-/// Asks the person about `asked` for `session`, outlining `node`; waits at most `wait_ms` (and
-/// never into the last seconds of the call's limit). An "allow for this session" is granted here.
+/// Asks the person about `asked` for `session`, outlining `node`; waits at most `wait_ms`, the
+/// call's limit extended to it (the host may still cut a call at its own maximum: then the
+/// question ends with the call's time). An "allow for this session" is granted here.
 pub async fn ask(
     state: &Rc<State>,
     session: &str,
@@ -147,7 +148,10 @@ pub async fn ask(
     ctx: &CallContext,
 ) -> Outcome {
     let started = timer::now_ms();
-    let call_left = u64::from(ctx.deadline.left_ms().saturating_sub(KEEP_FOR_THE_ACTION_MS));
+    // The call waits the person's time, whatever the host's normal limit for a call: the host
+    // is told, and waits as long (within its own maximum).
+    ctx.wait_on_person(wait_ms + u64::from(KEEP_FOR_THE_ACTION_MS), &asked.words);
+    let call_left = u64::from(ctx.deadline().left_ms().saturating_sub(KEEP_FOR_THE_ACTION_MS));
     let (limit, by_call) = if call_left < wait_ms { (call_left, true) } else { (wait_ms, false) };
     let id = chrome::random_id();
     let (agent, title) = {

@@ -71,7 +71,7 @@ impl TabsState {
 }
 
 /// What happened on the tabs and whether it is kept: the timeline, its console flood guard,
-/// and what could not be saved.
+/// what could not be saved, and what the person's no-access rules keep out of its reads.
 pub struct TimelineState {
     /// Console, network, WebSocket and action history of every tab, with checkpoints.
     pub store: RefCell<TimelineStore>,
@@ -82,6 +82,9 @@ pub struct TimelineState {
     /// What could not be saved to `chrome.storage.session` (`"tab grants"`, `"timeline"`) and
     /// why, until a save of it succeeds; every answer says so meanwhile.
     pub unsaved: RefCell<BTreeMap<&'static str, String>>,
+    /// What the latest read of the timeline keeps out for the person's no-access rules (see
+    /// [`crate::permissions::hide_no_access`]).
+    pub no_access: RefCell<crate::permissions::NoAccessView>,
 }
 
 impl Default for TimelineState {
@@ -91,6 +94,7 @@ impl Default for TimelineState {
             load: futures::lock::Mutex::new(()),
             flood: RefCell::default(),
             unsaved: RefCell::default(),
+            no_access: RefCell::default(),
         }
     }
 }

@@ -325,10 +325,26 @@ impl State {
     }
 
     /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
-    /// unshared or closed is no longer readable).
+    /// unshared or closed is no longer readable), except those on a site of no access, and
+    /// which entries the person's no-access rules keep out.
     pub fn sync_readable_tabs(&self) {
-        let readable = self.tabs.registry.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).collect();
-        self.with_timeline(|t| t.set_readable_tabs(Some(readable)));
+        let hidden = self.timeline.no_access.borrow();
+        let allowed = |t: &u32| !hidden.tabs.contains(t);
+        let readable = self
+            .tabs
+            .registry
+            .borrow()
+            .grants
+            .tabs
+            .keys()
+            .filter_map(|&t| u32::try_from(t).ok())
+            .filter(allowed)
+            .collect();
+        let policy = hidden.policy.clone();
+        self.with_timeline(|t| {
+            t.set_readable_tabs(Some(readable));
+            t.set_no_access(policy);
+        });
     }
 
     /// Takes `tab_id` away from the agent, remembering why (`reason`, and `loss` for the

@@ -265,11 +265,15 @@ impl State {
     pub fn with_session_timeline<R>(&self, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
         let readable = {
             let tabs = self.tabs.registry.borrow();
+            let hidden = self.timeline.no_access.borrow();
             let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
-            tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).collect()
+            let allowed = |t: &u32| !hidden.tabs.contains(t);
+            tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect()
         };
+        let policy = self.timeline.no_access.borrow().policy.clone();
         let result = self.with_timeline(|t| {
             t.set_readable_tabs(Some(readable));
+            t.set_no_access(policy);
             f(t)
         });
         // Back to what any reader may see: every controlled tab.

@@ -441,3 +441,158 @@ async fn an_upload_asks_first_and_a_denied_one_hands_the_page_no_file() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!rig.server.events().iter().any(|e| e.starts_with("cv ")), "denied: no file: {:?}", rig.server.events());
 }
+
+/// An MCP client that hears the progress notes the server sends it.
+#[derive(Clone, Default)]
+struct HearsProgress(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl rmcp::ClientHandler for HearsProgress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        if let (Some(message), Ok(mut heard)) = (params.message, self.0.lock()) {
+            heard.push(message);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_person_has_their_whole_answer_time_even_past_the_hosts_call_limit_and_the_agent_hears_why_it_waits() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 30}));
+    // A session whose host ends a call after 5 s: the person still has their 30 s.
+    let mut host = tokio::process::Command::new(sightline_harness::paths::host_binary());
+    host.args(["mcp", "--time-limit", "5"]).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    for (key, value) in rig.sandbox.env() {
+        host.env(key, value);
+    }
+    let heard = HearsProgress::default();
+    let transport = rmcp::transport::TokioChildProcess::new(host).expect("spawn the host");
+    let client = rmcp::ServiceExt::serve(heard.clone(), transport).await.expect("connect");
+    let url = site_url(&rig, "shop.example", "shop.html");
+    let mut navigate = rmcp::model::CallToolRequestParams::new("browser_navigate");
+    navigate.arguments = json!({"url": url}).as_object().cloned();
+    let page = client.peer().call_tool(navigate).await.expect("navigate");
+    assert!(rig.server.wait_for_event("ready:shop", WAIT));
+    let page = sightline_harness::client::Reply::from(page);
+    let mut click = rmcp::model::CallToolRequestParams::new("browser_click");
+    click.arguments = json!({"ref": ref_of(&page, "button", "Place order")}).as_object().cloned();
+    let mut options = rmcp::service::PeerRequestOptions::no_options();
+    let token = rmcp::model::ProgressToken(rmcp::model::NumberOrString::Number(1));
+    options.meta = Some(rmcp::model::RequestMetaObject::with_progress_token(token));
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(click));
+    let started = std::time::Instant::now();
+    let pending = client.peer().send_request_with_option(request, options).await.expect("start the click");
+    let mut window = question(&rig);
+    // Answered after the host's 5 s would have cut the call.
+    tokio::time::sleep(Duration::from_secs(7).saturating_sub(started.elapsed())).await;
+    window.click("#allow-once").expect("click Allow once");
+    let answer = match pending.await_response().await.expect("answer") {
+        rmcp::model::ServerResult::CallToolResult(result) => sightline_harness::client::Reply::from(result),
+        other => panic!("not a tool result: {other:?}"),
+    };
+    assert!(!answer.is_error, "{}", answer.text);
+    assert!(answer.text.contains("The person allowed this once"), "{}", answer.text);
+    assert!(rig.server.wait_for_event("ordered", WAIT));
+    let heard = heard.0.lock().expect("heard").clone();
+    let waiting = "waiting for the person to answer: click \"Place order\" (submit) on shop.example";
+    assert!(heard.iter().any(|m| m == waiting), "{waiting:?} in {heard:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn logs_and_changes_keep_what_a_site_of_no_access_recorded_from_the_agent() {
+    let rig = rig().await;
+    let c = &rig.client;
+    c.ok("get_changes_since", json!({})).await;
+    // The agent's tab goes to the bank and then to the shop; a second tab stays on the bank.
+    for host in ["bank.example", "shop.example"] {
+        c.ok("browser_navigate", json!({"url": site_url(&rig, host, "noisy.html")})).await;
+        assert!(rig.server.wait_for_event(&format!("noisy:{host}"), WAIT));
+    }
+    c.ok("browser_tabs", json!({"action": "new", "url": site_url(&rig, "www.bank.example", "noisy.html")})).await;
+    assert!(rig.server.wait_for_event("noisy:www.bank.example", WAIT));
+    let bank_tab = rig.tab_id("www.bank.example");
+    let before = c.ok("browser_console_messages", json!({})).await;
+    assert!(before.contains("account of bank.example"), "recorded while the bank was allowed: {before}");
+
+    // The person gives agents no access to the bank.
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely"},
+        {"site": "*.bank.example", "level": "no_access"}
+    ]}));
+    let console = c.ok("browser_console_messages", json!({})).await;
+    assert!(console.contains("account of shop.example"), "{console}");
+    assert!(!console.contains("bank.example"), "nothing the bank logged is given out: {console}");
+    let network = c.ok("browser_network_requests", json!({})).await;
+    assert!(network.contains("missing-on-shop.example"), "{network}");
+    assert!(!network.contains("bank.example"), "no request of the bank is given out: {network}");
+    let changes = c.ok("get_changes_since", json!({})).await;
+    assert!(changes.contains("shop.example"), "{changes}");
+    assert!(!changes.contains("bank.example"), "the change report leaves the bank out: {changes}");
+    for tool in ["browser_console_messages", "browser_network_requests", "get_changes_since"] {
+        let reply = c.call(tool, json!({"tab": bank_tab})).await.expect("call");
+        refused(&reply, "no access to www.bank.example");
+    }
+}
+
+/// The centre of the element `selector` picks in the page at `url_part`, in viewport pixels.
+fn centre_of(rig: &Rig, url_part: &str, selector: &str) -> (f64, f64) {
+    let (mut cdp, session) = service_worker::attach_to_page(&rig.devtools(), url_part).expect("attach");
+    let expression = format!(
+        "(() => {{ const r = document.querySelector({}).getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+        Value::String(selector.into())
+    );
+    let found = cdp
+        .call(Some(&session), "Runtime.evaluate", json!({"expression": expression, "returnByValue": true}))
+        .expect("evaluate");
+    let point = &found["result"]["value"];
+    (point[0].as_f64().expect("x"), point[1].as_f64().expect("y"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_at_a_point_asks_only_when_what_is_under_it_submits() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 10}));
+    let vision = sightline_harness::McpClient::connect_with(&rig.sandbox, &["--caps", "vision"]).await.expect("client");
+    vision.ok("browser_navigate", json!({"url": site_url(&rig, "shop.example", "shop.html")})).await;
+    assert!(rig.server.wait_for_event("ready:shop", WAIT));
+
+    // A plain button under the point: an act, which runs without a question.
+    let (x, y) = centre_of(&rig, "shop.example", "button[type=button]");
+    let plain = vision.call("browser_mouse_click_xy", json!({"x": x, "y": y})).await.expect("call");
+    assert!(!plain.is_error && !plain.text.contains("The person allowed"), "{}", plain.text);
+    assert!(rig.server.wait_for_event("basket", WAIT));
+
+    // The order form's submit button under the point: a submit, which asks.
+    let (x, y) = centre_of(&rig, "shop.example", "#order button");
+    let pending = vision.start("browser_mouse_click_xy", json!({"x": x, "y": y})).await.expect("start");
+    let mut window = question(&rig);
+    assert_eq!(text(&mut window, "action"), "click \"Place order\" (submit) on shop.example");
+    window.click("#deny").expect("click Deny");
+    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "ordered"), 0, "denied: the order was not placed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_open_while_the_worker_restarts_ends_its_call_and_approves_nothing_afterwards() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let pending =
+        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let mut old = question(&rig);
+    service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
+    // The call ends (no hang), as not done.
+    let answer = pending.answer().await.expect("the call ends");
+    assert!(answer.is_error && !answer.text.contains("The person allowed"), "{}", answer.text);
+    // The old window's Allow reaches a fresh worker that knows no such question.
+    old.click("#allow-once").expect("click Allow in the old window");
+    let status = old.wait_for("document.getElementById('status').textContent", WAIT).expect("status");
+    assert!(status.as_str().is_some_and(|s| s.contains("expired")), "{status}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(count(&rig, "ordered"), 0, "the old window approves nothing");
+}

@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::transport::link::ExtensionInfo;
 use crate::transport::native_messaging::{self, FrameError, Incoming};
-use crate::transport::pending::PendingCalls;
+use crate::transport::pending::{PendingCalls, Waiting};
 
 /// Writes each message to the extension until the channel closes or the port breaks. A message
 /// too large for the port is dropped with an error in the log (calls are checked before they
@@ -106,6 +106,12 @@ fn handle(body: &[u8], pending: &PendingCalls<ToolOutput>, extension: &watch::Se
         ExtensionToHost::Result { id, output } => {
             if !pending.resolve(id, output) {
                 tracing::warn!(id, "result for a call nobody waits for (answered, timed out, cancelled or unknown)");
+            }
+        }
+        ExtensionToHost::Waiting { id, time_limit_ms, question } => {
+            let waiting = Waiting { time_limit: std::time::Duration::from_millis(time_limit_ms), question };
+            if !pending.waiting(id, waiting) {
+                tracing::warn!(id, "a waiting note for a call nobody waits for");
             }
         }
     }

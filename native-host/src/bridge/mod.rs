@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::platform::allowed_origin;
 use crate::transport::frame::{self, FrameError};
 use crate::transport::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo};
-use crate::transport::pending::{PendingCalls, Unanswered};
+use crate::transport::pending::{PendingCalls, Unanswered, Waiting};
 use crate::transport::{native_messaging, socket};
 
 pub mod browser_process;
@@ -212,7 +212,9 @@ async fn serve_client(stream: socket::ServerStream, bridge: Arc<Bridge>) -> anyh
                     (bridge.clone(), session.clone(), results_tx.clone(), in_flight.clone());
                 while calls.try_join_next().is_some() {}
                 calls.spawn(async move {
-                    let output = forward_call(&bridge, session, client, call, time_limit_ms, called_off).await;
+                    let to_client = ToClient { id, results: results_tx.clone() };
+                    let output =
+                        forward_call(&bridge, session, client, call, time_limit_ms, called_off, to_client).await;
                     in_flight.finish(id);
                     if let Some(output) = output {
                         let _ = results_tx.send(BridgeMessage::Result { id, output }).await;
@@ -234,8 +236,16 @@ async fn serve_client(stream: socket::ServerStream, bridge: Arc<Bridge>) -> anyh
     Ok(())
 }
 
+/// Where a call's waiting notes go: its client, under the client's id for it.
+struct ToClient {
+    id: u64,
+    results: mpsc::Sender<BridgeMessage>,
+}
+
 /// Forwards one call and waits for its answer; `None` when the client called it off (it reads
-/// no answer).
+/// no answer). While the extension says the call waits for the person, it is waited for as
+/// long as that takes (within [`link::MAX_WAIT_ON_PERSON`] past its limit), and its client is
+/// told.
 async fn forward_call(
     bridge: &Bridge,
     session: String,
@@ -243,6 +253,7 @@ async fn forward_call(
     call: ToolCall,
     time_limit_ms: u64,
     mut called_off: oneshot::Receiver<()>,
+    to_client: ToClient,
 ) -> Option<ToolOutput> {
     if let Some(refusal) = bridge.extension.borrow().as_ref().and_then(extension_refusal) {
         return Some(ToolOutput::error(refusal));
@@ -260,9 +271,19 @@ async fn forward_call(
     if bridge.to_extension.send(message).await.is_err() {
         return Some(ToolOutput::error("the browser connection is closing; retry in a moment"));
     }
-    let limit = Duration::from_millis(time_limit_ms) + ANSWER_GRACE;
+    let limit = Duration::from_millis(time_limit_ms);
+    let tell_client = |note: &Waiting| {
+        let message = BridgeMessage::Waiting {
+            id: to_client.id,
+            time_limit_ms: note.time_limit.as_millis() as u64,
+            question: note.question.clone(),
+        };
+        let results = to_client.results.clone();
+        tokio::spawn(async move { results.send(message).await });
+    };
+    let answer = waiter.wait_on_person(limit, limit + link::MAX_WAIT_ON_PERSON, ANSWER_GRACE, tell_client);
     tokio::select! {
-        answer = waiter.wait(limit) => Some(match answer {
+        answer = answer => Some(match answer {
             Ok(output) => output,
             Err(Unanswered::ConnectionLost) => ToolOutput::error(format!(
                 "the browser closed the connection before answering {tool}; it may have run. Retry in a moment, \

@@ -21,14 +21,14 @@ use std::time::Duration;
 
 use sightline_core::protocol::{ToolCall, ToolOutput};
 use tokio::io::WriteHalf;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 
 use crate::platform::Browser;
 use crate::transport::frame::{self, FrameError};
 use crate::transport::link::{
     self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch,
 };
-use crate::transport::pending::{PendingCalls, Unanswered};
+use crate::transport::pending::{PendingCalls, Unanswered, Waiting};
 use crate::transport::socket::{self, ClientStream, Untrusted};
 
 /// How long a call may run unless the user says otherwise (`sightline-host mcp --time-limit`).
@@ -107,8 +107,15 @@ impl BridgeClient {
 
     /// Forwards one call to the browser; every failure comes back as an error output that says
     /// what to do. When `gave_up` resolves first, the call is called off in the browser (and
-    /// the output, which nobody reads, says so).
-    pub async fn call(&self, call: ToolCall, gave_up: impl Future<Output = ()>) -> ToolOutput {
+    /// the output, which nobody reads, says so). While the call waits for the person to answer
+    /// a question in the browser, `waiting` holds the question, and the call is waited for as
+    /// long as the person may take (within [`link::MAX_WAIT_ON_PERSON`] past the time limit).
+    pub async fn call(
+        &self,
+        call: ToolCall,
+        gave_up: impl Future<Output = ()>,
+        waiting: &watch::Sender<Option<String>>,
+    ) -> ToolOutput {
         let mut gave_up = std::pin::pin!(gave_up);
         // A link that died since the last call is replaced; a browser started since is found.
         for attempt in 0..2 {
@@ -120,7 +127,7 @@ impl BridgeClient {
                 () = &mut gave_up => return ToolOutput::error(LinkLost::CalledOff.to_string()),
             };
             let client = self.client_name.lock().ok().and_then(|name| name.clone());
-            match link.call(call.clone(), client, self.time_limit, gave_up.as_mut()).await {
+            match link.call(call.clone(), client, self.time_limit, gave_up.as_mut(), waiting).await {
                 Ok(output) => return output,
                 Err(LinkLost::BeforeSending) if attempt == 0 => continue,
                 Err(lost) => return ToolOutput::error(lost.to_string()),
@@ -335,7 +342,9 @@ pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(ClientStre
             Some(BridgeMessage::Rejected { reason, kind: RejectionKind::Other }) => {
                 Err(ConnectError::Rejected { socket: socket(), reason })
             }
-            Some(BridgeMessage::Result { .. }) | None => Err(ConnectError::ClosedDuringHello { socket: socket() }),
+            Some(BridgeMessage::Result { .. } | BridgeMessage::Waiting { .. }) | None => {
+                Err(ConnectError::ClosedDuringHello { socket: socket() })
+            }
         }
     };
     tokio::time::timeout(CONNECT_TIMEOUT, attempt)
@@ -439,6 +448,10 @@ impl Link {
                     Ok(Some(BridgeMessage::Result { id, output })) => {
                         reader_pending.resolve(id, output);
                     }
+                    Ok(Some(BridgeMessage::Waiting { id, time_limit_ms, question })) => {
+                        let time_limit = Duration::from_millis(time_limit_ms);
+                        reader_pending.waiting(id, Waiting { time_limit, question });
+                    }
                     Ok(Some(_)) => {}
                     // Read whole: still in step.
                     Err(FrameError::Malformed(e)) => tracing::warn!("ignoring a malformed frame from the bridge: {e}"),
@@ -461,6 +474,7 @@ impl Link {
         client: Option<String>,
         time_limit: Duration,
         gave_up: Pin<&mut impl Future<Output = ()>>,
+        waiting: &watch::Sender<Option<String>>,
     ) -> Result<ToolOutput, LinkLost> {
         let waiter = self.pending.register();
         let id = waiter.id();
@@ -478,8 +492,12 @@ impl Link {
             Ok(()) if !self.alive.load(Ordering::SeqCst) => return Err(LinkLost::BeforeSending),
             Ok(()) => {}
         }
+        let heard = |note: &Waiting| {
+            waiting.send_replace(Some(note.question.clone()));
+        };
+        let answer = waiter.wait_on_person(time_limit, time_limit + link::MAX_WAIT_ON_PERSON, ANSWER_GRACE, heard);
         tokio::select! {
-            answer = waiter.wait(time_limit + ANSWER_GRACE) => match answer {
+            answer = answer => match answer {
                 Ok(output) => Ok(output),
                 Err(Unanswered::ConnectionLost) => Err(LinkLost::WhileWaiting),
                 Err(Unanswered::TimedOut(_)) => Err(LinkLost::TimedOut),

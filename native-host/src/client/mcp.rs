@@ -184,10 +184,11 @@ impl SightlineMcp {
             self.client.set_client_name(&info.client_info.name);
         }
         let tool = spec.name;
-        let answer = self.client.call(call, ctx.ct.cancelled_owned());
+        let (waiting, question) = tokio::sync::watch::channel(None);
+        let answer = self.client.call(call, ctx.ct.cancelled_owned(), &waiting);
         let output = match ctx.meta.get_progress_token() {
             None => answer.await,
-            Some(token) => with_progress(answer, tool, token, &ctx.peer).await,
+            Some(token) => with_progress(answer, tool, token, question, &ctx.peer).await,
         };
         // The user turned browser_evaluate on or off: the client lists the tools again.
         if let Some(allowed) = output.evaluate_allowed
@@ -240,27 +241,63 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// Awaits `answer`, telling the client every [`PROGRESS_EVERY`] that `tool` is still running
 /// (a navigation waiting for a slow page, a long wait), so it neither times out nor leaves the
-/// person guessing. The progress value is the seconds elapsed; no total is known.
+/// person guessing; while the call waits for the person to answer a question in the browser
+/// (`question` holds it), the note says so, at once and then every tick. The progress value is
+/// the seconds elapsed; no total is known.
 async fn with_progress<F: std::future::Future<Output = ToolOutput>>(
     answer: F,
     tool: &str,
     token: ProgressToken,
+    mut question: tokio::sync::watch::Receiver<Option<String>>,
     peer: &Peer<RoleServer>,
 ) -> ToolOutput {
     let started = tokio::time::Instant::now();
     let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    let mut asking = true;
+    let mut last = 0.0_f64;
     tokio::pin!(answer);
     loop {
         tokio::select! {
             output = &mut answer => return output,
-            _ = ticks.tick() => {
-                let seconds = started.elapsed().as_secs();
-                let note = ProgressNotificationParam::new(token.clone(), seconds as f64)
-                    .with_message(format!("{tool}: still running after {seconds} s"));
-                // A client that went away is noticed by the call itself; a lost note is harmless.
-                let _ = peer.notify_progress(note).await;
+            _ = ticks.tick() => {}
+            changed = question.changed(), if asking => {
+                // The sender is gone only once the call has ended.
+                asking = changed.is_ok();
+                if !asking {
+                    continue;
+                }
             }
         }
+        let elapsed = started.elapsed();
+        let message = progress_message(tool, elapsed.as_secs(), question.borrow().as_deref());
+        // Progress must rise from note to note, and a question can come between two ticks.
+        let progress = (elapsed.as_millis() as f64 / 1000.0).max(last + 0.001);
+        last = progress;
+        let note = ProgressNotificationParam::new(token.clone(), progress).with_message(message);
+        // A client that went away is noticed by the call itself; a lost note is harmless.
+        let _ = peer.notify_progress(note).await;
+    }
+}
+
+/// What a progress note says: what the call waits for, when it waits for the person.
+fn progress_message(tool: &str, seconds: u64, question: Option<&str>) -> String {
+    match question {
+        Some(question) => format!("waiting for the person to answer: {question}"),
+        None => format!("{tool}: still running after {seconds} s"),
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::progress_message;
+
+    #[test]
+    fn a_call_waiting_for_the_person_says_what_it_waits_for() {
+        assert_eq!(progress_message("browser_click", 3, None), "browser_click: still running after 3 s");
+        assert_eq!(
+            progress_message("browser_click", 3, Some("click \"Place order\" (submit) on shop.example")),
+            "waiting for the person to answer: click \"Place order\" (submit) on shop.example"
+        );
     }
 }
 

@@ -87,7 +87,23 @@ pub enum BridgeMessage {
         /// What the tool produced.
         output: ToolOutput,
     },
+    /// Call `id` waits for the person to answer a question in the browser (as the extension
+    /// said): the client waits for it `time_limit_ms` from now, within its own hard maximum.
+    Waiting {
+        /// The call's id.
+        id: u64,
+        /// How long the call may now run, in milliseconds from when this is read.
+        time_limit_ms: u64,
+        /// The action asked about, in the person's words.
+        question: String,
+    },
 }
+
+/// The longest a call may wait on the person past its normal time limit: the longest answer
+/// time a person can set. Both ends of the host hold a call to its limit plus this, whatever
+/// the browser says.
+pub const MAX_WAIT_ON_PERSON: std::time::Duration =
+    std::time::Duration::from_secs(sightline_core::permissions::MAX_ANSWER_SECONDS as u64);
 
 /// Why a bridge refused a client.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

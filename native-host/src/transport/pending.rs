@@ -7,18 +7,39 @@
 //! with the same id, forgets a call nobody waits for any more (timed out, never sent), and fails
 //! every waiter at once when the connection is lost. It never reads or writes the connection
 //! itself.
+//!
+//! A call that waits for the person to answer a question in the browser is told so while it
+//! waits ([`PendingCalls::waiting`]): its waiter then waits as long as the question may take
+//! ([`Waiter::wait_on_person`]), within a hard maximum the waiter's owner sets, and hears the
+//! question, for the agent's progress notes.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 /// Calls waiting for their answer of type `T`, by id.
 pub struct PendingCalls<T> {
     next_id: AtomicU64,
-    waiters: Mutex<HashMap<u64, oneshot::Sender<T>>>,
+    waiters: Mutex<HashMap<u64, Entry<T>>>,
+}
+
+/// Where a call's answer and its waiting notes go.
+struct Entry<T> {
+    answer: oneshot::Sender<T>,
+    notes: mpsc::UnboundedSender<Waiting>,
+}
+
+/// The call waits for the person to answer a question in the browser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// How long the call may now run, from when this was read.
+    pub time_limit: Duration,
+    /// The action asked about, in the person's words.
+    pub question: String,
 }
 
 /// Why a [`Waiter`] got no answer.
@@ -37,6 +58,7 @@ pub enum Unanswered {
 pub struct Waiter<'a, T> {
     id: u64,
     answer: oneshot::Receiver<T>,
+    notes: mpsc::UnboundedReceiver<Waiting>,
     calls: &'a PendingCalls<T>,
 }
 
@@ -57,8 +79,9 @@ impl<T> PendingCalls<T> {
     pub fn register(&self) -> Waiter<'_, T> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        self.lock().insert(id, tx);
-        Waiter { id, answer: rx, calls: self }
+        let (notes_tx, notes) = mpsc::unbounded_channel();
+        self.lock().insert(id, Entry { answer: tx, notes: notes_tx });
+        Waiter { id, answer: rx, notes, calls: self }
     }
 
     /// Hands `answer` to the waiter of call `id`. Returns `false` when nobody waits for that id
@@ -66,7 +89,13 @@ impl<T> PendingCalls<T> {
     pub fn resolve(&self, id: u64, answer: T) -> bool {
         let waiter = self.lock().remove(&id);
         // A waiter dropped between `remove` and `send` has stopped waiting, too.
-        waiter.is_some_and(|waiter| waiter.send(answer).is_ok())
+        waiter.is_some_and(|waiter| waiter.answer.send(answer).is_ok())
+    }
+
+    /// Tells the waiter of call `id` that the call waits for the person. Returns `false` when
+    /// nobody waits for that id.
+    pub fn waiting(&self, id: u64, waiting: Waiting) -> bool {
+        self.lock().get(&id).is_some_and(|entry| entry.notes.send(waiting).is_ok())
     }
 
     /// Stops waiting for call `id`; a later answer to it is not expected.
@@ -86,7 +115,7 @@ impl<T> PendingCalls<T> {
         self.lock().len()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<T>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry<T>>> {
         // Nothing panics while holding the lock; if something did, the map is still consistent.
         self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -99,6 +128,7 @@ impl<T> Waiter<'_, T> {
     }
 
     /// Waits at most `timeout` for the answer.
+    #[cfg(test)]
     pub async fn wait(mut self, timeout: Duration) -> Result<T, Unanswered> {
         match tokio::time::timeout(timeout, &mut self.answer).await {
             Ok(Ok(answer)) => Ok(answer),
@@ -106,6 +136,52 @@ impl<T> Waiter<'_, T> {
             Err(_) => Err(Unanswered::TimedOut(timeout)),
         }
     }
+
+    /// Waits for the answer `limit` past now, plus `grace` (the trip back); while the call
+    /// waits for the person, as long as it says (see [`extended_deadline`]), but never more than
+    /// `hard_max` past now, plus `grace`. Each note is handed to `heard` as it comes.
+    pub async fn wait_on_person(
+        mut self,
+        limit: Duration,
+        hard_max: Duration,
+        grace: Duration,
+        mut heard: impl FnMut(&Waiting),
+    ) -> Result<T, Unanswered> {
+        let started = Instant::now();
+        let mut deadline = started + limit + grace;
+        let mut notes_open = true;
+        loop {
+            tokio::select! {
+                answer = &mut self.answer => return answer.map_err(|_| Unanswered::ConnectionLost),
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(Unanswered::TimedOut(deadline.duration_since(started)));
+                }
+                note = self.notes.recv(), if notes_open => match note {
+                    Some(note) => {
+                        deadline = extended_deadline(deadline, started, Instant::now(), &note, hard_max, grace);
+                        heard(&note);
+                    }
+                    None => notes_open = false,
+                },
+            }
+        }
+    }
+}
+
+/// When a call whose wait ends at `deadline` stops being waited for, once told at `now` that
+/// it waits for the person (`note`): as long as the note says, plus `grace`, never less than
+/// before (a note cannot cut a call short), and never more than `hard_max` past `started`, plus
+/// `grace` (a browser cannot keep a call waiting without end).
+pub fn extended_deadline(
+    deadline: Instant,
+    started: Instant,
+    now: Instant,
+    note: &Waiting,
+    hard_max: Duration,
+    grace: Duration,
+) -> Instant {
+    let asked = (now + note.time_limit).min(started + hard_max) + grace;
+    deadline.max(asked)
 }
 
 impl<T> Drop for Waiter<'_, T> {
@@ -193,6 +269,61 @@ mod tests {
         assert_eq!(first.wait(SOON).await, Err(Unanswered::ConnectionLost));
         assert_eq!(second.wait(SOON).await, Err(Unanswered::ConnectionLost));
         assert_eq!(calls.len(), 0);
+    }
+
+    fn note(seconds: u64) -> Waiting {
+        Waiting { time_limit: Duration::from_secs(seconds), question: "click \"Pay\" (payment) on a.example".into() }
+    }
+
+    #[test]
+    fn a_note_extends_the_deadline_to_what_it_says_within_the_hard_maximum() {
+        let started = Instant::now();
+        let (grace, max) = (Duration::from_secs(10), Duration::from_secs(3_660));
+        let normal = started + Duration::from_secs(60) + grace;
+        let now = started + Duration::from_secs(5);
+        // The person's 2 minutes and the action's budget: past the normal 60 s.
+        let extended = extended_deadline(normal, started, now, &note(123), max, grace);
+        assert_eq!(extended, now + Duration::from_secs(123) + grace);
+        // A shorter wait than the call had never cuts it short.
+        assert_eq!(extended_deadline(normal, started, now, &note(3), max, grace), normal);
+        // A browser asking for ever is held to the hard maximum.
+        assert_eq!(extended_deadline(normal, started, now, &note(1_000_000), max, grace), started + max + grace);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_waiting_for_the_person_is_waited_for_past_its_normal_limit_and_no_longer() {
+        let calls = std::sync::Arc::new(PendingCalls::<u32>::new());
+        let waiter = calls.register();
+        let id = waiter.id();
+        let (limit, max, grace) = (Duration::from_secs(60), Duration::from_secs(3_660), Duration::from_secs(10));
+        assert!(calls.waiting(id, note(120)));
+        let mut heard = Vec::new();
+        let started = Instant::now();
+        let outcome = waiter.wait_on_person(limit, max, grace, |n| heard.push(n.question.clone())).await;
+        assert_eq!(outcome, Err(Unanswered::TimedOut(Duration::from_secs(130))));
+        assert_eq!(started.elapsed(), Duration::from_secs(130), "the person's time and the grace, not 70 s");
+        assert_eq!(heard, ["click \"Pay\" (payment) on a.example"]);
+
+        // Answered after the normal limit would have cut it: the answer arrives.
+        let waiter = calls.register();
+        let id = waiter.id();
+        assert!(calls.waiting(id, note(120)));
+        let answering = calls.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(90)).await;
+            answering.resolve(id, 7);
+        });
+        assert_eq!(waiter.wait_on_person(limit, max, grace, |_| {}).await, Ok(7));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_note_the_normal_limit_holds() {
+        let calls = PendingCalls::<u32>::new();
+        let waiter = calls.register();
+        let outcome =
+            waiter.wait_on_person(Duration::from_secs(60), Duration::from_secs(3_660), Duration::ZERO, |_| {});
+        assert_eq!(outcome.await, Err(Unanswered::TimedOut(Duration::from_secs(60))));
+        assert!(!calls.waiting(1, note(120)), "a call nobody waits for hears nothing");
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub(super) async fn lock_tab<'a>(
 
 /// Refuses to start an action with too little of the call's time left.
 pub(super) fn enough_time_to_act(ctx: &CallContext, tool: &str) -> Result<(), Failure> {
-    let left = ctx.deadline.left_ms();
+    let left = ctx.deadline().left_ms();
     if left >= LEAST_TIME_TO_ACT_MS {
         return Ok(());
     }
@@ -342,7 +342,7 @@ async fn or_dialog<T>(
 ) -> Result<Result<T, OpenDialog>, ToolError> {
     let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
     let work = std::pin::pin!(work);
-    let opened = std::pin::pin!(dialogs.next_where(ctx.deadline.left_ms(), |e| e.session_id.is_none()));
+    let opened = std::pin::pin!(dialogs.next_where(ctx.deadline().left_ms(), |e| e.session_id.is_none()));
     match select(work, opened).await {
         Either::Left((done, _)) => Ok(Ok(done?)),
         Either::Right((Some(event), work)) => match OpenDialog::from_event(&event.params) {

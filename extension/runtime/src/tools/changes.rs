@@ -22,7 +22,10 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
     state.refresh_noise_rules().await;
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
+        crate::permissions::refuse_no_access(tab as i32).await?;
     }
+    // Nothing recorded on a site of no access is reported.
+    crate::permissions::hide_no_access(state).await;
     // What the flood guard dropped so far belongs in this report.
     flood::record_dropped(state);
     let now = timer::epoch_ms();
@@ -74,6 +77,8 @@ pub async fn after_action(
             tab: tab_number,
         });
     }
+    // The line quotes console errors and failed requests: none from a site of no access.
+    crate::permissions::hide_no_access(state).await;
     state.with_timeline(|t| t.end_action_response(session, &mut output.text));
     timeline::schedule_save(state);
     output

@@ -2,7 +2,8 @@
 //! of the agent's tabs, a page at a time, and the requests still waiting for their response, as
 //! the engine renders them (`sightline_core::changes::listing`). This module only reads the
 //! browser's timeline and the clock their wait is measured by. Only tabs the session may still
-//! use are listed: a tab unshared or closed is no longer readable, nor one another agent holds.
+//! use are listed: a tab unshared or closed is no longer readable, nor one another agent holds,
+//! nor what was recorded on a site the person gave agents no access to.
 
 use std::rc::Rc;
 
@@ -11,27 +12,31 @@ use sightline_core::protocol::{ConsoleMessagesParams, NetworkRequestsParams, Too
 
 use super::ToolResult;
 use crate::state::State;
-use crate::{flood, timer};
+use crate::{flood, permissions, timer};
 
 /// `browser_console_messages`, ending with the consoles paused for flooding and what they
 /// dropped.
-pub fn console_messages(state: &Rc<State>, session: &str, params: ConsoleMessagesParams) -> ToolResult {
+pub async fn console_messages(state: &Rc<State>, session: &str, params: ConsoleMessagesParams) -> ToolResult {
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
+        permissions::refuse_no_access(tab as i32).await?;
     }
+    permissions::hide_no_access(state).await;
     flood::record_dropped(state);
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| t.console_listing(&params))))
 }
 
 /// `browser_network_requests`.
-pub fn network_requests(state: &Rc<State>, session: &str, params: NetworkRequestsParams) -> ToolResult {
+pub async fn network_requests(state: &Rc<State>, session: &str, params: NetworkRequestsParams) -> ToolResult {
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
+        permissions::refuse_no_access(tab as i32).await?;
     }
+    permissions::hide_no_access(state).await;
     let mut pending = state.pending_requests();
     let now = timer::epoch_ms();
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| {
-        pending.retain(|p| t.readable(p.tab));
-        render_network(t.network().iter().filter(|e| t.readable(e.tab)), &pending, &params, now)
+        pending.retain(|p| t.readable_at(p.tab, Some(&p.url)));
+        render_network(t.network().iter().filter(|e| t.readable_at(e.tab, Some(&e.url))), &pending, &params, now)
     })))
 }

@@ -61,8 +61,11 @@ impl From<ToolError> for Failure {
 /// cut short, whether anything reached the page.
 pub struct CallContext {
     tool: &'static str,
-    /// When the caller stops waiting.
-    pub deadline: Deadline,
+    /// The host's id for the call (`None` for work of the extension's own, e.g. a download's
+    /// question).
+    call_id: Option<u64>,
+    /// When the caller stops waiting: later while the call waits for the person.
+    deadline: Cell<Deadline>,
     limit_ms: u64,
     /// The tab the call acts on, and how many page-changing commands it had had before.
     acting: Cell<Option<(i32, u64)>>,
@@ -80,12 +83,37 @@ impl CallContext {
     pub fn new(tool: &'static str, limit_ms: u64) -> Self {
         CallContext {
             tool,
-            deadline: Deadline::after_u64(limit_ms),
+            call_id: None,
+            deadline: Cell::new(Deadline::after_u64(limit_ms)),
             limit_ms,
             acting: Cell::new(None),
             queued: Cell::new(false),
             hint: Default::default(),
             download_allowed: Cell::new(false),
+        }
+    }
+
+    /// When the caller stops waiting.
+    pub fn deadline(&self) -> Deadline {
+        self.deadline.get()
+    }
+
+    /// Says the call waits for the person to answer a question about `question` (the action in
+    /// their words) for up to `wait_ms`, and then needs time to act: the call runs that long
+    /// from now (never shorter than it could already), and the host is told, so it waits as
+    /// long (within its own maximum) and tells the agent what the call waits for.
+    pub fn wait_on_person(&self, wait_ms: u64, question: &str) {
+        let longer = Deadline::after_u64(wait_ms);
+        if longer.left_ms() > self.deadline().left_ms() {
+            self.deadline.set(longer);
+        }
+        if let Some(id) = self.call_id {
+            let note = sightline_core::protocol::ExtensionToHost::Waiting {
+                id,
+                time_limit_ms: u64::from(self.deadline().left_ms()),
+                question: question.to_owned(),
+            };
+            chrome::to_host(&note);
         }
     }
 
@@ -114,16 +142,18 @@ enum CutShort {
     OutOfTime,
 }
 
-/// Runs one call within `limit_ms`, unless `called_off` fires first. `None` when it was called
-/// off: the caller is gone and wants no answer.
+/// Runs call `id` within `limit_ms` (longer while it waits for the person), unless
+/// `called_off` fires first. `None` when it was called off: the caller is gone and wants no
+/// answer.
 pub async fn run_within(
     state: &Rc<State>,
     session: &str,
+    id: u64,
     call: ToolCall,
     limit_ms: u64,
     called_off: futures::channel::oneshot::Receiver<()>,
 ) -> Option<ToolOutput> {
-    let ctx = CallContext::new(call.name(), limit_ms);
+    let ctx = CallContext { call_id: Some(id), ..CallContext::new(call.name(), limit_ms) };
     let action = call.action();
     let commands_before = cdp::commands_sent();
     // The person's options, read once as the call starts. Their history and log sizes apply
@@ -131,7 +161,13 @@ pub async fn run_within(
     crate::options::apply_sizes(state, crate::options::Options::read_for_call(&state.asks).await.sizes);
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
-        match select(called_off, Box::pin(ctx.deadline.reached())).await {
+        // The deadline moves while the call waits for the person: wait for the latest one.
+        let out_of_time = async {
+            while !ctx.deadline().passed() {
+                ctx.deadline().reached().await;
+            }
+        };
+        match select(called_off, Box::pin(out_of_time)).await {
             Either::Left(_) => CutShort::CalledOff,
             Either::Right(_) => CutShort::OutOfTime,
         }
@@ -228,8 +264,8 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).map_err(Failure::from),
-        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).map_err(Failure::from),
+        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
         ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),

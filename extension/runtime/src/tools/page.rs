@@ -210,7 +210,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     state.ensure_attached(tab).await?;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
-    let left = ctx.deadline.left_ms().saturating_sub(ANSWER_MS);
+    let left = ctx.deadline().left_ms().saturating_sub(ANSWER_MS);
     let limit_ms = ((wanted_s * 1000.0) as u32).min(left);
     let gone = match &params.ref_gone {
         Some(r) => match resolve_ref(state, session, tab, r) {

@@ -442,6 +442,8 @@ async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport
 /// `browser_mouse_click_xy`: a click at a point, for what has no element to click.
 pub async fn click_xy(state: &Rc<State>, session: &str, params: MouseClickXyParams, ctx: &CallContext) -> ActionResult {
     let (x, y) = (params.x, params.y);
+    // The person's rules judge the click by the element under the point.
+    ctx.hint.borrow_mut().point = Some((x, y));
     on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
         in_view(tab, &[(x, y)]).await?;
         act(state, session, tab, None, ctx, "browser_mouse_click_xy", async {
