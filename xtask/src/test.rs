@@ -3,7 +3,8 @@
 //! On a small machine the run is bounded by what keeps the processors busy, so the steps that
 //! mostly wait are run beside those that compute: the downloads (npm, PyPI) and the recording of
 //! the corpus pages (a browser loading 200 pages) happen while the tests compile, and the idle
-//! drill (ten minutes in which nothing is asked) runs as a process of its own beside every other
+//! drill (ten minutes in which nothing is asked) runs as a process of its own, started as soon
+//! as its binary and the host are compiled, beside the rest of the compilation and every other
 //! test instead of holding one of their threads.
 
 use std::path::{Path, PathBuf};
@@ -38,20 +39,26 @@ pub fn run(cargo_args: &[String]) -> anyhow::Result<()> {
         setup::ensure_miniwob()
     });
     let recording = std::thread::spawn(sightline_harness::recording::ensure_corpus_captures);
-    let compiled = compile_tests()?;
+    let dist_dir = workspace_root().join(TEST_DIST);
+
+    // The idle drill needs only the host, the extension and its own binary: they are compiled
+    // first, so its ten minutes start while everything else still compiles. With a filter,
+    // `cargo test` alone decides what runs (the idle drill too, if it matches).
+    let idle = if cargo_args.is_empty() {
+        let first = compile(&["--bin", "sightline-host", "--test", "e2e"])?;
+        let built = Built { extension_dir: extension_dir.clone(), host_binary: first.host };
+        let binary = first.e2e.context("cargo built no end-to-end test binary")?;
+        Some(start_idle_drill(&binary, &built, &dist_dir)?)
+    } else {
+        None
+    };
+    let compiled = compile(&["--bins", "--tests"])?;
     let built = Built { extension_dir, host_binary: compiled.host };
     joined(downloads, "installing the test clients")?;
     joined(recording, "recording the corpus pages")?;
-
-    let dist_dir = workspace_root().join(TEST_DIST);
     dist::run_dist(&built, &[], &dist_dir)?;
     eprintln!("xtask: ready to test after {:.0} s", started.elapsed().as_secs_f64());
 
-    // With a filter, `cargo test` alone decides what runs (the idle drill too, if it matches).
-    let idle = match (&compiled.e2e, cargo_args.is_empty()) {
-        (Some(binary), true) => Some(start_idle_drill(binary, &built, &dist_dir)?),
-        _ => None,
-    };
     let mut tests = cargo();
     tests.current_dir(workspace_root()).arg("test").args(TEST_TARGETS).args(cargo_args);
     if idle.is_some() {
@@ -85,7 +92,7 @@ fn test_threads() -> String {
     })
 }
 
-/// What [`compile_tests`] built.
+/// What [`compile`] built.
 struct Compiled {
     /// `sightline-host` in the dev profile: the host the tests run.
     host: PathBuf,
@@ -93,12 +100,15 @@ struct Compiled {
     e2e: Option<PathBuf>,
 }
 
-/// Compiles every test and the host in one cargo run (one resolution of features, so the host
-/// and the tests share every compiled dependency) without running anything.
-fn compile_tests() -> anyhow::Result<Compiled> {
+/// Compiles the `targets` of the workspace (always the host among them) the way `cargo test`
+/// would, without running anything: the whole workspace is selected, so each run resolves
+/// features as the later `cargo test` does, and the host and the tests share every compiled
+/// dependency.
+fn compile(targets: &[&str]) -> anyhow::Result<Compiled> {
     let mut cmd = cargo();
     cmd.current_dir(workspace_root())
-        .args(["build", "--bins", "--tests"])
+        .arg("build")
+        .args(targets)
         .args(TEST_TARGETS)
         .arg("--message-format=json-render-diagnostics")
         .stdout(Stdio::piped());
@@ -108,7 +118,7 @@ fn compile_tests() -> anyhow::Result<Compiled> {
     if !out.status.success() {
         bail!("compiling the tests failed ({})", out.status);
     }
-    eprintln!("xtask: {:.0} s compiling the tests", started.elapsed().as_secs_f64());
+    eprintln!("xtask: {:.0} s compiling {}", started.elapsed().as_secs_f64(), targets.join(" "));
     let messages = String::from_utf8_lossy(&out.stdout);
     let host = messages.lines().find_map(|line| executable(line, "sightline-host", false));
     Ok(Compiled {
