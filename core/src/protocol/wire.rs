@@ -9,7 +9,10 @@ use super::tools::ToolCall;
 ///
 /// 2: every call carries its time limit (`time_limit_ms`), and the host can call one off
 /// ([`HostToExtension::Cancel`]).
-pub const WIRE_PROTOCOL: u32 = 2;
+/// 3: the extension says when the person's answer to a question arrives
+/// ([`ExtensionToHost::Answered`]), so the host knows whether a call cut short had started to
+/// act.
+pub const WIRE_PROTOCOL: u32 = 3;
 
 /// A message from the native host to the extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +83,15 @@ pub enum ExtensionToHost {
         /// The action asked about, in the person's words (`click "Place order" (submit) on
         /// shop.example`).
         question: String,
+    },
+    /// The question call `id` waited on has its answer (or the person's time ran out), sent
+    /// before an allowed action starts: until the host hears this, nothing the person was asked
+    /// about has run, whatever happens to the connection.
+    Answered {
+        /// The id of the call.
+        id: u64,
+        /// Whether the person allowed the action: only then may it run.
+        allowed: bool,
     },
 }
 
@@ -180,6 +192,19 @@ mod tests {
                 "question": "click \"Pay\" (payment) on a"})
         );
         assert_eq!(serde_json::from_value::<ExtensionToHost>(json).unwrap(), waiting);
+    }
+
+    #[test]
+    fn answered_names_the_call_and_whether_it_was_allowed() {
+        let answered = ExtensionToHost::Answered { id: 4, allowed: true };
+        let json = serde_json::to_value(&answered).unwrap();
+        assert_eq!(json, serde_json::json!({"type": "answered", "id": 4, "allowed": true}));
+        assert_eq!(serde_json::from_value::<ExtensionToHost>(json).unwrap(), answered);
+        let denied = serde_json::json!({"type": "answered", "id": 5, "allowed": false});
+        assert_eq!(
+            serde_json::from_value::<ExtensionToHost>(denied).unwrap(),
+            ExtensionToHost::Answered { id: 5, allowed: false }
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! (`question.html`), raised where they are, with the element outlined in the page through the
 //! debugger (which the page can neither forge nor remove). The call waits for the answer, at
 //! most the time the person set; the host is told the call waits on the person, so its own
-//! limit for a call does not cut the person's time short. No answer counts as denied.
+//! limit for a call does not cut the person's time short, and told when the answer comes,
+//! before an allowed action starts. No answer counts as denied.
 //!
 //! Only that window can answer: [`answer_message`] takes an answer only from a message the
 //! service worker received from the extension's own question page for this very question (its
@@ -186,6 +187,8 @@ pub async fn ask(
         }
     };
     state.asks.questions.borrow_mut().remove(&id);
+    // The host hears the answer before anything it allows runs.
+    ctx.person_answered(matches!(answered, Answered::AllowOnce | Answered::AllowSession));
     if let Ok(window) = window {
         // Closed a moment later, so the click that answered finishes in a window still there.
         wasm_bindgen_futures::spawn_local(async move {

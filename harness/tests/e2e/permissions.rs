@@ -7,7 +7,9 @@
 //! lets the next submit run without asking, Deny and a time-out leave the page as it was), and
 //! a class rule (act freely on the shop, ask before paying). Only a click in the question's own
 //! window answers: a page script, another extension page and an MCP client all fail, and the
-//! question stays open. The rules survive a service-worker restart and a browser restart.
+//! question stays open. The rules survive a service-worker restart and a browser restart. A
+//! question open when the worker restarts ends its call as not run, approves nothing from its
+//! old window, and the same call made again asks again.
 
 use std::time::Duration;
 
@@ -586,13 +588,42 @@ async fn a_question_open_while_the_worker_restarts_ends_its_call_and_approves_no
         c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
     let mut old = question(&rig);
     service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
-    // The call ends (no hang), as not done.
+    // The call ends (no hang), and says what the host knows: the question was open, nothing
+    // was allowed, so the action did not run, and calling again asks again.
     let answer = pending.answer().await.expect("the call ends");
     assert!(answer.is_error && !answer.text.contains("The person allowed"), "{}", answer.text);
+    for words in [
+        "a question to the person was open (click \"Place order\" (submit) on shop.example)",
+        "the action was not run",
+        "Call it again to ask again",
+    ] {
+        assert!(answer.text.contains(words), "{words:?} in: {}", answer.text);
+    }
+    assert!(!answer.text.contains("may have run"), "{}", answer.text);
     // The old window's Allow reaches a fresh worker that knows no such question.
     old.click("#allow-once").expect("click Allow in the old window");
     let status = old.wait_for("document.getElementById('status').textContent", WAIT).expect("status");
     assert!(status.as_str().is_some_and(|s| s.contains("expired")), "{status}");
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(count(&rig, "ordered"), 0, "the old window approves nothing");
+
+    // Called again once the worker is back, the same action asks again: a new window, which
+    // the person answers with Deny.
+    old.close().expect("close the old window");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let page = loop {
+        let reply = c.call("browser_snapshot", json!({})).await.expect("call");
+        if !reply.is_error && reply.text.contains("Place order") {
+            break reply;
+        }
+        assert!(std::time::Instant::now() < deadline, "the worker is not back: {}", reply.text);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let again = c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let mut window = question(&rig);
+    assert_eq!(text(&mut window, "action"), "click \"Place order\" (submit) on shop.example");
+    window.click("#deny").expect("click Deny");
+    refused(&again.answer().await.expect("answer"), "the person denied it");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "ordered"), 0, "denied: the order is still not placed");
 }

@@ -114,6 +114,11 @@ fn handle(body: &[u8], pending: &PendingCalls<ToolOutput>, extension: &watch::Se
                 tracing::warn!(id, "a waiting note for a call nobody waits for");
             }
         }
+        ExtensionToHost::Answered { id, allowed } => {
+            if !pending.answered(id, allowed) {
+                tracing::warn!(id, "an answered note for a call nobody waits for");
+            }
+        }
     }
 }
 

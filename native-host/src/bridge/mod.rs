@@ -9,7 +9,9 @@
 //! off in the extension when its client cancels it, when its client goes away, and when the
 //! extension has not answered it in time, so no abandoned call keeps running or holds a tab.
 //! Nothing but frames is ever written to stdout; logs go to a file. When the browser closes
-//! the port (stdin EOF) the bridge removes its socket and exits.
+//! the port (stdin EOF) every call still waiting is answered, with what the bridge knows of it
+//! (a call still waiting on the person did not act), its client reads that answer, and the
+//! bridge removes its socket and exits.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,7 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::platform::allowed_origin;
 use crate::transport::frame::{self, FrameError};
 use crate::transport::link::{self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo};
-use crate::transport::pending::{PendingCalls, Unanswered, Waiting};
+use crate::transport::pending::{Note, PendingCalls, Unanswered};
 use crate::transport::{native_messaging, socket};
 
 pub mod browser_process;
@@ -34,6 +36,10 @@ mod extension_port;
 /// the call off and answers for it.
 const ANSWER_GRACE: Duration = Duration::from_secs(10);
 
+/// How long the bridge, its port closed, waits for its clients to read the answers of the
+/// calls that were still waiting, before it exits anyway.
+const FLUSH_ON_CLOSE: Duration = Duration::from_secs(3);
+
 struct Bridge {
     socket: PathBuf,
     to_extension: mpsc::Sender<HostToExtension>,
@@ -42,6 +48,9 @@ struct Bridge {
     extension: watch::Receiver<Option<ExtensionInfo>>,
     browser: Option<BrowserProcess>,
     started_ms: u64,
+    /// Becomes true once the port has closed: clients stop reading calls and finish writing
+    /// the answers of those they have.
+    closing: watch::Receiver<bool>,
 }
 
 /// Runs the bridge until the browser closes the port.
@@ -65,11 +74,21 @@ pub async fn run(origin: &str) -> anyhow::Result<()> {
     let (extension_tx, extension) = watch::channel(None);
     let started_ms =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-    let bridge =
-        Arc::new(Bridge { socket: path, to_extension, pending: Arc::default(), extension, browser, started_ms });
+    let (closing_tx, closing) = watch::channel(false);
+    let bridge = Arc::new(Bridge {
+        socket: path,
+        to_extension,
+        pending: Arc::default(),
+        extension,
+        browser,
+        started_ms,
+        closing,
+    });
 
     let writer = tokio::spawn(extension_port::write(tokio::io::stdout(), outgoing));
-    let accept = tokio::spawn(accept_clients(listener, bridge.clone()));
+    // Each client's task holds a sender: all are gone once every client has finished.
+    let (clients_finished_tx, mut clients_finished) = mpsc::channel::<()>(1);
+    let accept = tokio::spawn(accept_clients(listener, bridge.clone(), clients_finished_tx));
     let terminated = crate::platform::system::terminated()?;
 
     let result = tokio::select! {
@@ -77,6 +96,14 @@ pub async fn run(origin: &str) -> anyhow::Result<()> {
         () = terminated => { tracing::info!("terminated"); Ok(()) }
     };
     accept.abort();
+    // Everything the extension said has been handed to the calls: each call still waiting now
+    // gets its answer (what it was last told decides the words), and the bridge exits once its
+    // clients have read them, or after FLUSH_ON_CLOSE.
+    bridge.pending.fail_all();
+    closing_tx.send_replace(true);
+    if tokio::time::timeout(FLUSH_ON_CLOSE, clients_finished.recv()).await.is_err() {
+        tracing::warn!("clients still connected after {} s; exiting", FLUSH_ON_CLOSE.as_secs());
+    }
     writer.abort();
     tracing::info!("bridge exiting");
     result
@@ -91,15 +118,16 @@ impl Drop for RemoveOnDrop {
     }
 }
 
-async fn accept_clients(mut listener: socket::Listener, bridge: Arc<Bridge>) {
+async fn accept_clients(mut listener: socket::Listener, bridge: Arc<Bridge>, finished: mpsc::Sender<()>) {
     loop {
         match listener.accept().await {
             Ok(stream) => {
-                let bridge = bridge.clone();
+                let (bridge, finished) = (bridge.clone(), finished.clone());
                 tokio::spawn(async move {
                     if let Err(e) = serve_client(stream, bridge).await {
                         tracing::warn!("client connection ended: {e:#}");
                     }
+                    drop(finished);
                 });
             }
             Err(e) => {
@@ -190,8 +218,13 @@ async fn serve_client(stream: socket::ServerStream, bridge: Arc<Bridge>) -> anyh
 
     let in_flight = Arc::new(InFlight::default());
     let mut calls = tokio::task::JoinSet::new();
+    let mut closing = bridge.closing.clone();
     loop {
-        let message = match frame::read_frame::<_, ClientMessage>(&mut reader).await {
+        let read = tokio::select! {
+            read = frame::read_frame::<_, ClientMessage>(&mut reader) => read,
+            Ok(()) = async { closing.wait_for(|closing| *closing).await.map(|_| ()) } => break,
+        };
+        let message = match read {
             Ok(Some(message)) => message,
             Ok(None) => break,
             // The frame was read whole: the connection is still in step.
@@ -224,6 +257,15 @@ async fn serve_client(stream: socket::ServerStream, bridge: Arc<Bridge>) -> anyh
             ClientMessage::Cancel { id } => in_flight.call_off(id),
             ClientMessage::Hello { .. } => tracing::warn!(%session, "ignoring a second hello"),
         }
+    }
+    let port_closed = *bridge.closing.borrow();
+    if port_closed {
+        // The calls have their answers already (the port closed): the client reads them.
+        tracing::info!(%session, "finishing the MCP session's answers: the browser closed the port");
+        drop(results_tx);
+        while calls.join_next().await.is_some() {}
+        let _ = result_writer.await;
+        return Ok(());
     }
     tracing::info!(%session, "MCP session disconnected");
     // Its calls have nobody to answer: stop them before they act, and only then say the
@@ -272,23 +314,33 @@ async fn forward_call(
         return Some(ToolOutput::error("the browser connection is closing; retry in a moment"));
     }
     let limit = Duration::from_millis(time_limit_ms);
-    let tell_client = |note: &Waiting| {
-        let message = BridgeMessage::Waiting {
-            id: to_client.id,
-            time_limit_ms: note.time_limit.as_millis() as u64,
-            question: note.question.clone(),
+    // Each note is queued for the client before the next is heard and before the call's own
+    // answer, so the client hears them in order, all before that answer, and before the
+    // connection closes.
+    let tell_client = |note: &Note| {
+        let message = match note {
+            Note::Waiting(note) => BridgeMessage::Waiting {
+                id: to_client.id,
+                time_limit_ms: note.time_limit.as_millis() as u64,
+                question: note.question.clone(),
+            },
+            Note::Answered { allowed } => BridgeMessage::Answered { id: to_client.id, allowed: *allowed },
         };
         let results = to_client.results.clone();
-        tokio::spawn(async move { results.send(message).await });
+        async move {
+            let _ = results.send(message).await;
+        }
     };
     let answer = waiter.wait_on_person(limit, limit + link::MAX_WAIT_ON_PERSON, ANSWER_GRACE, tell_client);
     tokio::select! {
         answer = answer => Some(match answer {
             Ok(output) => output,
+            // The port closed (the browser exited, or the extension restarted).
             Err(Unanswered::ConnectionLost) => ToolOutput::error(format!(
-                "the browser closed the connection before answering {tool}; it may have run. Retry in a moment, \
-                 after a browser_snapshot."
+                "the browser connection closed while the call was running ({tool}; did the browser exit, or the \
+                 extension restart?); it may have run. Retry once the browser is back, after a browser_snapshot."
             )),
+            Err(Unanswered::ClosedWhileAsking { question }) => ToolOutput::error(link::closed_while_asking(&question)),
             Err(Unanswered::TimedOut(limit)) => {
                 // The extension should have answered by now: stop the call where it is.
                 let _ = bridge.to_extension.send(HostToExtension::Cancel { id }).await;
@@ -333,6 +385,91 @@ mod tests {
         assert!(refusal.contains("protocol 1") && refusal.contains("cargo xtask build"), "{refusal}");
         let current = ExtensionInfo { protocol: WIRE_PROTOCOL, ..info };
         assert_eq!(extension_refusal(&current), None);
+    }
+
+    /// A bridge with no extension behind it yet: what it sends the extension comes out of the
+    /// receiver.
+    fn bridge() -> (Bridge, mpsc::Receiver<HostToExtension>) {
+        let (to_extension, sent) = mpsc::channel(8);
+        let (_, extension) = watch::channel(None);
+        let (_, closing) = watch::channel(false);
+        let pending = Arc::default();
+        let bridge =
+            Bridge { socket: PathBuf::new(), to_extension, pending, extension, browser: None, started_ms: 0, closing };
+        (bridge, sent)
+    }
+
+    /// What the client of call 7 reads when the extension tells the bridge `notes` of it and
+    /// then the port closes, in the order the client reads it (the call's answer queued as the
+    /// session's task queues it).
+    async fn client_reads(notes: &[Note]) -> Vec<BridgeMessage> {
+        let (bridge, mut sent) = bridge();
+        let (results, mut client) = mpsc::channel(16);
+        let (_call_off, called_off) = oneshot::channel();
+        let call = ToolCall::BrowserClick(sightline_core::protocol::ClickParams {
+            element_ref: "e1".into(),
+            ..Default::default()
+        });
+        let to_client = ToClient { id: 7, results: results.clone() };
+        let forwarding = forward_call(&bridge, "s-1".into(), None, call, 60_000, called_off, to_client);
+        let extension = async {
+            let Some(HostToExtension::Call { id, .. }) = sent.recv().await else { panic!("no call sent") };
+            for note in notes {
+                let told = match note {
+                    Note::Waiting(waiting) => bridge.pending.waiting(id, waiting.clone()),
+                    Note::Answered { allowed } => bridge.pending.answered(id, *allowed),
+                };
+                assert!(told);
+            }
+            // The port closes: the bridge fails every call still waiting.
+            bridge.pending.fail_all();
+        };
+        let (output, ()) = tokio::join!(forwarding, extension);
+        results.send(BridgeMessage::Result { id: 7, output: output.expect("answered") }).await.unwrap();
+        drop(results);
+        let mut read = Vec::new();
+        while let Some(message) = client.recv().await {
+            read.push(message);
+        }
+        read
+    }
+
+    fn asked() -> Note {
+        let question = "click \"Place order\" (submit) on shop.example".to_owned();
+        Note::Waiting(crate::transport::pending::Waiting { time_limit: Duration::from_secs(123), question })
+    }
+
+    #[tokio::test]
+    async fn a_port_closed_while_the_person_is_asked_tells_the_client_the_action_was_not_run() {
+        let read = client_reads(&[asked()]).await;
+        assert!(
+            matches!(&read[..], [BridgeMessage::Waiting { id: 7, .. }, BridgeMessage::Result { id: 7, .. }]),
+            "{read:?}"
+        );
+        let BridgeMessage::Result { output, .. } = &read[1] else { unreachable!() };
+        assert!(output.is_error, "{output:?}");
+        assert!(output.text.contains("the action was not run"), "{}", output.text);
+        assert!(output.text.contains("(click \"Place order\" (submit) on shop.example)"), "{}", output.text);
+        assert!(!output.text.contains("may have run"), "{}", output.text);
+    }
+
+    #[tokio::test]
+    async fn every_note_reaches_the_client_in_order_before_the_calls_answer() {
+        let read = client_reads(&[asked(), Note::Answered { allowed: true }]).await;
+        assert!(
+            matches!(
+                &read[..],
+                [
+                    BridgeMessage::Waiting { id: 7, .. },
+                    BridgeMessage::Answered { id: 7, allowed: true },
+                    BridgeMessage::Result { id: 7, .. }
+                ]
+            ),
+            "{read:?}"
+        );
+        // Allowed: the action may have started before the port closed.
+        let BridgeMessage::Result { output, .. } = &read[2] else { unreachable!() };
+        assert!(output.text.contains("it may have run"), "{}", output.text);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::transport::frame::{self, FrameError};
 use crate::transport::link::{
     self, BridgeMessage, BrowserProcess, ClientMessage, ExtensionInfo, RejectionKind, VersionMismatch,
 };
-use crate::transport::pending::{PendingCalls, Unanswered, Waiting};
+use crate::transport::pending::{Note, PendingCalls, Unanswered, Waiting};
 use crate::transport::socket::{self, ClientStream, Untrusted};
 
 /// How long a call may run unless the user says otherwise (`sightline-host mcp --time-limit`).
@@ -270,6 +270,10 @@ enum LinkLost {
          once the browser is back, after a browser_snapshot"
     )]
     WhileWaiting,
+    /// The connection closed while the call waited on the person, nothing allowed: it did not
+    /// act.
+    #[error("{}", link::closed_while_asking(.question))]
+    WhileAsking { question: String },
     #[error(
         "no answer from the browser within {} s past the call's time limit; it may have run. Take a browser_snapshot \
          before retrying; if this repeats, reload the Sightline extension", ANSWER_GRACE.as_secs()
@@ -342,9 +346,8 @@ pub async fn handshake(path: &Path, session: Option<&str>) -> Result<(ClientStre
             Some(BridgeMessage::Rejected { reason, kind: RejectionKind::Other }) => {
                 Err(ConnectError::Rejected { socket: socket(), reason })
             }
-            Some(BridgeMessage::Result { .. } | BridgeMessage::Waiting { .. }) | None => {
-                Err(ConnectError::ClosedDuringHello { socket: socket() })
-            }
+            Some(BridgeMessage::Result { .. } | BridgeMessage::Waiting { .. } | BridgeMessage::Answered { .. })
+            | None => Err(ConnectError::ClosedDuringHello { socket: socket() }),
         }
     };
     tokio::time::timeout(CONNECT_TIMEOUT, attempt)
@@ -452,6 +455,9 @@ impl Link {
                         let time_limit = Duration::from_millis(time_limit_ms);
                         reader_pending.waiting(id, Waiting { time_limit, question });
                     }
+                    Ok(Some(BridgeMessage::Answered { id, allowed })) => {
+                        reader_pending.answered(id, allowed);
+                    }
                     Ok(Some(_)) => {}
                     // Read whole: still in step.
                     Err(FrameError::Malformed(e)) => tracing::warn!("ignoring a malformed frame from the bridge: {e}"),
@@ -492,14 +498,20 @@ impl Link {
             Ok(()) if !self.alive.load(Ordering::SeqCst) => return Err(LinkLost::BeforeSending),
             Ok(()) => {}
         }
-        let heard = |note: &Waiting| {
-            waiting.send_replace(Some(note.question.clone()));
+        // The progress notes say what the call waits for only until the person answers.
+        let heard = |note: &Note| {
+            waiting.send_replace(match note {
+                Note::Waiting(note) => Some(note.question.clone()),
+                Note::Answered { .. } => None,
+            });
+            std::future::ready(())
         };
         let answer = waiter.wait_on_person(time_limit, time_limit + link::MAX_WAIT_ON_PERSON, ANSWER_GRACE, heard);
         tokio::select! {
             answer = answer => match answer {
                 Ok(output) => Ok(output),
                 Err(Unanswered::ConnectionLost) => Err(LinkLost::WhileWaiting),
+                Err(Unanswered::ClosedWhileAsking { question }) => Err(LinkLost::WhileAsking { question }),
                 Err(Unanswered::TimedOut(_)) => Err(LinkLost::TimedOut),
             },
             () = gave_up => {
@@ -675,6 +687,75 @@ mod tests {
         let _welcoming = fake_bridge(&welcoming, Some(welcome()));
         let (_, greeting) = connect_first(vec![rejecting, welcoming.clone()], "s-1").await.unwrap();
         assert_eq!(greeting.socket, welcoming);
+    }
+
+    /// Calls through a bridge that welcomes the session, reads its call, tells it `notes` (given
+    /// the call's id) and hangs up. Returns how the call ended and what the progress notes
+    /// last said it waits for.
+    async fn cut_after(
+        test: &str,
+        notes: fn(u64) -> Vec<BridgeMessage>,
+    ) -> (Result<ToolOutput, LinkLost>, Option<String>) {
+        let dir = SocketDir::new(test);
+        let path = dir.socket("bridge-1.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let bridge = tokio::spawn(async move {
+            let (mut stream, _) = listener.accept().await.unwrap();
+            let _hello: ClientMessage = frame::read_frame(&mut stream).await.unwrap().unwrap();
+            frame::write_frame(&mut stream, &welcome()).await.unwrap();
+            let Some(ClientMessage::Call { id, .. }) = frame::read_frame(&mut stream).await.unwrap() else {
+                panic!("not a call")
+            };
+            for note in notes(id) {
+                frame::write_frame(&mut stream, &note).await.unwrap();
+            }
+        });
+        let (stream, _) = handshake(&path, Some("s-1")).await.unwrap();
+        let link = Link::start(stream);
+        let (waiting, question) = watch::channel(None);
+        let call = ToolCall::BrowserClick(sightline_core::protocol::ClickParams {
+            element_ref: "e1".into(),
+            ..Default::default()
+        });
+        let gave_up = std::pin::pin!(std::future::pending::<()>());
+        let ended = link.call(call, None, DEFAULT_TIME_LIMIT, gave_up, &waiting).await;
+        bridge.await.unwrap();
+        let last = question.borrow().clone();
+        (ended, last)
+    }
+
+    const ASKED: &str = "click \"Place order\" (submit) on shop.example";
+
+    fn asked(id: u64) -> BridgeMessage {
+        BridgeMessage::Waiting { id, time_limit_ms: 123_000, question: ASKED.into() }
+    }
+
+    #[tokio::test]
+    async fn a_bridge_gone_while_the_person_is_asked_means_the_action_was_not_run() {
+        let (ended, waits_for) = cut_after("cut-asking", |id| vec![asked(id)]).await;
+        let lost = ended.unwrap_err();
+        assert!(matches!(&lost, LinkLost::WhileAsking { question } if question == ASKED), "{lost:?}");
+        let text = lost.to_string();
+        assert!(text.contains("the action was not run") && text.contains("Call it again to ask again"), "{text}");
+        assert!(text.contains(ASKED) && !text.contains("may have run"), "{text}");
+        assert_eq!(waits_for.as_deref(), Some(ASKED));
+    }
+
+    #[tokio::test]
+    async fn a_bridge_gone_after_the_person_allowed_means_it_may_have_run_and_progress_stops_waiting() {
+        let (ended, waits_for) =
+            cut_after("cut-allowed", |id| vec![asked(id), BridgeMessage::Answered { id, allowed: true }]).await;
+        let lost = ended.unwrap_err();
+        assert!(matches!(lost, LinkLost::WhileWaiting), "{lost:?}");
+        assert!(lost.to_string().contains("it may have run"), "{lost}");
+        assert_eq!(waits_for, None, "the progress notes no longer say it waits for the person");
+    }
+
+    #[tokio::test]
+    async fn a_bridge_gone_while_a_call_never_asked_means_it_may_have_run() {
+        let (ended, waits_for) = cut_after("cut-unasked", |_| Vec::new()).await;
+        assert!(matches!(ended, Err(LinkLost::WhileWaiting)), "{ended:?}");
+        assert_eq!(waits_for, None);
     }
 
     #[test]

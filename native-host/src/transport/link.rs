@@ -97,6 +97,24 @@ pub enum BridgeMessage {
         /// The action asked about, in the person's words.
         question: String,
     },
+    /// The person's answer to the question call `id` waited on came (as the extension said),
+    /// before an allowed action starts.
+    Answered {
+        /// The call's id.
+        id: u64,
+        /// Whether the person allowed the action: only then may it run.
+        allowed: bool,
+    },
+}
+
+/// What an agent reads when the browser's connection closed while its call waited on the
+/// person's answer to `question`, no allowing answer heard: the action did not run, and
+/// calling again asks again.
+pub fn closed_while_asking(question: &str) -> String {
+    format!(
+        "the browser's extension restarted (or the browser closed) while a question to the person was open \
+         ({question}); the action was not run. Call it again to ask again."
+    )
 }
 
 /// The longest a call may wait on the person past its normal time limit: the longest answer

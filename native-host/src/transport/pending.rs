@@ -11,9 +11,13 @@
 //! A call that waits for the person to answer a question in the browser is told so while it
 //! waits ([`PendingCalls::waiting`]): its waiter then waits as long as the question may take
 //! ([`Waiter::wait_on_person`]), within a hard maximum the waiter's owner sets, and hears the
-//! question, for the agent's progress notes.
+//! question, for the agent's progress notes. It is told, too, when the person's answer comes
+//! ([`PendingCalls::answered`]): a call whose connection closes while it still waits on the
+//! person, no answer allowing it heard, did not act ([`Unanswered::ClosedWhileAsking`]), and
+//! its agent can be told so instead of "it may have run".
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -30,7 +34,19 @@ pub struct PendingCalls<T> {
 /// Where a call's answer and its waiting notes go.
 struct Entry<T> {
     answer: oneshot::Sender<T>,
-    notes: mpsc::UnboundedSender<Waiting>,
+    notes: mpsc::UnboundedSender<Note>,
+}
+
+/// What the browser says of a call while it runs, in the order it says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// The call waits for the person to answer a question.
+    Waiting(Waiting),
+    /// The person's answer came (or their time ran out), before an allowed action starts.
+    Answered {
+        /// Whether the person allowed the action: only then may it run.
+        allowed: bool,
+    },
 }
 
 /// The call waits for the person to answer a question in the browser.
@@ -43,11 +59,20 @@ pub struct Waiting {
 }
 
 /// Why a [`Waiter`] got no answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unanswered {
     /// Every waiter was failed at once: the connection the answer would come over is gone.
+    /// The call may have acted.
     #[error("the connection closed before the answer came")]
     ConnectionLost,
+    /// The connection closed while the call waited on the person's answer to `question`, and
+    /// no answer allowing anything had been heard: the call did not act, since nothing it asks
+    /// about runs before the person allows it (and the browser says so before it runs).
+    #[error("the connection closed while the person was asked: {question}")]
+    ClosedWhileAsking {
+        /// The action asked about, in the person's words.
+        question: String,
+    },
     /// The answer did not come within the time the caller allowed.
     #[error("no answer within {} s", .0.as_secs())]
     TimedOut(Duration),
@@ -58,7 +83,7 @@ pub enum Unanswered {
 pub struct Waiter<'a, T> {
     id: u64,
     answer: oneshot::Receiver<T>,
-    notes: mpsc::UnboundedReceiver<Waiting>,
+    notes: mpsc::UnboundedReceiver<Note>,
     calls: &'a PendingCalls<T>,
 }
 
@@ -95,7 +120,17 @@ impl<T> PendingCalls<T> {
     /// Tells the waiter of call `id` that the call waits for the person. Returns `false` when
     /// nobody waits for that id.
     pub fn waiting(&self, id: u64, waiting: Waiting) -> bool {
-        self.lock().get(&id).is_some_and(|entry| entry.notes.send(waiting).is_ok())
+        self.note(id, Note::Waiting(waiting))
+    }
+
+    /// Tells the waiter of call `id` that the person's answer came, and whether it allows the
+    /// action. Returns `false` when nobody waits for that id.
+    pub fn answered(&self, id: u64, allowed: bool) -> bool {
+        self.note(id, Note::Answered { allowed })
+    }
+
+    fn note(&self, id: u64, note: Note) -> bool {
+        self.lock().get(&id).is_some_and(|entry| entry.notes.send(note).is_ok())
     }
 
     /// Stops waiting for call `id`; a later answer to it is not expected.
@@ -139,31 +174,72 @@ impl<T> Waiter<'_, T> {
 
     /// Waits for the answer `limit` past now, plus `grace` (the trip back); while the call
     /// waits for the person, as long as it says (see [`extended_deadline`]), but never more than
-    /// `hard_max` past now, plus `grace`. Each note is handed to `heard` as it comes.
-    pub async fn wait_on_person(
+    /// `hard_max` past now, plus `grace`. Each note is handed to `heard` as it comes, in order,
+    /// and what `heard` returns is awaited before the next one (so a note passed on is passed on
+    /// in order). Every note told before the connection closed is heard before the close is
+    /// judged: a close while the call waits on the person, no allowing answer heard, is
+    /// [`Unanswered::ClosedWhileAsking`].
+    pub async fn wait_on_person<Passed: Future<Output = ()>>(
         mut self,
         limit: Duration,
         hard_max: Duration,
         grace: Duration,
-        mut heard: impl FnMut(&Waiting),
+        mut heard: impl FnMut(&Note) -> Passed,
     ) -> Result<T, Unanswered> {
         let started = Instant::now();
         let mut deadline = started + limit + grace;
+        let mut asking = Asking::default();
         let mut notes_open = true;
         loop {
             tokio::select! {
-                answer = &mut self.answer => return answer.map_err(|_| Unanswered::ConnectionLost),
-                () = tokio::time::sleep_until(deadline) => {
-                    return Err(Unanswered::TimedOut(deadline.duration_since(started)));
-                }
+                // Notes first: those sent before the answer or the close are counted before it
+                // (the sender closes only once the call is answered or failed).
+                biased;
                 note = self.notes.recv(), if notes_open => match note {
                     Some(note) => {
-                        deadline = extended_deadline(deadline, started, Instant::now(), &note, hard_max, grace);
-                        heard(&note);
+                        if let Note::Waiting(waiting) = &note {
+                            deadline = extended_deadline(deadline, started, Instant::now(), waiting, hard_max, grace);
+                        }
+                        asking.hear(&note);
+                        heard(&note).await;
                     }
                     None => notes_open = false,
                 },
+                answer = &mut self.answer => return answer.map_err(|_| asking.closed()),
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(Unanswered::TimedOut(deadline.duration_since(started)));
+                }
             }
+        }
+    }
+}
+
+/// What a call's notes have said so far of the person's part in it.
+#[derive(Debug, Default)]
+struct Asking {
+    /// The question open now: heard waiting, not yet answered.
+    open: Option<String>,
+    /// Whether any answer allowed an action: from then on the call may have acted.
+    allowed: bool,
+}
+
+impl Asking {
+    fn hear(&mut self, note: &Note) {
+        match note {
+            Note::Waiting(waiting) => self.open = Some(waiting.question.clone()),
+            Note::Answered { allowed } => {
+                self.open = None;
+                self.allowed |= *allowed;
+            }
+        }
+    }
+
+    /// Why the call got no answer, its connection having closed.
+    fn closed(self) -> Unanswered {
+        match self.open {
+            // The rule: an open question, and nothing allowed before it.
+            Some(question) if !self.allowed => Unanswered::ClosedWhileAsking { question },
+            _ => Unanswered::ConnectionLost,
         }
     }
 }
@@ -299,10 +375,15 @@ mod tests {
         assert!(calls.waiting(id, note(120)));
         let mut heard = Vec::new();
         let started = Instant::now();
-        let outcome = waiter.wait_on_person(limit, max, grace, |n| heard.push(n.question.clone())).await;
+        let outcome = waiter
+            .wait_on_person(limit, max, grace, |n| {
+                heard.push(n.clone());
+                std::future::ready(())
+            })
+            .await;
         assert_eq!(outcome, Err(Unanswered::TimedOut(Duration::from_secs(130))));
         assert_eq!(started.elapsed(), Duration::from_secs(130), "the person's time and the grace, not 70 s");
-        assert_eq!(heard, ["click \"Pay\" (payment) on a.example"]);
+        assert_eq!(heard, [Note::Waiting(note(120))]);
 
         // Answered after the normal limit would have cut it: the answer arrives.
         let waiter = calls.register();
@@ -313,7 +394,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(90)).await;
             answering.resolve(id, 7);
         });
-        assert_eq!(waiter.wait_on_person(limit, max, grace, |_| {}).await, Ok(7));
+        assert_eq!(waiter.wait_on_person(limit, max, grace, pass_on).await, Ok(7));
     }
 
     #[tokio::test(start_paused = true)]
@@ -321,9 +402,97 @@ mod tests {
         let calls = PendingCalls::<u32>::new();
         let waiter = calls.register();
         let outcome =
-            waiter.wait_on_person(Duration::from_secs(60), Duration::from_secs(3_660), Duration::ZERO, |_| {});
+            waiter.wait_on_person(Duration::from_secs(60), Duration::from_secs(3_660), Duration::ZERO, pass_on);
         assert_eq!(outcome.await, Err(Unanswered::TimedOut(Duration::from_secs(60))));
         assert!(!calls.waiting(1, note(120)), "a call nobody waits for hears nothing");
+    }
+
+    fn pass_on(_: &Note) -> std::future::Ready<()> {
+        std::future::ready(())
+    }
+
+    /// How call 1 ends when the connection closes after the browser told `notes` of it.
+    async fn closed_after(notes: &[Note]) -> Unanswered {
+        let calls = PendingCalls::<u32>::new();
+        let waiter = calls.register();
+        for note in notes {
+            let told = match note {
+                Note::Waiting(waiting) => calls.waiting(waiter.id(), waiting.clone()),
+                Note::Answered { allowed } => calls.answered(waiter.id(), *allowed),
+            };
+            assert!(told);
+        }
+        // Closed before the waiter looked at anything it was told.
+        calls.fail_all();
+        let (limit, max) = (Duration::from_secs(60), Duration::from_secs(3_660));
+        waiter.wait_on_person(limit, max, Duration::ZERO, pass_on).await.unwrap_err()
+    }
+
+    fn asked() -> Unanswered {
+        Unanswered::ClosedWhileAsking { question: note(120).question }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_close_while_the_person_is_asked_means_the_call_did_not_act() {
+        assert_eq!(closed_after(&[Note::Waiting(note(120))]).await, asked());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_close_after_the_person_allowed_the_action_means_it_may_have_run() {
+        let allowed = [Note::Waiting(note(120)), Note::Answered { allowed: true }];
+        assert_eq!(closed_after(&allowed).await, Unanswered::ConnectionLost);
+        // A second question in the same call: the first allowed action may have run.
+        let asked_again = [Note::Waiting(note(120)), Note::Answered { allowed: true }, Note::Waiting(note(120))];
+        assert_eq!(closed_after(&asked_again).await, Unanswered::ConnectionLost);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_close_of_a_call_never_waiting_on_the_person_means_it_may_have_run() {
+        assert_eq!(closed_after(&[]).await, Unanswered::ConnectionLost);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_close_after_a_denial_claims_nothing() {
+        // The call ends with its refusal at once; were it cut first, the host cannot tell what
+        // else it did after the answer, so it says no more than before.
+        let denied = [Note::Waiting(note(120)), Note::Answered { allowed: false }];
+        assert_eq!(closed_after(&denied).await, Unanswered::ConnectionLost);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_note_told_before_the_close_is_heard_before_the_close_is_judged() {
+        // The waiter is polled only after the notes and the close are all queued: whichever it
+        // looks at first, an allowing answer told before the close always counts.
+        for _ in 0..64 {
+            let allowed = [Note::Waiting(note(120)), Note::Answered { allowed: true }];
+            assert_eq!(closed_after(&allowed).await, Unanswered::ConnectionLost);
+            assert_eq!(closed_after(&[Note::Waiting(note(120))]).await, asked());
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn notes_are_heard_in_the_order_told_each_passed_on_before_the_next() {
+        let calls = PendingCalls::<u32>::new();
+        let waiter = calls.register();
+        let id = waiter.id();
+        assert!(calls.waiting(id, note(120)));
+        assert!(calls.answered(id, true));
+        assert!(calls.resolve(id, 7));
+        let heard = std::cell::RefCell::new(Vec::new());
+        let (limit, max) = (Duration::from_secs(60), Duration::from_secs(3_660));
+        let outcome = waiter
+            .wait_on_person(limit, max, Duration::ZERO, |note| {
+                let note = note.clone();
+                let heard = &heard;
+                async move {
+                    // Passing a note on takes a while: the next is not heard before it is done.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    heard.borrow_mut().push(note);
+                }
+            })
+            .await;
+        assert_eq!(outcome, Ok(7), "the answer comes after every note before it");
+        assert_eq!(heard.into_inner(), [Note::Waiting(note(120)), Note::Answered { allowed: true }]);
     }
 
     #[test]

@@ -117,6 +117,15 @@ impl CallContext {
         }
     }
 
+    /// Says the person's answer to the question this call waited on has come (or their time
+    /// ran out), and whether it allows the action. Sent before an allowed action starts: the
+    /// host counts a call it last heard waiting on the person as one that did not act.
+    pub fn person_answered(&self, allowed: bool) {
+        if let Some(id) = self.call_id {
+            chrome::to_host(&sightline_core::protocol::ExtensionToHost::Answered { id, allowed });
+        }
+    }
+
     /// Says the call is about to act on `tab`: page-changing commands sent to it from now on
     /// are this call's (the tab's lock is held).
     pub fn acting_on(&self, tab: i32) {
