@@ -195,6 +195,12 @@ impl Policy {
             .is_some_and(|rule| rule.level == Level::ActFreely && rule.classes.values().all(|v| *v == Verdict::Allow))
     }
 
+    /// Whether some rule keeps agents off its sites entirely: without one, no site is of no
+    /// access and nothing needs looking up to tell.
+    pub fn refuses_some_site(&self) -> bool {
+        self.rules.iter().any(|rule| rule.level == Level::NoAccess)
+    }
+
     /// The level on `host`: its rule's, or, when no rule matches, the default ask.
     pub fn level_for(&self, host: &str) -> Level {
         self.rule_for(host).map(|r| r.level).unwrap_or(Level::Ask)
@@ -253,6 +259,13 @@ mod tests {
 
     fn policy(json: &str) -> Policy {
         Policy::from_json(json).expect("valid rules")
+    }
+
+    #[test]
+    fn only_a_rule_of_no_access_refuses_a_site() {
+        assert!(!Policy::default().refuses_some_site());
+        assert!(!policy(r#"{"rules": [{"site": "*", "level": "read_only"}]}"#).refuses_some_site());
+        assert!(policy(r#"{"rules": [{"site": "*.bank.example", "level": "no_access"}]}"#).refuses_some_site());
     }
 
     #[test]

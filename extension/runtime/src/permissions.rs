@@ -73,26 +73,41 @@ pub async fn refuse_no_access(tab: i32) -> Result<(), ToolError> {
 pub struct NoAccessView {
     /// The rules as last read (`None`: not read yet, nothing kept out).
     pub policy: Option<Policy>,
-    /// The tabs on a site of no access.
-    pub tabs: std::collections::BTreeSet<u32>,
+    /// The tabs on a site of no access, with the host each shows.
+    pub tabs: std::collections::BTreeMap<u32, String>,
 }
 
 /// Reads the rules and the controlled tabs' sites again, for a read of logs or changes: what was
 /// recorded on a site of no access (by the URL an entry carries, else by its tab's site now) is
-/// not given out.
+/// not given out. The tabs are looked up side by side, and only when some rule refuses a site.
 pub async fn hide_no_access(state: &State) {
     let policy = read_policy().await;
-    let controlled: Vec<i32> = state.tabs.registry.borrow().grants.tabs.keys().copied().collect();
-    let mut tabs = std::collections::BTreeSet::new();
-    for tab in controlled {
-        if policy.level_for(&tab_host(tab).await) == Level::NoAccess
-            && let Ok(tab) = u32::try_from(tab)
-        {
-            tabs.insert(tab);
+    let mut tabs = std::collections::BTreeMap::new();
+    if policy.refuses_some_site() {
+        let controlled: Vec<i32> = state.tabs.registry.borrow().grants.tabs.keys().copied().collect();
+        let hosts = futures::future::join_all(controlled.iter().map(|&tab| tab_host(tab))).await;
+        for (tab, host) in controlled.into_iter().zip(hosts) {
+            if policy.level_for(&host) == Level::NoAccess
+                && let Ok(tab) = u32::try_from(tab)
+            {
+                tabs.insert(tab, host);
+            }
         }
     }
     *state.timeline.no_access.borrow_mut() = NoAccessView { policy: Some(policy), tabs };
     state.sync_readable_tabs();
+}
+
+/// For a read of logs or changes naming `tab`, after [`hide_no_access`]: refused, as
+/// [`refuse_no_access`] would, when the tab shows a site of no access (read from the view, not
+/// from the browser and the storage again).
+pub fn refuse_hidden(state: &State, tab: i32) -> Result<(), ToolError> {
+    let view = state.timeline.no_access.borrow();
+    let (Some(policy), Some(host)) = (&view.policy, u32::try_from(tab).ok().and_then(|t| view.tabs.get(&t))) else {
+        return Ok(());
+    };
+    let decision = decide(policy, host, &[ActionClass::Read], &Default::default());
+    Err(ToolError::NotPermitted(decision.refusal("the call", host).unwrap_or_default()))
 }
 
 /// What the call told the gate before it acts: the element it acts on, a key it presses,

@@ -329,7 +329,7 @@ impl State {
     /// which entries the person's no-access rules keep out.
     pub fn sync_readable_tabs(&self) {
         let hidden = self.timeline.no_access.borrow();
-        let allowed = |t: &u32| !hidden.tabs.contains(t);
+        let allowed = |t: &u32| !hidden.tabs.contains_key(t);
         let readable = self
             .tabs
             .registry

@@ -267,7 +267,7 @@ impl State {
             let tabs = self.tabs.registry.borrow();
             let hidden = self.timeline.no_access.borrow();
             let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
-            let allowed = |t: &u32| !hidden.tabs.contains(t);
+            let allowed = |t: &u32| !hidden.tabs.contains_key(t);
             tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect()
         };
         let policy = self.timeline.no_access.borrow().policy.clone();

@@ -20,12 +20,12 @@ use crate::{chrome, flood, timeline, timer};
 /// the engine took to build it in the extension.
 pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesParams) -> ToolResult {
     state.refresh_noise_rules().await;
-    if let Some(tab) = params.tab {
-        state.require_usable(tab as i32, session)?;
-        crate::permissions::refuse_no_access(tab as i32).await?;
-    }
     // Nothing recorded on a site of no access is reported.
     crate::permissions::hide_no_access(state).await;
+    if let Some(tab) = params.tab {
+        state.require_usable(tab as i32, session)?;
+        crate::permissions::refuse_hidden(state, tab as i32)?;
+    }
     // What the flood guard dropped so far belongs in this report.
     flood::record_dropped(state);
     let now = timer::epoch_ms();

@@ -17,22 +17,22 @@ use crate::{flood, permissions, timer};
 /// `browser_console_messages`, ending with the consoles paused for flooding and what they
 /// dropped.
 pub async fn console_messages(state: &Rc<State>, session: &str, params: ConsoleMessagesParams) -> ToolResult {
+    permissions::hide_no_access(state).await;
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
-        permissions::refuse_no_access(tab as i32).await?;
+        permissions::refuse_hidden(state, tab as i32)?;
     }
-    permissions::hide_no_access(state).await;
     flood::record_dropped(state);
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| t.console_listing(&params))))
 }
 
 /// `browser_network_requests`.
 pub async fn network_requests(state: &Rc<State>, session: &str, params: NetworkRequestsParams) -> ToolResult {
+    permissions::hide_no_access(state).await;
     if let Some(tab) = params.tab {
         state.require_usable(tab as i32, session)?;
-        permissions::refuse_no_access(tab as i32).await?;
+        permissions::refuse_hidden(state, tab as i32)?;
     }
-    permissions::hide_no_access(state).await;
     let mut pending = state.pending_requests();
     let now = timer::epoch_ms();
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| {
