@@ -114,23 +114,39 @@ impl ExtensionPage {
 
     /// Clicks the element `selector` finds as a person would: the pointer pressed and released
     /// at its centre (CDP `Input` events, which the page cannot tell from a real mouse).
+    ///
+    /// A window the browser has only just opened may drop the first press before its first
+    /// frame is drawn, as a person's hand may miss: the click is checked to have reached the
+    /// element (a trusted `click` on it or inside it) and pressed again, at most three times.
+    /// A page that goes away at the click (a window that closes on its answer) counts as reached.
     pub fn click(&mut self, selector: &str) -> anyhow::Result<()> {
         let selector = Value::String(selector.to_owned());
-        let centre = self.eval(&format!(
-            "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
-             const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-        ))?;
-        let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
-            bail!("nothing on the page matches {selector}");
-        };
-        self.send("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}))?;
-        for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
-            self.send(
-                "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
-            )?;
+        for _ in 0..3 {
+            let centre = self.eval(&format!(
+                "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
+                 window.__reached = false; \
+                 if (!e.__watched) {{ e.__watched = true; e.addEventListener('click', (ev) => {{ if (ev.isTrusted) window.__reached = true; }}, {{capture: true}}); }} \
+                 const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+            ))?;
+            let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
+                bail!("nothing on the page matches {selector}");
+            };
+            self.send("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}))?;
+            for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
+                self.send(
+                    "Input.dispatchMouseEvent",
+                    json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
+                )?;
+            }
+            match self.eval("window.__reached === true") {
+                Ok(Value::Bool(false)) => {
+                    eprintln!("ui: the click on {selector} did not reach it; pressing again");
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                _ => return Ok(()),
+            }
         }
-        Ok(())
+        bail!("three clicks on {selector} never reached it")
     }
 
     /// Picks `value` in the `<select>` that `selector` finds, as a person choosing from its list:
