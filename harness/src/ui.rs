@@ -76,6 +76,28 @@ impl ExtensionPage {
         Ok(page)
     }
 
+    /// Waits (at most `timeout`) until no extension page whose URL contains `url_part` is open:
+    /// a question window closes a moment after its answer, and the next question must not be
+    /// mistaken for it.
+    pub fn wait_closed(devtools: &str, url_part: &str, timeout: Duration) -> anyhow::Result<()> {
+        let mut cdp = CdpConnection::connect(devtools)?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let targets = cdp.call(None, "Target.getTargets", json!({}))?;
+            let open =
+                targets["targetInfos"].as_array().into_iter().flatten().any(|t| {
+                    t["url"].as_str().is_some_and(|u| u.starts_with("chrome-extension:") && u.contains(url_part))
+                });
+            if !open {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!("the extension page at {url_part} is still open after {timeout:?}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// The page's URL.
     pub fn url(&mut self) -> anyhow::Result<String> {
         Ok(self.eval("location.href")?.as_str().unwrap_or_default().to_owned())

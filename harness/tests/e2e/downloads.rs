@@ -175,6 +175,8 @@ async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
     window.click("#deny").expect("click Deny");
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(saved_files(&rig).iter().all(|p| !p.contains("greeting.txt")), "denied: {:?}", saved_files(&rig));
+    // The answered window closes a moment later; the next question is a window of its own.
+    sightline_harness::ui::ExtensionPage::wait_closed(&rig.devtools(), "question.html", WAIT).expect("closed");
 
     let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
     rig.client.ok("browser_click", json!({"ref": greeting(&page)})).await;

@@ -51,19 +51,7 @@ fn wait_count(rig: &Rig, event: &str, times: usize) -> bool {
 /// Waits (at most [`WAIT`]) until no question window is open: the last one closes a moment
 /// after its answer.
 fn no_question_window(rig: &Rig) {
-    let mut cdp = sightline_harness::cdp::CdpConnection::connect(&rig.devtools()).expect("devtools");
-    let deadline = std::time::Instant::now() + WAIT;
-    while std::time::Instant::now() < deadline {
-        let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
-        let open = targets["targetInfos"].as_array().into_iter().flatten().any(|t| {
-            t["url"].as_str().is_some_and(|u| u.starts_with("chrome-extension:") && u.contains("question.html"))
-        });
-        if !open {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("the answered question's window is still open after {WAIT:?}");
+    ExtensionPage::wait_closed(&rig.devtools(), "question.html", WAIT).expect("the answered question's window closes");
 }
 
 /// The question window the extension opened.
