@@ -51,7 +51,7 @@ pub async fn drag(state: &Rc<State>, tab: i32, from: (f64, f64), to: (f64, f64))
         serde_json::json!({"type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "buttons": 1, "clickCount": 1}),
     )
     .await?;
-    let mut handed_over = Subscription::new(&state.hub, tab, &["Input.dragIntercepted"]);
+    let mut handed_over = Subscription::new(&state.tabs.hub, tab, &["Input.dragIntercepted"]);
     cdp::send::<serde_json::Value>(tab, "Input.setInterceptDrags", serde_json::json!({"enabled": true})).await?;
     let first = input::mouse(tab, moved(at(1))).await;
     let drag = match first {

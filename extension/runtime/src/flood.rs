@@ -84,7 +84,7 @@ fn tell_timeline(state: &State, dropped: &[Dropped]) {
     if dropped.is_empty() {
         return;
     }
-    state.with_timeline(|t| {
+    state.timeline.with_timeline(|t| {
         for d in dropped {
             t.console_dropped(d.pause_id, d.messages, d.characters);
         }
@@ -95,7 +95,7 @@ fn tell_timeline(state: &State, dropped: &[Dropped]) {
 pub fn frame_navigated(state: &State, tab: i32, session: &str, frame_id: &str, url: &str) {
     let paused_unknown = state.timeline.flood.borrow_mut().frame_navigated(tab, session, frame_id, url);
     if let Some(pause_id) = paused_unknown {
-        state.with_timeline(|t| t.console_pause_frame(pause_id, url));
+        state.timeline.with_timeline(|t| t.console_pause_frame(pause_id, url));
     }
 }
 
@@ -132,7 +132,7 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         dropped: 0,
         dropped_characters: 0,
     };
-    let pause_id = state.with_timeline(|t| t.console_paused(pause));
+    let pause_id = state.timeline.with_timeline(|t| t.console_paused(pause));
     state.timeline.flood.borrow_mut().paused_as(tab, &session, pause_id, characters);
     let state = state.clone();
     wasm_bindgen_futures::spawn_local(async move {
@@ -146,7 +146,7 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         let resumed = state.timeline.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
         tell_timeline(&state, resumed.dropped.as_slice());
         if let Some(pause_id) = resumed.pause_id {
-            state.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
+            state.timeline.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
         }
         let bindings = {
             let tabs = state.tabs.registry.borrow();

@@ -155,7 +155,7 @@ impl Runtime {
                     let (call_off, called_off) = futures::channel::oneshot::channel();
                     state.calls.borrow_mut().insert(id, call_off);
                     state.load_grants().await;
-                    state.load_timeline().await;
+                    state.timeline.load_timeline().await;
                     // The loaded timeline learns which tabs it may show.
                     state.sync_readable_tabs();
                     state.met_session(&session, client);
@@ -193,7 +193,7 @@ impl Runtime {
                         for notice in notices.iter().rev() {
                             output.text = format!("! {notice}\n{}", output.text);
                         }
-                        if let Some(note) = state.unsaved_note() {
+                        if let Some(note) = state.timeline.unsaved_note() {
                             output.text = format!("{note}\n{}", output.text);
                         }
                         output
@@ -209,7 +209,7 @@ impl Runtime {
                 HostToExtension::SessionClosed { session } => {
                     state.load_grants().await;
                     state.session_ended(&session).await;
-                    state.forget_timeline_session(&session);
+                    state.timeline.forget_timeline_session(&session);
                     Ok(JsValue::UNDEFINED)
                 }
             }
@@ -245,7 +245,7 @@ impl Runtime {
         let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
             || record::records(&method);
-        if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
+        if !tracked && !self.state.tabs.hub.borrow().wants(tab_id, &method) {
             return;
         }
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
@@ -265,7 +265,7 @@ impl Runtime {
             let (id, url) = (frame["id"].as_str().unwrap_or_default(), frame["url"].as_str().unwrap_or_default());
             flood::frame_navigated(&self.state, tab_id, child, id, url);
         }
-        timeline::record(&self.state, &event);
+        timeline::record(&self.state.tabs, &self.state.timeline, &event);
         if event.method == "Target.detachedFromTarget"
             && let Some(child) = event.params["sessionId"].as_str()
         {
@@ -282,7 +282,7 @@ impl Runtime {
             let (state, child) = (self.state.clone(), child.to_owned());
             wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
         }
-        self.state.hub.borrow_mut().publish(&event);
+        self.state.tabs.hub.borrow_mut().publish(&event);
     }
 
     /// `chrome.debugger.onDetach`.
@@ -374,7 +374,7 @@ impl Runtime {
             } else {
                 state.grant(tab_id, tabs::Grant::Shared, None).await;
                 // Start recording the shared tab's console, requests and the user's actions now.
-                let _ = state.ensure_attached(tab_id).await;
+                let _ = state.tabs.ensure_attached(tab_id).await;
             }
             Ok(JsValue::UNDEFINED)
         })

@@ -73,5 +73,5 @@ pub fn apply_sizes(state: &State, sizes: Sizes) {
             page.set_held_versions(sizes.history);
         }
     }
-    state.set_log_sizes(sizes);
+    state.timeline.set_log_sizes(sizes);
 }

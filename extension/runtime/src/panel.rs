@@ -214,7 +214,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Share { tab } => {
             state.grant(tab, Grant::Shared, None).await;
-            let attached = state.ensure_attached(tab).await;
+            let attached = state.tabs.ensure_attached(tab).await;
             // Shared even when the debugger cannot attach yet (a page the browser shuts
             // extensions out of): the agent may navigate it away, as from the toolbar.
             json!({"shared": true, "note": attached.err().map(|e| e.to_string())})
@@ -257,9 +257,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             state.review.session_log.borrow_mut().clear();
             state.review.shots.borrow_mut().clear();
             // The panel's lanes too: every console message, request, socket event and action.
-            state.load_timeline().await;
-            let events = state.with_timeline(|t| t.forget_entries());
-            crate::timeline::save_soon(state);
+            state.timeline.load_timeline().await;
+            let events = state.timeline.with_timeline(|t| t.forget_entries());
+            crate::timeline::save_soon(&state.timeline);
             json!({"forgotten": true, "events": events})
         }
         PageMessage::Export { tab, format } => export(state, tab, format).await,
@@ -292,9 +292,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
 
 /// The tab's console, network, WebSocket and user events for the panel's lanes.
 async fn events(state: &Rc<State>, tab: i32) -> Vec<sightline_core::review::LaneEvent> {
-    state.load_timeline().await;
+    state.timeline.load_timeline().await;
     let Ok(tab) = u32::try_from(tab) else { return Vec::new() };
-    state.with_timeline(|t| lane_events(t, tab))
+    state.timeline.with_timeline(|t| lane_events(t, tab))
 }
 
 async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {

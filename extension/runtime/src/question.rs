@@ -223,7 +223,7 @@ fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
         Answered::TimedOut | Answered::OutOfCallTime => format!("not answered in {seconds:.0} s, so denied"),
         Answered::NotShown => "not shown (the window could not open), so denied".to_owned(),
     };
-    state.record_agent_action(ActionEntry {
+    state.timeline.record_agent_action(ActionEntry {
         kind: ActionKind::Other,
         by: Actor::User,
         description: format!("question from {agent}: {}: {answer}", outcome.asked.words),
@@ -231,7 +231,7 @@ fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
         time_ms: timer::epoch_ms(),
         tab,
     });
-    crate::timeline::schedule_save(state);
+    crate::timeline::schedule_save(&state.timeline);
 }
 
 /// Outlines `node` in its page through the debugger while the question is open.

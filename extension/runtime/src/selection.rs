@@ -161,7 +161,7 @@ async fn reachable(state: &Rc<State>, tab: i32) -> Result<(), String> {
     if !state.tabs.registry.borrow().is_controlled(tab) {
         return Err("the agent may not use this tab: share it with the Sightline toolbar button first".into());
     }
-    state.ensure_attached(tab).await.map_err(|e| e.to_string())
+    state.tabs.ensure_attached(tab).await.map_err(|e| e.to_string())
 }
 
 /// Keeps `object`'s node (in `target`) as what the person pointed at on its tab.

@@ -43,10 +43,13 @@ pub struct Session {
     pub permission_grants: sightline_core::permissions::SessionGrants,
 }
 
-/// The tabs Sightline controls: consent and debugger sessions, the locks that serialise calls
-/// on each, and what the person pointed at on them.
+/// The tabs Sightline controls: consent and debugger sessions, the routing of their debugger
+/// events, the locks that serialise calls on each, and what the person pointed at on them. What
+/// drives a page (probe, capture, navigation, input) needs this and nothing else.
 #[derive(Default)]
 pub struct TabsState {
+    /// Debugger event routing.
+    pub hub: Rc<RefCell<EventHub>>,
     /// Consent and debugger sessions.
     pub registry: RefCell<TabRegistry>,
     /// Per tab, the lock that serialises tool calls on it.
@@ -85,6 +88,35 @@ pub struct TimelineState {
     /// What the latest read of the timeline keeps out for the person's no-access rules (see
     /// [`crate::permissions::hide_no_access`]).
     pub no_access: RefCell<crate::permissions::NoAccessView>,
+}
+
+impl TimelineState {
+    /// Notes how saving `what` to `chrome.storage.session` went (logged when it failed).
+    pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => {
+                self.unsaved.borrow_mut().remove(what);
+            }
+            Err(e) => {
+                crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
+                self.unsaved.borrow_mut().insert(what, e);
+            }
+        }
+    }
+
+    /// The line every answer carries while something could not be saved, if anything.
+    pub fn unsaved_note(&self) -> Option<String> {
+        let unsaved = self.unsaved.borrow();
+        if unsaved.is_empty() {
+            return None;
+        }
+        let what: Vec<String> = unsaved.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+        Some(format!(
+            "! Sightline could not save its state in the browser's session storage ({}). It goes on, but if its \
+             service worker restarts now, the tabs it controls must be shared again and recent history is lost.",
+            what.join("; ")
+        ))
+    }
 }
 
 impl Default for TimelineState {
@@ -131,14 +163,12 @@ pub struct State {
     pub version: String,
     /// Browser user agent.
     pub browser: String,
-    /// Debugger event routing.
-    pub hub: Rc<RefCell<EventHub>>,
-    /// The tabs: registry, locks, selections, picking.
-    pub tabs: TabsState,
+    /// The tabs: registry, debugger events, locks, selections, picking.
+    pub tabs: Rc<TabsState>,
     /// MCP sessions by id.
     pub sessions: RefCell<HashMap<String, Session>>,
     /// The timeline, the flood guard, and what could not be saved.
-    pub timeline: TimelineState,
+    pub timeline: Rc<TimelineState>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
     pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
     /// The tool whose next call fails, and how (a drill's seam, see `Runtime::panic_on_next_call`).
@@ -155,10 +185,9 @@ impl State {
         State {
             version,
             browser,
-            hub: Rc::default(),
-            tabs: TabsState::default(),
+            tabs: Rc::default(),
             sessions: RefCell::default(),
-            timeline: TimelineState::default(),
+            timeline: Rc::default(),
             calls: RefCell::default(),
             panic_armed: RefCell::default(),
             review: ReviewState::default(),
@@ -214,33 +243,6 @@ impl State {
                 permission_grants: Default::default(),
             });
         }
-    }
-
-    /// Notes how saving `what` to `chrome.storage.session` went (logged when it failed).
-    pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
-        match outcome {
-            Ok(()) => {
-                self.timeline.unsaved.borrow_mut().remove(what);
-            }
-            Err(e) => {
-                crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
-                self.timeline.unsaved.borrow_mut().insert(what, e);
-            }
-        }
-    }
-
-    /// The line every answer carries while something could not be saved, if anything.
-    pub fn unsaved_note(&self) -> Option<String> {
-        let unsaved = self.timeline.unsaved.borrow();
-        if unsaved.is_empty() {
-            return None;
-        }
-        let what: Vec<String> = unsaved.iter().map(|(what, why)| format!("{what}: {why}")).collect();
-        Some(format!(
-            "! Sightline could not save its state in the browser's session storage ({}). It goes on, but if its \
-             service worker restarts now, the tabs it controls must be shared again and recent history is lost.",
-            what.join("; ")
-        ))
     }
 
     /// Drops every session's view of a tab that went away, `loss` saying how. A session that

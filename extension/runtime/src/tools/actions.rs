@@ -85,7 +85,14 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
                 refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
-                match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
+                match or_dialog(
+                    state,
+                    tab,
+                    ctx,
+                    navigation::history(&state.tabs, &state.timeline, &state.asks, tab, step),
+                )
+                .await?
+                {
                     Ok(settled) => page_after_load(state, session, tab, settled, None).await,
                     Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
                 }
@@ -106,11 +113,13 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
     })?;
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    let settled = match state.ensure_attached(tab).await {
-        Ok(()) => navigation::goto(state, tab, &url).await?,
+    let settled = match state.tabs.ensure_attached(tab).await {
+        Ok(()) => navigation::goto(&state.tabs, &state.timeline, tab, &url).await?,
         // The tab shows a page the browser does not let extensions debug (a browser page, a
         // source view): move it away without the debugger, then take control again.
-        Err(ToolError::Refused { .. }) => navigation::goto_without_debugger(state, tab, &url).await?,
+        Err(ToolError::Refused { .. }) => {
+            navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
+        }
         Err(e) => return Err(e),
     };
     answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
@@ -123,7 +132,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source
     // view) is moved away without the debugger, then taken control of again.
-    let attached = match state.ensure_attached(tab).await {
+    let attached = match state.tabs.ensure_attached(tab).await {
         Ok(()) => true,
         Err(ToolError::Refused { .. }) => false,
         Err(e) => return Err(e.into()),
@@ -135,12 +144,12 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     let settled = if attached {
         // A page that asks before it is left ("leave this page?") holds the navigation until
         // that question is answered: the answer is the question, at once.
-        match or_dialog(state, tab, ctx, navigation::goto(state, tab, &url)).await? {
+        match or_dialog(state, tab, ctx, navigation::goto(&state.tabs, &state.timeline, tab, &url)).await? {
             Ok(settled) => settled,
             Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
         }
     } else {
-        navigation::goto_without_debugger(state, tab, &url).await?
+        navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
     };
     let mut answer = page_after_load(state, session, tab, settled, Some(&url)).await?;
     if let Some(note) = allowed {
@@ -241,7 +250,7 @@ pub(super) async fn act_noting(
     // handles a tab's commands in the order they were sent, so interception is on before the
     // action's first command arrives (it is sent first, beside the action), and is turned off
     // after the action while the answer is captured.
-    let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
+    let mut choosers = Subscription::new(&state.tabs.hub, tab, &["Page.fileChooserOpened"]);
     let intercept = |on: bool| async move {
         let params = serde_json::json!({"enabled": on});
         let _ = cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", params).await;
@@ -329,7 +338,7 @@ async fn settle_or_dialog(
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
-    or_dialog(state, tab, ctx, navigation::act_and_settle(state, tab, action)).await
+    or_dialog(state, tab, ctx, navigation::act_and_settle(&state.tabs, tab, action)).await
 }
 
 /// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
@@ -340,7 +349,7 @@ async fn or_dialog<T>(
     ctx: &CallContext,
     work: impl std::future::Future<Output = Result<T, ToolError>>,
 ) -> Result<Result<T, OpenDialog>, ToolError> {
-    let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+    let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
     let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline().left_ms(), |e| e.session_id.is_none()));
     match select(work, opened).await {
@@ -390,7 +399,7 @@ where
     let tab = target_tab(state, session, tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     let node = match element_ref {
         Some(r) => match node_or_page(state, session, tab, r).await? {
             Ok(node) => Some(node),

@@ -19,7 +19,7 @@ use crate::{chrome, flood, timeline, timer};
 /// `get_changes_since`: the report as JSON text; the structured result adds `wasm_ms`, the time
 /// the engine took to build it in the extension.
 pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesParams) -> ToolResult {
-    state.refresh_noise_rules().await;
+    state.timeline.refresh_noise_rules().await;
     // Nothing recorded on a site of no access is reported.
     crate::permissions::hide_no_access(state).await;
     if let Some(tab) = params.tab {
@@ -33,7 +33,7 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
     let report = state.with_session_timeline(session, |t| t.changes_since(session, &params, now))?;
     let wasm_ms = timer::now_ms() - started;
     // The session's automatic checkpoint moved (unless a named one was asked for).
-    timeline::save_soon(state);
+    timeline::save_soon(&state.timeline);
     let text = serde_json::to_string(&report)
         .map_err(|e| ToolError::Unexpected { what: "the change report", message: e.to_string() })?;
     let mut structured = serde_json::to_value(&report).ok();
@@ -48,8 +48,8 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
 pub async fn checkpoint(state: &Rc<State>, session: &str, params: CheckpointParams) -> ToolResult {
     let reply = state.with_session_timeline(session, |t| t.checkpoint(&params, timer::epoch_ms()))?;
     if params.action != CheckpointAction::List {
-        state.save_named_checkpoints().await;
-        state.save_timeline().await;
+        state.timeline.save_named_checkpoints().await;
+        state.timeline.save_timeline().await;
     }
     let text = reply.text(params.action);
     Ok(ToolOutput { text, structured: serde_json::to_value(&reply).ok(), ..ToolOutput::default() })
@@ -68,7 +68,7 @@ pub async fn after_action(
         && let Ok(tab_number) = u32::try_from(tab)
     {
         let url = chrome::get_tab(tab).await.ok().and_then(|t| t.url);
-        state.record_agent_action(ActionEntry {
+        state.timeline.record_agent_action(ActionEntry {
             kind,
             by: Actor::Agent,
             description,
@@ -79,7 +79,7 @@ pub async fn after_action(
     }
     // The line quotes console errors and failed requests: none from a site of no access.
     crate::permissions::hide_no_access(state).await;
-    state.with_timeline(|t| t.end_action_response(session, &mut output.text));
-    timeline::schedule_save(state);
+    state.timeline.with_timeline(|t| t.end_action_response(session, &mut output.text));
+    timeline::schedule_save(&state.timeline);
     output
 }

@@ -17,7 +17,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: FindParams) -> ToolRe
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_find")?;
     let found = state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
     if let Some(found) = found {

@@ -249,7 +249,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     let action = call.action();
     // A fresh look at the page: what an unconfirmed action did is in front of the agent.
     let looks = calls::is_a_look(&call);
-    let acting = action.is_some().then(|| state.agent_acting());
+    let acting = action.is_some().then(|| state.timeline.agent_acting());
     let result = match call {
         ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p, ctx).await,
@@ -364,13 +364,13 @@ async fn choose_target_tab(
             Ok(tab)
         }
         Target::Lost { tab, loss } => {
-            state.require_not_stopped()?;
+            state.tabs.require_not_stopped()?;
             Err(ToolError::CurrentTabLost { tab, loss })
         }
         Target::Open => tabs::open_tab(state, session).await,
         Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(state, session).await,
         Target::Tab(_) | Target::None => {
-            state.require_not_stopped()?;
+            state.tabs.require_not_stopped()?;
             Err(ToolError::NoTab)
         }
     }

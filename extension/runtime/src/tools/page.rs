@@ -207,7 +207,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
         return Err(ToolError::Arguments("the text to wait for is empty").into());
     }
     let tab = target_tab(state, session, params.tab, false).await?;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
     let left = ctx.deadline().left_ms().saturating_sub(ANSWER_MS);

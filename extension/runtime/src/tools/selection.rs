@@ -21,7 +21,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     };
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_user_selection")?;
     let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     let behind = match state.with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version))) {

@@ -106,7 +106,7 @@ async fn shoot(
     params: &ScreenshotParams,
 ) -> ToolResult {
     // The fields masked now: judged on the page as it is, with what the session remembers.
-    let captured = crate::capture::capture(state, tab).await?;
+    let captured = crate::capture::capture(&state.tabs, tab).await?;
     let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
     let masks = Masks {
         refused_frame: masked.iter().map(|m| m.refused_frame).collect(),

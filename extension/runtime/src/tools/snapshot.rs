@@ -20,7 +20,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
     let tab = target_tab(state, session, params.tab, false).await?;
     let lock = state.tab_lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
@@ -37,8 +37,8 @@ pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> To
 /// sheets and fonts the page is still loading are waited for first (bounded; see
 /// [`navigation::await_rendering_loads`]).
 pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
-    let loads_ms = navigation::await_rendering_loads(state, tab).await;
-    let captured = capture::capture(state, tab).await?;
+    let loads_ms = navigation::await_rendering_loads(&state.timeline, tab).await;
+    let captured = capture::capture(&state.tabs, tab).await?;
     Ok(compile(state, session, tab, captured, loads_ms).await)
 }
 
@@ -89,7 +89,7 @@ pub async fn answer_waited(
     waited: Waited,
 ) -> Result<ToolOutput, ToolError> {
     // The capture taken as soon as the page loaded, when it held until the page settled.
-    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(state, tab));
+    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(&state.tabs, tab));
     let mut snapshot = match held {
         Some(captured) => compile(state, session, tab, captured, None).await,
         None => capture_and_compile(state, session, tab).await?,

@@ -48,7 +48,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
             // question is answered: the answer is the question, as for browser_navigate.
             // The browser's removal waits for that answer; a tab that closes ends the wait for
             // a question at once (its debugger leaves).
-            let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+            let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
             let remove = std::pin::pin!(chrome::remove_tab(tab));
             let asked = std::pin::pin!(dialogs.next_where(LEAVE_QUESTION_MS, |e| e.session_id.is_none()));
             match futures::future::select(remove, asked).await {
@@ -71,7 +71,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
 /// Opens a blank tab owned by this session and makes it the session's current tab (unless the
 /// user stopped Sightline).
 pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
-    state.require_not_stopped()?;
+    state.tabs.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
     state.grant(id, Grant::Created, Some(session)).await;
