@@ -158,7 +158,7 @@ impl Runtime {
                     state.timeline.load_timeline().await;
                     // The loaded timeline learns which tabs it may show.
                     state.sync_readable_tabs();
-                    state.met_session(&session, client);
+                    state.sessions.met_session(&session, client);
                     let armed =
                         state.panic_armed.borrow().as_ref().filter(|(tool, _)| tool == call.name()).map(|a| a.1);
                     if let Some(fault) = armed {
@@ -187,7 +187,7 @@ impl Runtime {
                     }
                     state.calls.borrow_mut().remove(&id);
                     // Told now, so no longer kept for a restart.
-                    let notices = if output.is_some() { state.take_notices(&session) } else { Vec::new() };
+                    let notices = if output.is_some() { state.sessions.take_notices(&session) } else { Vec::new() };
                     state.save_session_place(&session).await;
                     let output = output.map(|mut output| {
                         for notice in notices.iter().rev() {
@@ -235,7 +235,15 @@ impl Runtime {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
                 flood::Admit::Trip { pause_ms, why } => {
-                    return flood::pause(&self.state, tab_id, session_id, pause_ms, why, characters);
+                    return flood::pause(
+                        &self.state.tabs,
+                        &self.state.timeline,
+                        tab_id,
+                        session_id,
+                        pause_ms,
+                        why,
+                        characters,
+                    );
                 }
             }
         }
@@ -263,13 +271,13 @@ impl Runtime {
         {
             let frame = &event.params["frame"];
             let (id, url) = (frame["id"].as_str().unwrap_or_default(), frame["url"].as_str().unwrap_or_default());
-            flood::frame_navigated(&self.state, tab_id, child, id, url);
+            flood::frame_navigated(&self.state.timeline, tab_id, child, id, url);
         }
         timeline::record(&self.state.tabs, &self.state.timeline, &event);
         if event.method == "Target.detachedFromTarget"
             && let Some(child) = event.params["sessionId"].as_str()
         {
-            flood::frame_detached(&self.state, tab_id, child);
+            flood::frame_detached(&self.state.timeline, tab_id, child);
         }
         if event.method == "Target.attachedToTarget"
             && event.params["targetInfo"]["type"] == "iframe"

@@ -193,8 +193,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
-            let rows =
-                state.with_session(&session, |s| s.pages.get(&tab).and_then(|p| p.review(from, to, REVIEW_CONTEXT)));
+            let rows = state
+                .sessions
+                .with_session(&session, |s| s.pages.get(&tab).and_then(|p| p.review(from, to, REVIEW_CONTEXT)));
             match rows {
                 Some(rows) => json!({"session": session, "from": from, "to": to, "rows": rows}),
                 None => json!({"error": format!("v{from} or v{to} is no longer held for this tab")}),
@@ -273,7 +274,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
-            let view = state.with_session(&session, |s| {
+            let view = state.sessions.with_session(&session, |s| {
                 s.pages.get(&tab).and_then(sightline_core::page_state::PageState::current_view)
             });
             match view {
@@ -431,11 +432,11 @@ pub struct Before {
 
 /// Notes the tab and version a call starts from.
 pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
-    let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab));
-    let version = tab.and_then(|t| state.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
+    let tab = call.tab().map(|t| t as i32).or_else(|| state.sessions.with_session(session, |s| s.current_tab));
+    let version = tab.and_then(|t| state.sessions.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
     let targets = tab
         .and_then(|t| {
-            state.with_session(session, |s| {
+            state.sessions.with_session(session, |s| {
                 s.pages.get(&t).and_then(|p| p.snapshot()).map(|snap| targets_of(snap, call))
             })
         })
@@ -451,8 +452,8 @@ pub fn record_call(
     before: Before,
     output: &ToolOutput,
 ) -> Option<(i32, u64)> {
-    let tab = state.with_session(session, |s| s.current_tab).or(before.tab)?;
-    let (version_after, full_page_tokens, typed_secret) = state.with_session(session, |s| {
+    let tab = state.sessions.with_session(session, |s| s.current_tab).or(before.tab)?;
+    let (version_after, full_page_tokens, typed_secret) = state.sessions.with_session(session, |s| {
         let page = s.pages.get(&tab);
         let snapshot = page.and_then(|p| p.snapshot());
         let typed_secret = match call {

@@ -209,7 +209,7 @@ async fn judge(
     node: Option<&NodeKey>,
     ctx: &CallContext,
 ) -> Result<Option<String>, Failure> {
-    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let grants = state.sessions.with_session(session, |s| s.permission_grants.clone());
     match decide(policy, host, classes, &grants) {
         Decision::Allow => Ok(None),
         refused @ Decision::Refuse { .. } => Err(Failure::Explained(refused.refusal(tool, host).unwrap_or_default())),
@@ -237,7 +237,7 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
     let host = tab_host(claim.tab).await;
     let not_saved = |why: String| format!("a download of {} from {} was not saved: {why}", claim.file_name, claim.site);
     let policy = read_policy().await;
-    let grants = state.with_session(&claim.session, |s| s.permission_grants.clone());
+    let grants = state.sessions.with_session(&claim.session, |s| s.permission_grants.clone());
     let classes = [ActionClass::Download];
     match decide(&policy, &host, &classes, &grants) {
         Decision::Allow => Ok(()),
@@ -365,10 +365,10 @@ pub async fn tool(
             state.require_usable(tab as i32, session)?;
             Some(tab as i32)
         }
-        None => state.with_session(session, |s| s.current_tab),
+        None => state.sessions.with_session(session, |s| s.current_tab),
     };
     let policy = read_policy().await;
-    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let grants = state.sessions.with_session(session, |s| s.permission_grants.clone());
     let text = match tab {
         Some(tab) => {
             let host = tab_host(tab).await;

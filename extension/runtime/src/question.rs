@@ -156,7 +156,7 @@ pub async fn ask(
     let (limit, by_call) = if call_left < wait_ms { (call_left, true) } else { (wait_ms, false) };
     let id = chrome::random_id();
     let (agent, title) = {
-        let client = state.with_session(session, |s| s.client.clone());
+        let client = state.sessions.with_session(session, |s| s.client.clone());
         let title = chrome::get_tab(asked.tab).await.ok().and_then(|t| t.title).unwrap_or_default();
         (client.unwrap_or_else(|| "an MCP client that gave no name".to_owned()), title)
     };
@@ -200,7 +200,7 @@ pub async fn ask(
         let _ = at.send::<Value>("Overlay.hideHighlight", json!({})).await;
     }
     if answered == Answered::AllowSession {
-        state.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
+        state.sessions.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
     }
     let outcome = Outcome { asked, answered, waited_ms: timer::now_ms() - started, allowed_ms: limit };
     record(state, &agent, &outcome);

@@ -43,7 +43,7 @@ pub fn panel_open(review: &crate::state::ReviewState, tab: i32) -> bool {
 /// The tab and target of an action `call` of `session` whose screenshots the panel wants.
 pub fn wanted(state: &State, session: &str, call: &ToolCall) -> Option<i32> {
     call.action()?;
-    let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab))?;
+    let tab = call.tab().map(|t| t as i32).or_else(|| state.sessions.with_session(session, |s| s.current_tab))?;
     (panel_open(&state.review, tab) && state.tabs.registry.borrow().is_controlled(tab)).then_some(tab)
 }
 

@@ -43,6 +43,69 @@ pub struct Session {
     pub permission_grants: sightline_core::permissions::SessionGrants,
 }
 
+/// The MCP sessions by id, and what each has been shown.
+#[derive(Default)]
+pub struct Sessions(RefCell<HashMap<String, Session>>);
+
+impl std::ops::Deref for Sessions {
+    type Target = RefCell<HashMap<String, Session>>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Sessions {
+    /// Runs `f` on a session's state, creating it on first use.
+    pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
+        f(self.0.borrow_mut().entry(session.to_owned()).or_default())
+    }
+
+    /// Notes that `session` is in use, and its client's name when the call carries one.
+    pub fn met_session(&self, session: &str, client: Option<String>) {
+        if let Some(client) = client {
+            self.with_session(session, |s| s.client = Some(client));
+        }
+    }
+
+    /// Where `session` is now, as a restart must not lose it.
+    pub fn session_place(&self, session: &str) -> Option<SavedSession> {
+        let sessions = self.0.borrow();
+        let s = sessions.get(session)?;
+        Some(SavedSession {
+            client: s.client.clone(),
+            current_tab: s.current_tab,
+            pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
+            last_ref: s.refs.last_issued(),
+            lost: s.lost,
+            notices: s.notices.clone(),
+        })
+    }
+
+    /// Brings back the sessions saved before a restart: each goes on at its current tab, its
+    /// page states resumed where they were (refs from before are refused with the reason).
+    pub fn restore_sessions(&self, saved: &BTreeMap<String, SavedSession>) {
+        let mut sessions = self.0.borrow_mut();
+        for (id, place) in saved {
+            sessions.entry(id.clone()).or_insert_with(|| Session {
+                client: place.client.clone(),
+                current_tab: place.current_tab,
+                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
+                unconfirmed: UnconfirmedActions::default(),
+                refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
+                lost: place.lost,
+                notices: place.notices.clone(),
+                permission_grants: Default::default(),
+            });
+        }
+    }
+
+    /// The notices `session` has not been told yet, taken.
+    pub fn take_notices(&self, session: &str) -> Vec<String> {
+        self.0.borrow_mut().get_mut(session).map(|s| std::mem::take(&mut s.notices)).unwrap_or_default()
+    }
+}
+
 /// The tabs Sightline controls: consent and debugger sessions, the routing of their debugger
 /// events, the locks that serialise calls on each, and what the person pointed at on them. What
 /// drives a page (probe, capture, navigation, input) needs this and nothing else.
@@ -166,7 +229,7 @@ pub struct State {
     /// The tabs: registry, debugger events, locks, selections, picking.
     pub tabs: Rc<TabsState>,
     /// MCP sessions by id.
-    pub sessions: RefCell<HashMap<String, Session>>,
+    pub sessions: Sessions,
     /// The timeline, the flood guard, and what could not be saved.
     pub timeline: Rc<TimelineState>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
@@ -186,62 +249,12 @@ impl State {
             version,
             browser,
             tabs: Rc::default(),
-            sessions: RefCell::default(),
+            sessions: Sessions::default(),
             timeline: Rc::default(),
             calls: RefCell::default(),
             panic_armed: RefCell::default(),
             review: ReviewState::default(),
             asks: AsksState::default(),
-        }
-    }
-
-    /// The lock that serialises tool calls on one tab, so two sessions never interleave
-    /// their CDP commands and page-state updates.
-    pub fn tab_lock(&self, tab_id: i32) -> Rc<futures::lock::Mutex<()>> {
-        self.tabs.lock(tab_id)
-    }
-
-    /// Runs `f` on a session's state, creating it on first use.
-    pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
-        f(self.sessions.borrow_mut().entry(session.to_owned()).or_default())
-    }
-
-    /// Notes that `session` is in use, and its client's name when the call carries one.
-    pub fn met_session(&self, session: &str, client: Option<String>) {
-        if let Some(client) = client {
-            self.with_session(session, |s| s.client = Some(client));
-        }
-    }
-
-    /// Where `session` is now, as a restart must not lose it.
-    pub fn session_place(&self, session: &str) -> Option<SavedSession> {
-        let sessions = self.sessions.borrow();
-        let s = sessions.get(session)?;
-        Some(SavedSession {
-            client: s.client.clone(),
-            current_tab: s.current_tab,
-            pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
-            last_ref: s.refs.last_issued(),
-            lost: s.lost,
-            notices: s.notices.clone(),
-        })
-    }
-
-    /// Brings back the sessions saved before a restart: each goes on at its current tab, its
-    /// page states resumed where they were (refs from before are refused with the reason).
-    pub fn restore_sessions(&self, saved: &BTreeMap<String, SavedSession>) {
-        let mut sessions = self.sessions.borrow_mut();
-        for (id, place) in saved {
-            sessions.entry(id.clone()).or_insert_with(|| Session {
-                client: place.client.clone(),
-                current_tab: place.current_tab,
-                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
-                unconfirmed: UnconfirmedActions::default(),
-                refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
-                lost: place.lost,
-                notices: place.notices.clone(),
-                permission_grants: Default::default(),
-            });
         }
     }
 
@@ -270,10 +283,5 @@ impl State {
         if had && !itself {
             session.refs.lose(tab_id, loss);
         }
-    }
-
-    /// The notices `session` has not been told yet, taken.
-    pub fn take_notices(&self, session: &str) -> Vec<String> {
-        self.sessions.borrow_mut().get_mut(session).map(|s| std::mem::take(&mut s.notices)).unwrap_or_default()
     }
 }

@@ -289,13 +289,13 @@ impl State {
             tabs.loaded = true;
             tabs.grants.sessions.clone()
         };
-        self.restore_sessions(&restored);
+        self.sessions.restore_sessions(&restored);
         self.sync_readable_tabs();
     }
 
     /// Records where `session` is (after each of its calls), so a restart does not lose it.
     pub async fn save_session_place(&self, session: &str) {
-        let Some(place) = self.session_place(session) else { return };
+        let Some(place) = self.sessions.session_place(session) else { return };
         let changed = {
             let mut tabs = self.tabs.registry.borrow_mut();
             let before = tabs.grants.sessions.insert(session.to_owned(), place.clone());
@@ -444,7 +444,7 @@ impl State {
     /// Forgets a closed tab entirely; `by` is the session that closed it, if one did.
     pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
         self.tabs.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
-        crate::flood::tab_closed(self, tab_id);
+        crate::flood::tab_closed(&self.timeline, tab_id);
         self.tabs.selections.borrow_mut().remove(&tab_id);
         {
             let mut tabs = self.tabs.registry.borrow_mut();
@@ -518,7 +518,7 @@ impl State {
             }
             free
         };
-        self.with_session(session, |s| {
+        self.sessions.with_session(session, |s| {
             s.current_tab = Some(tab_id);
             s.lost = None;
             s.refs.regain(tab_id);
@@ -585,7 +585,7 @@ impl State {
         {
             // Its document's URL, which says whose console it is if the guard pauses it.
             let root = &tree.frame_tree.frame;
-            crate::flood::frame_navigated(self, tab_id, child, &root.id, &root.url);
+            crate::flood::frame_navigated(&self.timeline, tab_id, child, &root.id, &root.url);
             if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
                 session.frames.add_child_tree(child, &tree);
             }

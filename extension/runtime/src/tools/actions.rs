@@ -111,7 +111,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
         Failure::Explained(text) => ToolError::NotPermitted(text),
         Failure::Tool(e) => e,
     })?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
     let settled = match state.tabs.ensure_attached(tab).await {
         Ok(()) => navigation::goto(&state.tabs, &state.timeline, tab, &url).await?,
@@ -128,7 +128,7 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
 async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
     let url = Options::for_call(&state.asks).url_policy().check(url).map_err(ToolError::from)?.to_string();
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source
     // view) is moved away without the debugger, then taken control of again.
@@ -196,7 +196,7 @@ enum Before {
 }
 
 fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
-    let staleness = state.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
+    let staleness = state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
     match staleness.map_err(ToolError::from)? {
         Staleness::Current => Ok(Before::Run(None)),
         Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
@@ -397,7 +397,7 @@ where
     Fut: std::future::Future<Output = ActionResult>,
 {
     let tab = target_tab(state, session, tab, false).await?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     state.tabs.ensure_attached(tab).await?;
     let node = match element_ref {

@@ -27,7 +27,7 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
         crate::permissions::refuse_hidden(state, tab as i32)?;
     }
     // What the flood guard dropped so far belongs in this report.
-    flood::record_dropped(state);
+    flood::record_dropped(&state.timeline);
     let now = timer::epoch_ms();
     let started = timer::now_ms();
     let report = state.with_session_timeline(session, |t| t.changes_since(session, &params, now))?;
@@ -63,7 +63,7 @@ pub async fn after_action(
     mut output: ToolOutput,
     (kind, description): (ActionKind, String),
 ) -> ToolOutput {
-    let tab = state.with_session(session, |s| s.current_tab);
+    let tab = state.sessions.with_session(session, |s| s.current_tab);
     if let Some(tab) = tab
         && let Ok(tab_number) = u32::try_from(tab)
     {

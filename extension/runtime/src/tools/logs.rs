@@ -22,7 +22,7 @@ pub async fn console_messages(state: &Rc<State>, session: &str, params: ConsoleM
         state.require_usable(tab as i32, session)?;
         permissions::refuse_hidden(state, tab as i32)?;
     }
-    flood::record_dropped(state);
+    flood::record_dropped(&state.timeline);
     Ok(ToolOutput::text(state.with_session_timeline(session, |t| t.console_listing(&params))))
 }
 

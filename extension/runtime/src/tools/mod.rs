@@ -167,7 +167,11 @@ pub async fn run_within(
     let commands_before = cdp::commands_sent();
     // The person's options, read once as the call starts. Their history and log sizes apply
     // before the call for what it reads, and after it for the page state it may have created.
-    crate::options::apply_sizes(state, crate::options::Options::read_for_call(&state.asks).await.sizes);
+    crate::options::apply_sizes(
+        &state.sessions,
+        &state.timeline,
+        crate::options::Options::read_for_call(&state.asks).await.sizes,
+    );
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
         // The deadline moves while the call waits for the person: wait for the latest one.
@@ -186,7 +190,7 @@ pub async fn run_within(
             // The host lists browser_evaluate only while the user allows it.
             let options = crate::options::Options::for_call(&state.asks);
             output.evaluate_allowed = Some(options.allow_evaluate);
-            crate::options::apply_sizes(state, options.sizes);
+            crate::options::apply_sizes(&state.sessions, &state.timeline, options.sizes);
             count_commands(&mut output, cdp::commands_sent() - commands_before);
             return Some(output);
         }
@@ -239,7 +243,7 @@ fn unanswered_ms(tab: i32) -> Option<f64> {
 /// Records that `action` reached `tab` without its outcome being shown.
 fn remember_unconfirmed(state: &State, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
     let Some((kind, description)) = action else { return };
-    state.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
+    state.sessions.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
 }
 
 /// Runs one tool call for an MCP session.
@@ -283,9 +287,9 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     drop(acting);
     if result.is_ok()
         && looks
-        && let Some(tab) = state.with_session(session, |s| s.current_tab)
+        && let Some(tab) = state.sessions.with_session(session, |s| s.current_tab)
     {
-        state.with_session(session, |s| s.unconfirmed.looked(tab));
+        state.sessions.with_session(session, |s| s.unconfirmed.looked(tab));
     }
     // Every successful action's response ends with the line on new errors and failed requests.
     match (result, action) {
@@ -318,7 +322,7 @@ pub fn refuse_if_dialog(tabs: &crate::state::TabsState, tab: i32, tool: &'static
 /// Refuses an action on `tab` while this session's previous action there is unconfirmed.
 pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
     let pending = cdp::unanswered_input(tab).is_some();
-    match state.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
+    match state.sessions.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
         Some(text) => Err(Failure::Explained(text)),
         None => Ok(()),
     }
@@ -352,7 +356,7 @@ async fn choose_target_tab(
         state.take_up(tab, session).await;
         return Ok(tab);
     }
-    let (current, lost) = state.with_session(session, |s| (s.current_tab, s.lost));
+    let (current, lost) = state.sessions.with_session(session, |s| (s.current_tab, s.lost));
     let choice = {
         let tabs = state.tabs.registry.borrow();
         custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
@@ -380,8 +384,8 @@ async fn choose_target_tab(
 /// document it was seen in.
 pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
     let tabs = state.tabs.registry.borrow();
-    state.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
-    state.with_session(session, |s| match s.pages.get(&tab_id) {
+    state.sessions.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
+    state.sessions.with_session(session, |s| match s.pages.get(&tab_id) {
         Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
     })

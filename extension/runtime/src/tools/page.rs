@@ -254,7 +254,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
         }
         (None, _) => format!("waited {waited_s:.1} s"),
     };
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     Ok(answer(state, session, tab, Answer::AfterAction, &[note], None).await?)

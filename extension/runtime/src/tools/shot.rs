@@ -107,7 +107,8 @@ async fn shoot(
 ) -> ToolResult {
     // The fields masked now: judged on the page as it is, with what the session remembers.
     let captured = crate::capture::capture(&state.tabs, tab).await?;
-    let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    let masked =
+        state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
     let masks = Masks {
         refused_frame: masked.iter().map(|m| m.refused_frame).collect(),
         nodes: masked.into_iter().map(|m| m.node).collect(),
@@ -416,7 +417,7 @@ async fn frame_offset(at: &NodeTarget) -> (f64, f64) {
 /// The boxes of the elements the agent was last shown on the page, in document coordinates,
 /// for their ref labels.
 async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) -> Vec<Label> {
-    let numbers: Vec<u32> = state.with_session(session, |s| {
+    let numbers: Vec<u32> = state.sessions.with_session(session, |s| {
         let snapshot = s.pages.get(&tab).and_then(|p| p.snapshot());
         snapshot.map(|snap| snap.elements.iter().map(|e| e.number).collect()).unwrap_or_default()
     });

@@ -18,19 +18,19 @@ use crate::timer;
 /// `browser_snapshot`.
 pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
     let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
     state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
-        return state.with_session(session, |s| match s.pages.get(&tab) {
+        return state.sessions.with_session(session, |s| match s.pages.get(&tab) {
             Some(page) => Ok(page.continue_snapshot(&params)?),
             None => Err(PageError::NothingToContinue.into()),
         });
     }
     let snapshot = capture_and_compile(state, session, tab).await?;
-    state.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
+    state.sessions.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
 }
 
 /// Captures the tab and compiles it with the session's page state, timing both. Images, style
@@ -48,7 +48,7 @@ async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured,
     // of `file:` URLs (a frame showing a URL an agent could not load is not read).
     let options = crate::options::Options::for_call(&state.asks);
     let started = timer::now_ms();
-    let mut snapshot = state.with_session(session, |s| {
+    let mut snapshot = state.sessions.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();
         page.set_secret_words(&options.secret_words);
         page.set_url_policy(options.url_policy());
@@ -100,7 +100,7 @@ pub async fn answer_waited(
     if let Some(ahead) = waited.ahead {
         count_capture_ahead(&mut snapshot.stats, ahead);
     }
-    Ok(state.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
+    Ok(state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
 }
 
 /// Adds what the capture taken ahead of a navigation's settle wait cost to the stats of the

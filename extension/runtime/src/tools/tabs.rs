@@ -62,7 +62,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
             state.tab_closed(tab, Some(session)).await;
             // The browser may have reported the close before the removal answered: the session
             // closed its own tab and needs no telling.
-            state.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
+            state.sessions.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
             list(state, session).await
         }
     }
@@ -75,7 +75,7 @@ pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
     state.grant(id, Grant::Created, Some(session)).await;
-    state.with_session(session, |s| s.current_tab = Some(id));
+    state.sessions.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
 
@@ -83,7 +83,7 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let controlled: Vec<(i32, Grant)> =
         state.tabs.registry.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
     let policy = Options::for_call(&state.asks).url_policy();
-    let current = state.with_session(session, |s| s.current_tab);
+    let current = state.sessions.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
     for (tab, grant) in controlled {
