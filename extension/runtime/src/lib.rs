@@ -168,9 +168,16 @@ impl Runtime {
                     let before = panel::before_call(&state, &session, &call);
                     let logged = call.clone();
                     // Screenshots around an action, for the panel only, while it is open.
-                    let shots_tab = shots::wanted(&state, &session, &call);
+                    let shots_tab = shots::wanted(&state.tabs, &state.sessions, &state.review, &session, &call);
                     let shot_before = match shots_tab {
-                        Some(tab) => shots::take(&state, tab, shots::target(&state, &session, tab, &call)).await,
+                        Some(tab) => {
+                            shots::take(
+                                &state.tabs,
+                                tab,
+                                shots::target(&state.tabs, &state.sessions, &session, tab, &call),
+                            )
+                            .await
+                        }
                         None => None,
                     };
                     let output = tools::run_within(&state, &session, id, call, time_limit_ms, called_off).await;
@@ -179,8 +186,8 @@ impl Runtime {
                         if let (Some(tab), Some((logged_tab, seq))) = (shots_tab, recorded)
                             && tab == logged_tab
                         {
-                            let target = shots::target(&state, &session, tab, &logged);
-                            let after = shots::take(&state, tab, target).await;
+                            let target = shots::target(&state.tabs, &state.sessions, &session, tab, &logged);
+                            let after = shots::take(&state.tabs, tab, target).await;
                             let pair = ShotPair { seq, before: shot_before, after };
                             state.review.shots.borrow_mut().keep(tab, pair);
                         }

@@ -398,7 +398,7 @@ async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element
     let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
         return json!({"error": "no agent has looked at this tab yet"});
     };
-    let node = match crate::tools::resolve_ref(state, &session, tab, element_ref) {
+    let node = match crate::tools::resolve_ref(&state.tabs, &state.sessions, &session, tab, element_ref) {
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };

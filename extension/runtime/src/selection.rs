@@ -215,7 +215,7 @@ pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &st
     if !valid_key(key) {
         return json!({"error": format!("`{key}` is not a selection key")});
     }
-    let node = match crate::tools::resolve_ref(state, session, tab, element_ref) {
+    let node = match crate::tools::resolve_ref(&state.tabs, &state.sessions, session, tab, element_ref) {
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };

@@ -233,7 +233,7 @@ pub(super) async fn act_noting(
     tool: &'static str,
     action: impl std::future::Future<Output = Result<Vec<String>, ToolError>>,
 ) -> ActionResult {
-    refuse_if_unconfirmed(state, session, tab, tool)?;
+    refuse_if_unconfirmed(&state.sessions, session, tab, tool)?;
     refuse_if_dialog(&state.tabs, tab, tool)?;
     let notice = match before_action(state, session, tab, since)? {
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
@@ -370,7 +370,7 @@ pub(super) async fn node_or_page(
     tab: i32,
     element_ref: &str,
 ) -> Result<Result<NodeKey, ToolOutput>, Failure> {
-    match resolve_ref(state, session, tab, element_ref) {
+    match resolve_ref(&state.tabs, &state.sessions, session, tab, element_ref) {
         Ok(node) => Ok(Ok(node)),
         Err(ToolError::Ref(RefError::FromBeforeRestart { element_ref, .. })) => {
             Ok(Err(answer(state, session, tab, Answer::RefFromBeforeRestart(element_ref), &[], None).await?))

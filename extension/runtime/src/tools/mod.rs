@@ -35,7 +35,7 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{Sessions, State, TabsState};
 use crate::timer::{self, Deadline};
 use crate::{cdp, chrome};
 
@@ -200,7 +200,7 @@ pub async fn run_within(
             how
         }
     };
-    let text = cut_short(state, session, &ctx, action);
+    let text = cut_short(&state.sessions, session, &ctx, action);
     match how {
         CutShort::CalledOff => None,
         CutShort::OutOfTime => Some(ToolOutput::error(text)),
@@ -222,11 +222,11 @@ fn count_commands(output: &mut ToolOutput, commands: u64) {
 
 /// What an agent reads about a call cut short by its time limit; records an action that may
 /// have run.
-fn cut_short(state: &State, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
+fn cut_short(sessions: &Sessions, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
     let kind = action.as_ref().map(|(kind, _)| *kind);
     let reach = match ctx.reached() {
         Some(tab) => {
-            remember_unconfirmed(state, session, tab, action.clone());
+            remember_unconfirmed(sessions, session, tab, action.clone());
             calls::Reach::Sent { unanswered_ms: unanswered_ms(tab) }
         }
         None if ctx.queued.get() => calls::Reach::Queued,
@@ -241,9 +241,9 @@ fn unanswered_ms(tab: i32) -> Option<f64> {
 }
 
 /// Records that `action` reached `tab` without its outcome being shown.
-fn remember_unconfirmed(state: &State, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
+fn remember_unconfirmed(sessions: &Sessions, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
     let Some((kind, description)) = action else { return };
-    state.sessions.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
+    sessions.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
 }
 
 /// Runs one tool call for an MCP session.
@@ -301,7 +301,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
             // It failed after reaching the page: whatever it sent may have acted.
             if let Some(tab) = ctx.reached() {
                 text.push_str(&calls::may_have_run(action.as_ref().map(|(kind, _)| *kind), unanswered_ms(tab)));
-                remember_unconfirmed(state, session, tab, action);
+                remember_unconfirmed(&state.sessions, session, tab, action);
             }
             ToolOutput::error(text)
         }
@@ -320,9 +320,9 @@ pub fn refuse_if_dialog(tabs: &crate::state::TabsState, tab: i32, tool: &'static
 }
 
 /// Refuses an action on `tab` while this session's previous action there is unconfirmed.
-pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
+pub fn refuse_if_unconfirmed(sessions: &Sessions, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
     let pending = cdp::unanswered_input(tab).is_some();
-    match state.sessions.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
+    match sessions.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
         Some(text) => Err(Failure::Explained(text)),
         None => Ok(()),
     }
@@ -382,10 +382,16 @@ async fn choose_target_tab(
 
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
-pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let tabs = state.tabs.registry.borrow();
-    state.sessions.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
-    state.sessions.with_session(session, |s| match s.pages.get(&tab_id) {
+pub fn resolve_ref(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    session: &str,
+    tab_id: i32,
+    element_ref: &str,
+) -> Result<NodeKey, ToolError> {
+    let tabs = tabs.registry.borrow();
+    sessions.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
+    sessions.with_session(session, |s| match s.pages.get(&tab_id) {
         Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
     })

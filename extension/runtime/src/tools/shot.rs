@@ -429,7 +429,7 @@ async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport
             break;
         }
         let element_ref = format!("e{number}");
-        let Ok(node) = resolve_ref(state, session, tab, &element_ref) else { continue };
+        let Ok(node) = resolve_ref(&state.tabs, &state.sessions, session, tab, &element_ref) else { continue };
         let at = NodeTarget::of(&state.tabs, tab, &node);
         if let Some([x, y, w, h]) = bounds(&at, node.backend_node_id).await {
             let (dx, dy) = frame_offset(&at).await;
@@ -460,7 +460,7 @@ pub async fn drag_xy(state: &Rc<State>, session: &str, params: MouseDragXyParams
     let (from, to) = ((params.start_x, params.start_y), (params.end_x, params.end_y));
     on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
         in_view(tab, &[from, to]).await?;
-        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(state, tab, from, to)).await
+        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(&state.tabs, tab, from, to)).await
     })
     .await
 }
