@@ -157,7 +157,7 @@ impl Runtime {
                     state.load_grants().await;
                     state.timeline.load_timeline().await;
                     // The loaded timeline learns which tabs it may show.
-                    state.sync_readable_tabs();
+                    state.timeline.sync_readable_tabs(&state.tabs);
                     state.sessions.met_session(&session, client);
                     let armed =
                         state.panic_armed.borrow().as_ref().filter(|(tool, _)| tool == call.name()).map(|a| a.1);
@@ -371,7 +371,7 @@ impl Runtime {
     #[wasm_bindgen(js_name = handleQuestionMessage)]
     pub fn handle_question_message(&self, message: JsValue, sender_url: String) -> JsValue {
         let answer = match chrome::from_js::<serde_json::Value>(message) {
-            Ok(message) => question::answer_message(&self.state, message, &sender_url),
+            Ok(message) => question::answer_message(&self.state.asks, message, &sender_url),
             Err(e) => serde_json::json!({"error": format!("unknown message: {e}")}),
         };
         chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED)

@@ -195,6 +195,15 @@ impl TabRegistry {
 }
 
 impl TabsState {
+    /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
+    pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
+        self.require_controlled(tab_id)?;
+        match self.registry.borrow().grants.access(tab_id, session) {
+            Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
+            Access::Held | Access::Free => Ok(()),
+        }
+    }
+
     /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
     /// shared a tab since.
     pub fn require_not_stopped(&self) -> Result<(), ToolError> {
@@ -290,7 +299,7 @@ impl State {
             tabs.grants.sessions.clone()
         };
         self.sessions.restore_sessions(&restored);
-        self.sync_readable_tabs();
+        self.timeline.sync_readable_tabs(&self.tabs);
     }
 
     /// Records where `session` is (after each of its calls), so a restart does not lose it.
@@ -336,7 +345,7 @@ impl State {
 
     /// Saves the grants and where every session is (after a call, a grant or a revoke).
     pub async fn save_grants(&self) {
-        self.sync_readable_tabs();
+        self.timeline.sync_readable_tabs(&self.tabs);
         let grants = self.tabs.registry.borrow().grants.clone();
         let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
             self.timeline.saved("tab grants", Ok(()));
@@ -395,29 +404,6 @@ impl State {
         session.refs.regain(tab_id);
         session.notices.push(format!("The person shared tab {tab_id} with you again; it is your current tab."));
         self.tabs.registry.borrow_mut().grants.holders.insert(tab_id, id.clone());
-    }
-
-    /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
-    /// unshared or closed is no longer readable), except those on a site of no access, and
-    /// which entries the person's no-access rules keep out.
-    pub fn sync_readable_tabs(&self) {
-        let hidden = self.timeline.no_access.borrow();
-        let allowed = |t: &u32| !hidden.tabs.contains_key(t);
-        let readable = self
-            .tabs
-            .registry
-            .borrow()
-            .grants
-            .tabs
-            .keys()
-            .filter_map(|&t| u32::try_from(t).ok())
-            .filter(allowed)
-            .collect();
-        let policy = hidden.policy.clone();
-        self.timeline.with_timeline(|t| {
-            t.set_readable_tabs(Some(readable));
-            t.set_no_access(policy);
-        });
     }
 
     /// Takes `tab_id` away from the agent, remembering why (`reason`, and `loss` for the
@@ -495,15 +481,6 @@ impl State {
                 let _ = chrome::title_group(group, &title).await;
             }
             Err(e) => chrome::warn(&format!("Sightline could not group tab {tab_id}: {e}")),
-        }
-    }
-
-    /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
-    pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
-        self.tabs.require_controlled(tab_id)?;
-        match self.tabs.registry.borrow().grants.access(tab_id, session) {
-            Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
-            Access::Held | Access::Free => Ok(()),
         }
     }
 

@@ -17,7 +17,7 @@
 //!   `chrome.storage.local`, read when the timeline is loaded and before every change report.
 //! * Requests still waiting for their response live in the engine's [`Recorder`] (not on the
 //!   timeline, and not saved: after a worker restart their events go unheard anyway);
-//!   [`State::pending_requests`] hands out those of tabs the debugger is still attached to.
+//!   [`TimelineState::pending_requests`] hands out those of tabs the debugger is still attached to.
 //!
 //! Nothing here interprets CDP, decides what to keep or builds reports: the engine does.
 
@@ -28,7 +28,7 @@ use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseR
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
-use crate::state::{State, TabsState, TimelineState};
+use crate::state::{TabsState, TimelineState};
 use crate::tabs::Grant;
 use crate::timer;
 
@@ -310,37 +310,52 @@ impl TimelineState {
     }
 }
 
-impl State {
-    /// [`TimelineState::with_timeline`] as `session` may read it: entries of the tabs it holds or that
+impl TimelineState {
+    /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
+    /// unshared or closed is no longer readable), except those on a site of no access, and
+    /// which entries the person's no-access rules keep out.
+    pub fn sync_readable_tabs(&self, tabs: &TabsState) {
+        let hidden = self.no_access.borrow();
+        let allowed = |t: &u32| !hidden.tabs.contains_key(t);
+        let readable =
+            tabs.registry.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect();
+        let policy = hidden.policy.clone();
+        self.with_timeline(|t| {
+            t.set_readable_tabs(Some(readable));
+            t.set_no_access(policy);
+        });
+    }
+
+    /// [`Self::with_timeline`] as `session` may read it: entries of the tabs it holds or that
     /// nobody holds, never those of another session's tabs.
-    pub fn with_session_timeline<R>(&self, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
+    pub fn with_session_timeline<R>(&self, tabs: &TabsState, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
         let readable = {
-            let tabs = self.tabs.registry.borrow();
-            let hidden = self.timeline.no_access.borrow();
+            let tabs = tabs.registry.borrow();
+            let hidden = self.no_access.borrow();
             let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
             let allowed = |t: &u32| !hidden.tabs.contains_key(t);
             tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect()
         };
-        let policy = self.timeline.no_access.borrow().policy.clone();
-        let result = self.timeline.with_timeline(|t| {
+        let policy = self.no_access.borrow().policy.clone();
+        let result = self.with_timeline(|t| {
             t.set_readable_tabs(Some(readable));
             t.set_no_access(policy);
             f(t)
         });
         // Back to what any reader may see: every controlled tab.
-        self.sync_readable_tabs();
+        self.sync_readable_tabs(tabs);
         result
     }
 
     /// Requests still waiting for their response, oldest first, in tabs the debugger is attached
     /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
     /// shown as waiting.
-    pub fn pending_requests(&self) -> Vec<PendingRequest> {
-        let tabs = self.tabs.registry.borrow();
+    pub fn pending_requests(&self, tabs: &TabsState) -> Vec<PendingRequest> {
+        let tabs = tabs.registry.borrow();
         let attached = |tab: u32| {
             i32::try_from(tab).is_ok_and(|tab| tabs.sessions.get(&tab).is_some_and(|session| session.attached))
         };
-        self.timeline.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
+        self.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
     }
 }
 

@@ -275,14 +275,24 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
         ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
         ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
-        ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).await.map_err(Failure::from),
+        ToolCall::GetChangesSince(p) => {
+            changes::changes_since(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserCheckpoint(p) => {
+            changes::checkpoint(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserConsoleMessages(p) => {
+            logs::console_messages(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserNetworkRequests(p) => {
+            logs::network_requests(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
         ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserPermissions(p) => crate::permissions::tool(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserPermissions(p) => {
+            crate::permissions::tool(&state.tabs, &state.sessions, session, p).await.map_err(Failure::from)
+        }
     };
     drop(acting);
     if result.is_ok()
@@ -293,7 +303,9 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     }
     // Every successful action's response ends with the line on new errors and failed requests.
     match (result, action) {
-        (Ok(output), Some(action)) => changes::after_action(state, session, output, action).await,
+        (Ok(output), Some(action)) => {
+            changes::after_action(&state.tabs, &state.sessions, &state.timeline, session, output, action).await
+        }
         (Ok(output), None) => output,
         (Err(Failure::Explained(text)), _) => ToolOutput::error(text),
         (Err(Failure::Tool(e)), action) => {
@@ -352,7 +364,7 @@ async fn choose_target_tab(
 ) -> Result<i32, ToolError> {
     if let Some(tab) = named {
         let tab = tab as i32;
-        state.require_usable(tab, session)?;
+        state.tabs.require_usable(tab, session)?;
         state.take_up(tab, session).await;
         return Ok(tab);
     }
