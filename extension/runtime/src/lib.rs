@@ -165,7 +165,7 @@ impl Runtime {
                         state.panic_armed.borrow_mut().take();
                         fault.provoke(call.name());
                     }
-                    let before = panel::before_call(&state, &session, &call);
+                    let before = panel::before_call(&state.sessions, &session, &call);
                     let logged = call.clone();
                     // Screenshots around an action, for the panel only, while it is open.
                     let shots_tab = shots::wanted(&state.tabs, &state.sessions, &state.review, &session, &call);
@@ -182,7 +182,8 @@ impl Runtime {
                     };
                     let output = tools::run_within(&state, &session, id, call, time_limit_ms, called_off).await;
                     if let Some(output) = &output {
-                        let recorded = panel::record_call(&state, &session, &logged, before, output);
+                        let recorded =
+                            panel::record_call(&state.sessions, &state.review, &session, &logged, before, output);
                         if let (Some(tab), Some((logged_tab, seq))) = (shots_tab, recorded)
                             && tab == logged_tab
                         {
