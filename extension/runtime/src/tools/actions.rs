@@ -33,7 +33,7 @@ use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::options::Options;
-use crate::state::State;
+use crate::state::{Sessions, State};
 
 /// What an action returns.
 pub(super) type ActionResult = Result<ToolOutput, Failure>;
@@ -195,8 +195,8 @@ enum Before {
     NotRun(u64),
 }
 
-fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
-    let staleness = state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
+fn before_action(sessions: &Sessions, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
+    let staleness = sessions.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
     match staleness.map_err(ToolError::from)? {
         Staleness::Current => Ok(Before::Run(None)),
         Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
@@ -235,7 +235,7 @@ pub(super) async fn act_noting(
 ) -> ActionResult {
     refuse_if_unconfirmed(&state.sessions, session, tab, tool)?;
     refuse_if_dialog(&state.tabs, tab, tool)?;
-    let notice = match before_action(state, session, tab, since)? {
+    let notice = match before_action(&state.sessions, session, tab, since)? {
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };

@@ -289,7 +289,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         }
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
-        ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserDownloads(p) => downloads::downloads(&state.asks, session, p).await.map_err(Failure::from),
         ToolCall::BrowserPermissions(p) => {
             crate::permissions::tool(&state.tabs, &state.sessions, session, p).await.map_err(Failure::from)
         }

@@ -37,7 +37,10 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
         let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
         (Some(looked), state.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())))
     } else {
-        (None, Some(capture_and_compile(state, session, tab).await?))
+        (
+            None,
+            Some(capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?),
+        )
     };
     let version = state.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.
