@@ -27,7 +27,7 @@ use crate::cdp;
 use crate::chrome::{self, DebuggeeTarget};
 use crate::error::ToolError;
 use crate::probe::{self, KeptCapture};
-use crate::state::State;
+use crate::state::TabsState;
 use crate::timer;
 
 /// A capture and what it cost.
@@ -72,9 +72,9 @@ impl Payload for JsPayload {
 }
 
 /// Captures the tab's page and its out-of-process iframes.
-pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> {
-    let (probe, held, probe_ms) = timed_probe(state, tab_id).await;
-    let kept = state.tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
+pub async fn capture(tabs: &TabsState, tab_id: i32) -> Result<Captured, ToolError> {
+    let (probe, held, probe_ms) = timed_probe(tabs, tab_id).await;
+    let kept = tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone());
     if let (Ok(now), Some(kept)) = (&probe, kept)
         && kept.probe == *now
     {
@@ -82,7 +82,7 @@ pub async fn capture(state: &State, tab_id: i32) -> Result<Captured, ToolError> 
         let costs = CaptureCosts { probe_ms, ..CaptureCosts::default() };
         return Ok(Captured { capture, reused: true, kept: true, costs });
     }
-    take(state, tab_id, probe.ok(), held, probe_ms).await
+    take(tabs, tab_id, probe.ok(), held, probe_ms).await
 }
 
 /// A capture taken ahead of a wait (see [`capture_ahead`]).
@@ -97,25 +97,25 @@ pub struct Ahead {
 /// for the page: whoever waits after it must be able to tell whether the DOM changed since.
 /// `None` when the probe cannot vouch or the capture failed (the look after the wait captures
 /// then, and reports any error).
-pub async fn capture_ahead(state: &State, tab_id: i32) -> Option<Ahead> {
-    let (probe, held, probe_ms) = timed_probe(state, tab_id).await;
+pub async fn capture_ahead(tabs: &TabsState, tab_id: i32) -> Option<Ahead> {
+    let (probe, held, probe_ms) = timed_probe(tabs, tab_id).await;
     let probe = probe.ok()?;
     let dom_mutations = probe.main_frame_mutations();
-    let captured = take(state, tab_id, Some(probe), held, probe_ms).await.ok()?;
+    let captured = take(tabs, tab_id, Some(probe), held, probe_ms).await.ok()?;
     Some(Ahead { costs: captured.costs, dom_mutations })
 }
 
 /// The tab's kept capture, as it is, without a probe: for a caller that knows the page did not
 /// change since (see [`capture_ahead`]).
-pub fn kept(state: &State, tab_id: i32) -> Option<Captured> {
-    let kept = state.tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
+pub fn kept(tabs: &TabsState, tab_id: i32) -> Option<Captured> {
+    let kept = tabs.registry.borrow().sessions.get(&tab_id).and_then(|s| s.kept.clone())?;
     Some(Captured { capture: kept.capture.clone(), reused: false, kept: true, costs: CaptureCosts::default() })
 }
 
 /// Probes the tab, and says how long that took.
-async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, probe::Held, f64) {
+async fn timed_probe(tabs: &TabsState, tab_id: i32) -> (Result<PageProbe, NotVouched>, probe::Held, f64) {
     let probing = timer::now_ms();
-    let (probe, held) = probe::probe(state, tab_id).await;
+    let (probe, held) = probe::probe(tabs, tab_id).await;
     (probe, held, timer::now_ms() - probing)
 }
 
@@ -126,15 +126,14 @@ async fn timed_probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouche
 /// before (`held`) are not asked for again: nothing happened in between, and a page that
 /// changes meanwhile shows in the next probe, as any change during a capture does.
 async fn take(
-    state: &State,
+    tabs: &TabsState,
     tab_id: i32,
     probe: Option<PageProbe>,
     held: probe::Held,
     probe_ms: f64,
 ) -> Result<Captured, ToolError> {
     let started = timer::now_ms();
-    let children: Vec<String> =
-        state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> = tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let mut plan: CapturePlan<JsPayload> = CapturePlan::new(children, RolesFrom::Dom);
     let reading = timer::now_ms();
     plan.already_answered(held.frame_tree.map(JsPayload), held.layout.map(JsPayload));
@@ -171,7 +170,7 @@ async fn take(
     // during the capture shows in the next probe.
     let kept = probe.map(|probe| Rc::new(KeptCapture { probe, capture: capture.clone() }));
     let is_kept = kept.is_some();
-    if let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
+    if let Some(session) = tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
         session.kept = kept;
     }
     let costs = CaptureCosts { probe_ms, capture_ms, convert_ms, by_method };

@@ -10,12 +10,10 @@
 //! point, a little past it and back (where a sortable list decides the order), and is released
 //! there.
 
-use std::rc::Rc;
-
 use crate::cdp::{self, Subscription};
 use crate::error::ToolError;
 use crate::input;
-use crate::state::State;
+use crate::state::TabsState;
 
 /// Moves between the two points, so handlers that follow the pointer see it travel.
 const STEPS: u32 = 8;
@@ -38,7 +36,7 @@ fn overshoot(from: (f64, f64), to: (f64, f64)) -> Option<(f64, f64)> {
 }
 
 /// Drags from `from` to `to` (the page's viewport coordinates) on `tab`.
-pub async fn drag(state: &Rc<State>, tab: i32, from: (f64, f64), to: (f64, f64)) -> Result<(), ToolError> {
+pub async fn drag(tabs: &TabsState, tab: i32, from: (f64, f64), to: (f64, f64)) -> Result<(), ToolError> {
     let at = |i: u32| {
         let t = f64::from(i) / f64::from(STEPS);
         (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
@@ -51,7 +49,7 @@ pub async fn drag(state: &Rc<State>, tab: i32, from: (f64, f64), to: (f64, f64))
         serde_json::json!({"type": "mousePressed", "x": from.0, "y": from.1, "button": "left", "buttons": 1, "clickCount": 1}),
     )
     .await?;
-    let mut handed_over = Subscription::new(&state.hub, tab, &["Input.dragIntercepted"]);
+    let mut handed_over = Subscription::new(&tabs.hub, tab, &["Input.dragIntercepted"]);
     cdp::send::<serde_json::Value>(tab, "Input.setInterceptDrags", serde_json::json!({"enabled": true})).await?;
     let first = input::mouse(tab, moved(at(1))).await;
     let drag = match first {

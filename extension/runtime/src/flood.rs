@@ -23,7 +23,7 @@ use sightline_core::changes::{ConsolePause, MAX_RECORDED_TEXT};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::chrome::DebuggeeTarget;
-use crate::state::State;
+use crate::state::{TabsState, TimelineState};
 use crate::{cdp, timer};
 
 /// Longest string of a network event copied into the runtime: well past what the recorder keeps
@@ -75,16 +75,16 @@ pub fn counted_stamp(method: &str, params: &JsValue) -> Option<Option<f64>> {
 }
 
 /// Hands the timeline what the guard dropped since it was last told, before it is read.
-pub fn record_dropped(state: &State) {
-    let dropped = state.timeline.flood.borrow_mut().take_all_dropped();
-    tell_timeline(state, &dropped);
+pub fn record_dropped(timeline: &TimelineState) {
+    let dropped = timeline.flood.borrow_mut().take_all_dropped();
+    tell_timeline(timeline, &dropped);
 }
 
-fn tell_timeline(state: &State, dropped: &[Dropped]) {
+fn tell_timeline(timeline: &TimelineState, dropped: &[Dropped]) {
     if dropped.is_empty() {
         return;
     }
-    state.with_timeline(|t| {
+    timeline.with_timeline(|t| {
         for d in dropped {
             t.console_dropped(d.pause_id, d.messages, d.characters);
         }
@@ -92,35 +92,43 @@ fn tell_timeline(state: &State, dropped: &[Dropped]) {
 }
 
 /// Frame `frame_id` of the out-of-process frame `session` of `tab` shows `url` now.
-pub fn frame_navigated(state: &State, tab: i32, session: &str, frame_id: &str, url: &str) {
-    let paused_unknown = state.timeline.flood.borrow_mut().frame_navigated(tab, session, frame_id, url);
+pub fn frame_navigated(timeline: &TimelineState, tab: i32, session: &str, frame_id: &str, url: &str) {
+    let paused_unknown = timeline.flood.borrow_mut().frame_navigated(tab, session, frame_id, url);
     if let Some(pause_id) = paused_unknown {
-        state.with_timeline(|t| t.console_pause_frame(pause_id, url));
+        timeline.with_timeline(|t| t.console_pause_frame(pause_id, url));
     }
 }
 
 /// An out-of-process frame's session went away.
-pub fn frame_detached(state: &State, tab: i32, session: &str) {
-    let dropped = state.timeline.flood.borrow_mut().frame_detached(tab, session);
-    tell_timeline(state, dropped.as_slice());
+pub fn frame_detached(timeline: &TimelineState, tab: i32, session: &str) {
+    let dropped = timeline.flood.borrow_mut().frame_detached(tab, session);
+    tell_timeline(timeline, dropped.as_slice());
 }
 
 /// A tab closed.
-pub fn tab_closed(state: &State, tab: i32) {
-    let dropped = state.timeline.flood.borrow_mut().forget(tab);
-    tell_timeline(state, &dropped);
+pub fn tab_closed(timeline: &TimelineState, tab: i32) {
+    let dropped = timeline.flood.borrow_mut().forget(tab);
+    tell_timeline(timeline, &dropped);
 }
 
 /// Pauses the console of `session` of `tab` (its page's when `None`) for `pause_ms`, keeping the
 /// pause on the timeline, then turns it back on (the page's with the page hooks' bindings, which
 /// `Runtime.disable` drops). `characters`: the text of the message that tripped it.
-pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: Flooded, characters: f64) {
+pub fn pause(
+    tabs: &Rc<TabsState>,
+    timeline: &Rc<TimelineState>,
+    tab: i32,
+    session: Session,
+    pause_ms: u32,
+    why: Flooded,
+    characters: f64,
+) {
     let now = timer::epoch_ms();
     let (earlier, frame) = {
-        let mut guard = state.timeline.flood.borrow_mut();
+        let mut guard = timeline.flood.borrow_mut();
         (guard.take_dropped_of(tab, &session), guard.frame_url(tab, &session))
     };
-    tell_timeline(state, earlier.as_slice());
+    tell_timeline(timeline, earlier.as_slice());
     let pause = ConsolePause {
         // Tab ids are never negative.
         tab: tab.unsigned_abs(),
@@ -132,9 +140,9 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         dropped: 0,
         dropped_characters: 0,
     };
-    let pause_id = state.with_timeline(|t| t.console_paused(pause));
-    state.timeline.flood.borrow_mut().paused_as(tab, &session, pause_id, characters);
-    let state = state.clone();
+    let pause_id = timeline.with_timeline(|t| t.console_paused(pause));
+    timeline.flood.borrow_mut().paused_as(tab, &session, pause_id, characters);
+    let (tabs, timeline) = (tabs.clone(), timeline.clone());
     wasm_bindgen_futures::spawn_local(async move {
         let target = DebuggeeTarget { tab_id: tab, session_id: session.clone() };
         let off = |method| cdp::send_to::<serde_json::Value>(&target, method, json!({}), cdp::COMMAND_TIMEOUT_MS);
@@ -143,13 +151,13 @@ pub fn pause(state: &Rc<State>, tab: i32, session: Session, pause_ms: u32, why: 
         let _ = futures::future::join(off("Runtime.disable"), off("Log.disable")).await;
         timer::sleep(pause_ms).await;
         let resumed_ms = timer::epoch_ms();
-        let resumed = state.timeline.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
-        tell_timeline(&state, resumed.dropped.as_slice());
+        let resumed = timeline.flood.borrow_mut().resume(tab, &session, resumed_ms as f64);
+        tell_timeline(&timeline, resumed.dropped.as_slice());
         if let Some(pause_id) = resumed.pause_id {
-            state.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
+            timeline.with_timeline(|t| t.console_resumed(pause_id, resumed_ms));
         }
         let bindings = {
-            let tabs = state.tabs.registry.borrow();
+            let tabs = tabs.registry.borrow();
             match tabs.sessions.get(&tab) {
                 Some(s) if s.attached && resumed.still_there => s.bindings.clone(),
                 _ => return,

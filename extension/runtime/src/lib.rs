@@ -155,45 +155,53 @@ impl Runtime {
                     let (call_off, called_off) = futures::channel::oneshot::channel();
                     state.calls.borrow_mut().insert(id, call_off);
                     state.load_grants().await;
-                    state.load_timeline().await;
+                    state.timeline.load_timeline().await;
                     // The loaded timeline learns which tabs it may show.
-                    state.sync_readable_tabs();
-                    state.met_session(&session, client);
+                    state.timeline.sync_readable_tabs(&state.tabs);
+                    state.sessions.met_session(&session, client);
                     let armed =
                         state.panic_armed.borrow().as_ref().filter(|(tool, _)| tool == call.name()).map(|a| a.1);
                     if let Some(fault) = armed {
                         state.panic_armed.borrow_mut().take();
                         fault.provoke(call.name());
                     }
-                    let before = panel::before_call(&state, &session, &call);
+                    let before = panel::before_call(&state.sessions, &session, &call);
                     let logged = call.clone();
                     // Screenshots around an action, for the panel only, while it is open.
-                    let shots_tab = shots::wanted(&state, &session, &call);
+                    let shots_tab = shots::wanted(&state.tabs, &state.sessions, &state.review, &session, &call);
                     let shot_before = match shots_tab {
-                        Some(tab) => shots::take(&state, tab, shots::target(&state, &session, tab, &call)).await,
+                        Some(tab) => {
+                            shots::take(
+                                &state.tabs,
+                                tab,
+                                shots::target(&state.tabs, &state.sessions, &session, tab, &call),
+                            )
+                            .await
+                        }
                         None => None,
                     };
                     let output = tools::run_within(&state, &session, id, call, time_limit_ms, called_off).await;
                     if let Some(output) = &output {
-                        let recorded = panel::record_call(&state, &session, &logged, before, output);
+                        let recorded =
+                            panel::record_call(&state.sessions, &state.review, &session, &logged, before, output);
                         if let (Some(tab), Some((logged_tab, seq))) = (shots_tab, recorded)
                             && tab == logged_tab
                         {
-                            let target = shots::target(&state, &session, tab, &logged);
-                            let after = shots::take(&state, tab, target).await;
+                            let target = shots::target(&state.tabs, &state.sessions, &session, tab, &logged);
+                            let after = shots::take(&state.tabs, tab, target).await;
                             let pair = ShotPair { seq, before: shot_before, after };
                             state.review.shots.borrow_mut().keep(tab, pair);
                         }
                     }
                     state.calls.borrow_mut().remove(&id);
                     // Told now, so no longer kept for a restart.
-                    let notices = if output.is_some() { state.take_notices(&session) } else { Vec::new() };
+                    let notices = if output.is_some() { state.sessions.take_notices(&session) } else { Vec::new() };
                     state.save_session_place(&session).await;
                     let output = output.map(|mut output| {
                         for notice in notices.iter().rev() {
                             output.text = format!("! {notice}\n{}", output.text);
                         }
-                        if let Some(note) = state.unsaved_note() {
+                        if let Some(note) = state.timeline.unsaved_note() {
                             output.text = format!("{note}\n{}", output.text);
                         }
                         output
@@ -209,7 +217,7 @@ impl Runtime {
                 HostToExtension::SessionClosed { session } => {
                     state.load_grants().await;
                     state.session_ended(&session).await;
-                    state.forget_timeline_session(&session);
+                    state.timeline.forget_timeline_session(&session);
                     Ok(JsValue::UNDEFINED)
                 }
             }
@@ -235,7 +243,15 @@ impl Runtime {
                 flood::Admit::Keep => {}
                 flood::Admit::Drop => return,
                 flood::Admit::Trip { pause_ms, why } => {
-                    return flood::pause(&self.state, tab_id, session_id, pause_ms, why, characters);
+                    return flood::pause(
+                        &self.state.tabs,
+                        &self.state.timeline,
+                        tab_id,
+                        session_id,
+                        pause_ms,
+                        why,
+                        characters,
+                    );
                 }
             }
         }
@@ -245,7 +261,7 @@ impl Runtime {
         let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
             || record::records(&method);
-        if !tracked && !self.state.hub.borrow().wants(tab_id, &method) {
+        if !tracked && !self.state.tabs.hub.borrow().wants(tab_id, &method) {
             return;
         }
         let params = chrome::from_js::<serde_json::Value>(params).unwrap_or(serde_json::Value::Null);
@@ -263,13 +279,13 @@ impl Runtime {
         {
             let frame = &event.params["frame"];
             let (id, url) = (frame["id"].as_str().unwrap_or_default(), frame["url"].as_str().unwrap_or_default());
-            flood::frame_navigated(&self.state, tab_id, child, id, url);
+            flood::frame_navigated(&self.state.timeline, tab_id, child, id, url);
         }
-        timeline::record(&self.state, &event);
+        timeline::record(&self.state.tabs, &self.state.timeline, &event);
         if event.method == "Target.detachedFromTarget"
             && let Some(child) = event.params["sessionId"].as_str()
         {
-            flood::frame_detached(&self.state, tab_id, child);
+            flood::frame_detached(&self.state.timeline, tab_id, child);
         }
         if event.method == "Target.attachedToTarget"
             && event.params["targetInfo"]["type"] == "iframe"
@@ -282,7 +298,7 @@ impl Runtime {
             let (state, child) = (self.state.clone(), child.to_owned());
             wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
         }
-        self.state.hub.borrow_mut().publish(&event);
+        self.state.tabs.hub.borrow_mut().publish(&event);
     }
 
     /// `chrome.debugger.onDetach`.
@@ -356,7 +372,7 @@ impl Runtime {
     #[wasm_bindgen(js_name = handleQuestionMessage)]
     pub fn handle_question_message(&self, message: JsValue, sender_url: String) -> JsValue {
         let answer = match chrome::from_js::<serde_json::Value>(message) {
-            Ok(message) => question::answer_message(&self.state, message, &sender_url),
+            Ok(message) => question::answer_message(&self.state.asks, message, &sender_url),
             Err(e) => serde_json::json!({"error": format!("unknown message: {e}")}),
         };
         chrome::to_js(&answer).unwrap_or(JsValue::UNDEFINED)
@@ -374,7 +390,7 @@ impl Runtime {
             } else {
                 state.grant(tab_id, tabs::Grant::Shared, None).await;
                 // Start recording the shared tab's console, requests and the user's actions now.
-                let _ = state.ensure_attached(tab_id).await;
+                let _ = state.tabs.ensure_attached(tab_id).await;
             }
             Ok(JsValue::UNDEFINED)
         })

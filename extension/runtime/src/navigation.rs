@@ -10,7 +10,6 @@
 //! busy answers no probe; that is noted, and the waits that would only time out too are skipped.
 
 use std::future::Future;
-use std::rc::Rc;
 
 use serde::Deserialize;
 use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, Settling, Step};
@@ -20,7 +19,7 @@ use crate::capture::{self, CaptureCosts};
 use crate::cdp::{self, CdpError, CdpEvent, Subscription};
 use crate::chrome::{self, DebuggeeTarget};
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{AsksState, TabsState, TimelineState};
 use crate::timer::{self, Deadline};
 
 /// Longest wait for a page's `load` event, counted from when its navigation starts: sending
@@ -129,16 +128,16 @@ struct NavigateResult {
 }
 
 /// Loads `url` in the tab and waits for it to settle.
-pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+pub async fn goto(tabs: &TabsState, timeline: &TimelineState, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
     let started = timer::now_ms();
-    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+    let mut events = Subscription::new(&tabs.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
     // The counters are turned off before the navigation, without waiting for the browser's
     // answer first: it handles the tab's commands in the order they were sent.
     let main = DebuggeeTarget::main(tab_id);
     let (_, result) = futures::join!(
-        crate::probe::pause_layout_counters(state, tab_id),
+        crate::probe::pause_layout_counters(tabs, tab_id),
         cdp::send_to::<NavigateResult>(&main, "Page.navigate", serde_json::json!({ "url": url }), timeout),
     );
     let result = result?;
@@ -148,24 +147,29 @@ pub async fn goto(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, 
     let mut settled = Settled::default();
     if let Some(loader) = result.loader_id {
         settled.navigated = true;
-        wait_for_load(state, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
+        wait_for_load(tabs, tab_id, &mut events, Some(&loader), load, &mut settled).await?;
     }
     settled.waited.load_ms = Some(timer::now_ms() - started);
-    capture_then_settle(state, tab_id, &mut settled).await;
+    capture_then_settle(tabs, timeline, tab_id, &mut settled).await;
     Ok(settled)
 }
 
 /// Loads `url` in a tab whose page the browser does not let extensions debug (a browser page,
 /// a source view), through `chrome.tabs` instead of the debugger; once the new page lets the
 /// debugger in again, waits (bounded, as a navigation) for it to load and settle.
-pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
+pub async fn goto_without_debugger(
+    tabs: &TabsState,
+    timeline: &TimelineState,
+    tab_id: i32,
+    url: &str,
+) -> Result<Settled, ToolError> {
     let load = Deadline::after(LOAD_TIMEOUT_MS);
     chrome::navigate_tab(tab_id, url).await?;
     let mut settled = Settled { navigated: true, ..Settled::default() };
     // The old page may still be showing for a moment: attaching fails until the new one commits.
     loop {
         timer::sleep(load.cap(100)).await;
-        match state.ensure_attached(tab_id).await {
+        match tabs.ensure_attached(tab_id).await {
             Ok(()) => break,
             Err(ToolError::Refused { .. }) if !load.passed() => continue,
             Err(e) => return Err(e),
@@ -186,7 +190,7 @@ pub async fn goto_without_debugger(state: &Rc<State>, tab_id: i32, url: &str) ->
         }
         timer::sleep(load.cap(100)).await;
     }
-    capture_then_settle(state, tab_id, &mut settled).await;
+    capture_then_settle(tabs, timeline, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -208,10 +212,16 @@ struct HistoryEntry {
 /// whose URL the user's URL policy refuses (a `file:` page while those are off, a browser page,
 /// `javascript:`, `data:`) is refused before it is made, as `browser_navigate` refuses the URL:
 /// the person may have been there, the agent may not go there.
-pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Result<Settled, ToolError> {
-    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
+pub async fn history(
+    tabs: &TabsState,
+    timeline: &TimelineState,
+    asks: &AsksState,
+    tab_id: i32,
+    step: HistoryMove,
+) -> Result<Settled, ToolError> {
+    let mut events = Subscription::new(&tabs.hub, tab_id, NAVIGATION_EVENTS);
     let load = Deadline::after(LOAD_TIMEOUT_MS);
-    crate::probe::pause_layout_counters(state, tab_id).await;
+    crate::probe::pause_layout_counters(tabs, tab_id).await;
     match step {
         HistoryMove::Reload => {
             let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
@@ -237,7 +247,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
             let Some(entry) = usize::try_from(target).ok().and_then(|i| h.entries.get(i)) else {
                 return Err(ToolError::NoHistory { direction });
             };
-            if let Err(why) = crate::options::Options::for_call(&state.asks).url_policy().check(&entry.url) {
+            if let Err(why) = crate::options::Options::for_call(asks).url_policy().check(&entry.url) {
                 let url = sightline_core::urls::redact_url(&entry.url);
                 return Err(ToolError::HistoryRefused { direction, url, why });
             }
@@ -252,7 +262,7 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
     }
     let mut settled = Settled::default();
     // A history move either loads a document or stays within one.
-    let main = main_frame(state, tab_id);
+    let main = main_frame(tabs, tab_id);
     let first = events
         .next_where(load.left_ms(), |e| {
             matches!(e.method.as_str(), "Page.frameNavigated" | "Page.navigatedWithinDocument")
@@ -264,12 +274,12 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
         Some(e) if e.method == "Page.frameNavigated" => {
             settled.navigated = true;
             let loader = e.params["frame"]["loaderId"].as_str().map(str::to_owned);
-            wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+            wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
         }
         Some(_) => {}
         None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
     }
-    capture_then_settle(state, tab_id, &mut settled).await;
+    capture_then_settle(tabs, timeline, tab_id, &mut settled).await;
     Ok(settled)
 }
 
@@ -277,14 +287,14 @@ pub async fn history(state: &Rc<State>, tab_id: i32, step: HistoryMove) -> Resul
 /// load) and DOM mutations (bounded stabilisation). The watch for a navigation and the wait for
 /// a quiet DOM run side by side, so an action that does not navigate costs the longer of the
 /// two, not their sum.
-pub async fn act_and_settle<F>(state: &Rc<State>, tab_id: i32, action: F) -> Result<Settled, ToolError>
+pub async fn act_and_settle<F>(tabs: &TabsState, tab_id: i32, action: F) -> Result<Settled, ToolError>
 where
     F: Future<Output = Result<(), ToolError>>,
 {
-    let mut events = Subscription::new(&state.hub, tab_id, NAVIGATION_EVENTS);
-    let mut frames = Subscription::new(&state.hub, tab_id, FRAME_LOADING_EVENTS);
-    let mut documents = Subscription::new(&state.hub, tab_id, DOCUMENT_EVENTS);
-    let main = main_frame(state, tab_id);
+    let mut events = Subscription::new(&tabs.hub, tab_id, NAVIGATION_EVENTS);
+    let mut frames = Subscription::new(&tabs.hub, tab_id, FRAME_LOADING_EVENTS);
+    let mut documents = Subscription::new(&tabs.hub, tab_id, DOCUMENT_EVENTS);
+    let main = main_frame(tabs, tab_id);
     action.await?;
     let mut settled = Settled::default();
     // Give a click that follows a link a moment to start the navigation.
@@ -294,7 +304,7 @@ where
             "Page.frameRequestedNavigation" | "Page.frameStartedLoading" | "Page.frameNavigated"
         ) && is_main_frame_event(e, &main)
     });
-    let (started, quiet) = futures::join!(watch, stabilize(state, tab_id, QuietFrom::Now));
+    let (started, quiet) = futures::join!(watch, stabilize(tabs, tab_id, QuietFrom::Now));
     events.still_there()?;
     // One load cap for everything the action set loading, from the moment a navigation shows.
     let mut load: Option<Deadline> = None;
@@ -310,7 +320,7 @@ where
             };
             match committed {
                 Commit::Document(loader) => {
-                    wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+                    wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
                 }
                 // The browser ended the navigation without a new document: the page stayed.
                 Commit::None => {
@@ -318,7 +328,7 @@ where
                     settled.note(no_new_page(&mut documents, &main));
                 }
             }
-            stabilize_into(state, tab_id, &mut settled).await
+            stabilize_into(tabs, tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
     };
@@ -330,8 +340,8 @@ where
             .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
             .await
             .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
-        wait_for_load(state, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
-        stabilize_into(state, tab_id, &mut settled).await;
+        wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+        stabilize_into(tabs, tab_id, &mut settled).await;
     }
     if !settled.navigated {
         wait_for_child_frames(&mut frames, &main, &mut settled).await;
@@ -425,8 +435,8 @@ fn is_main_frame_event(e: &CdpEvent, main: &str) -> bool {
     e.params["frameId"].as_str() == Some(main)
 }
 
-fn main_frame(state: &State, tab_id: i32) -> String {
-    state.tabs.registry.borrow().frames(tab_id).main_frame().to_owned()
+fn main_frame(tabs: &TabsState, tab_id: i32) -> String {
+    tabs.registry.borrow().frames(tab_id).main_frame().to_owned()
 }
 
 /// Waits, until `load` at the latest, for the main frame's document (the one with `loader`,
@@ -434,14 +444,14 @@ fn main_frame(state: &State, tab_id: i32) -> String {
 /// listens, probes and hands over what it heard. What the agent should know is added to
 /// `settled`.
 async fn wait_for_load(
-    state: &State,
+    tabs: &TabsState,
     tab_id: i32,
     events: &mut Subscription,
     loader: Option<&str>,
     load: Deadline,
     settled: &mut Settled,
 ) -> Result<(), CdpError> {
-    let main = main_frame(state, tab_id);
+    let main = main_frame(tabs, tab_id);
     let mut wait = LoadWait::new(loader.map(str::to_owned), timer::now_ms(), load.left_ms());
     loop {
         match wait.step(timer::now_ms()) {
@@ -450,7 +460,7 @@ async fn wait_for_load(
                 let ended = events.next_where(ms, |e| wait.observe(load_event(e, &main))).await.is_some();
                 if !ended {
                     events.still_there()?;
-                    let committed = state.tabs.registry.borrow().frames(tab_id).main_loader().map(str::to_owned);
+                    let committed = tabs.registry.borrow().frames(tab_id).main_loader().map(str::to_owned);
                     wait.quiet(committed.as_deref());
                 }
             }
@@ -489,13 +499,13 @@ fn load_event<'e>(e: &'e CdpEvent, main: &str) -> LoadEvent<'e> {
 /// waited, or `None` when nothing was loading. A page that has just built its content (a
 /// script adding icons drawn by style rules) shows it only once those arrive: an icon whose
 /// image is not in yet has no width, and a capture taken then would not see it.
-pub async fn await_rendering_loads(state: &State, tab_id: i32) -> Option<f64> {
-    if state.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) == 0 {
+pub async fn await_rendering_loads(timeline: &TimelineState, tab_id: i32) -> Option<f64> {
+    if timeline.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) == 0 {
         return None;
     }
     let started = timer::now_ms();
     let deadline = Deadline::after(RENDERING_LOADS_CAP_MS);
-    while !deadline.passed() && state.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) > 0 {
+    while !deadline.passed() && timeline.rendering_loads(tab_id, RENDERING_LOAD_AGE_MS) > 0 {
         timer::sleep(deadline.cap(RENDERING_LOADS_POLL_MS)).await;
     }
     Some(timer::now_ms() - started)
@@ -564,7 +574,7 @@ enum QuietFrom {
 ///
 /// From the last mutation, the script runs in the watch's isolated world; from now, or where the
 /// watch is not running, in the page's world, where it watches the whole window out.
-async fn stabilize(state: &State, tab_id: i32, from: QuietFrom) -> Result<Stabilization, ToolError> {
+async fn stabilize(tabs: &TabsState, tab_id: i32, from: QuietFrom) -> Result<Stabilization, ToolError> {
     let expression =
         SETTLE_SCRIPT.replace("QUIET", &QUIET_WINDOW_MS.to_string()).replace("CAP", &STABILIZE_CAP_MS.to_string());
     let main = DebuggeeTarget::main(tab_id);
@@ -572,8 +582,8 @@ async fn stabilize(state: &State, tab_id: i32, from: QuietFrom) -> Result<Stabil
     let timeout = STABILIZE_CAP_MS + STABILIZE_SLACK_MS;
     let in_watch = match from {
         QuietFrom::LastMutation => {
-            let frame = main_frame(state, tab_id);
-            crate::probe::evaluate_in_watch(state, &main, &frame, &params, timeout).await
+            let frame = main_frame(tabs, tab_id);
+            crate::probe::evaluate_in_watch(tabs, &main, &frame, &params, timeout).await
         }
         QuietFrom::Now => None,
     };
@@ -604,17 +614,17 @@ enum Wait {
 /// with it: a page already quiet when it loaded costs one capture, not a wait and then a
 /// capture. A page that changed meanwhile is captured afresh after the wait, as it would have
 /// been without the capture ahead.
-async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
+async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id: i32, settled: &mut Settled) -> Wait {
     if settled.silent_ms.is_some() {
         // It answered no probe while loading; capturing and settling would only time out too.
         return Wait::Done;
     }
-    let loads_ms = await_rendering_loads(state, tab_id).await;
+    let loads_ms = await_rendering_loads(timeline, tab_id).await;
     let framing = timer::now_ms();
-    next_frame(state, tab_id).await;
+    next_frame(tabs, tab_id).await;
     settled.waited.frame_ms = Some(timer::now_ms() - framing);
-    let ahead = capture::capture_ahead(state, tab_id).await;
-    let outcome = settle_timed(state, tab_id, settled).await;
+    let ahead = capture::capture_ahead(tabs, tab_id).await;
+    let outcome = settle_timed(tabs, tab_id, settled).await;
     if let Some(ahead) = ahead {
         let held = matches!(&outcome, Ok(s) if s.stable && s.dom_mutations == Some(ahead.dom_mutations));
         settled.waited.ahead = Some(CapturedAhead { loads_ms, costs: ahead.costs, held });
@@ -626,29 +636,29 @@ async fn capture_then_settle(state: &State, tab_id: i32, settled: &mut Settled) 
 /// rendered a frame: a document that just loaded is laid out once more by its first frame (its
 /// viewport settles, its fonts and images are drawn), and a capture taken before that would be
 /// out of date at the next look. A hidden page draws no frames, so it is not waited for.
-async fn next_frame(state: &State, tab_id: i32) {
+async fn next_frame(tabs: &TabsState, tab_id: i32) {
     let main = DebuggeeTarget::main(tab_id);
-    let frame = main_frame(state, tab_id);
+    let frame = main_frame(tabs, tab_id);
     let expression = "document.visibilityState !== 'visible' || \
                       new Promise((drawn) => requestAnimationFrame(() => setTimeout(drawn, 0)))";
     let params = serde_json::json!({"expression": expression, "awaitPromise": true});
     // A page that draws nothing in time, or whose watch world cannot be found, is captured as it is.
-    let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(state, &main, &frame, &params, FRAME_WAIT_MS).await;
+    let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(tabs, &main, &frame, &params, FRAME_WAIT_MS).await;
 }
 
-async fn stabilize_into(state: &State, tab_id: i32, settled: &mut Settled) -> Wait {
+async fn stabilize_into(tabs: &TabsState, tab_id: i32, settled: &mut Settled) -> Wait {
     if settled.silent_ms.is_some() {
         // It answered no probe while loading; the settling script would only time out too.
         return Wait::Done;
     }
-    let outcome = settle_timed(state, tab_id, settled).await;
+    let outcome = settle_timed(tabs, tab_id, settled).await;
     note_stabilization(outcome, settled)
 }
 
 /// Waits for the DOM to settle, counting from its last mutation, and records how long that took.
-async fn settle_timed(state: &State, tab_id: i32, settled: &mut Settled) -> Result<Stabilization, ToolError> {
+async fn settle_timed(tabs: &TabsState, tab_id: i32, settled: &mut Settled) -> Result<Stabilization, ToolError> {
     let started = timer::now_ms();
-    let outcome = stabilize(state, tab_id, QuietFrom::LastMutation).await;
+    let outcome = stabilize(tabs, tab_id, QuietFrom::LastMutation).await;
     settled.waited.settle_ms = Some(timer::now_ms() - started);
     outcome
 }

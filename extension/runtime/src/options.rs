@@ -10,7 +10,7 @@ use sightline_core::sizes::Sizes;
 use sightline_core::urls::UrlPolicy;
 
 use crate::chrome;
-use crate::state::State;
+use crate::state::{Sessions, TimelineState};
 
 /// `chrome.storage.local` key of the options, e.g.
 /// `{"allow_file_urls": true, "allow_evaluate": false, "secret_words": ["loyalty", "member no"],
@@ -66,12 +66,12 @@ impl Options {
 /// Applies `sizes` (bounded): every page state holds at most that many versions for the panel,
 /// and the timeline's console, network, WebSocket and action logs keep at most that many entries
 /// (a log made smaller loses its oldest at once).
-pub fn apply_sizes(state: &State, sizes: Sizes) {
+pub fn apply_sizes(sessions: &Sessions, timeline: &TimelineState, sizes: Sizes) {
     let sizes = sizes.bounded();
-    for session in state.sessions.borrow_mut().values_mut() {
+    for session in sessions.borrow_mut().values_mut() {
         for page in session.pages.values_mut() {
             page.set_held_versions(sizes.history);
         }
     }
-    state.set_log_sizes(sizes);
+    timeline.set_log_sizes(sizes);
 }

@@ -21,7 +21,7 @@ use sightline_core::review::{
 use sightline_core::snapshot::element::MASK;
 
 use crate::input::NodeTarget;
-use crate::state::State;
+use crate::state::{ReviewState, Sessions, State, TabsState, TimelineState};
 use crate::tabs::Grant;
 use crate::{chrome, selection};
 use sightline_core::tab_refs::TabLoss;
@@ -193,8 +193,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
-            let rows =
-                state.with_session(&session, |s| s.pages.get(&tab).and_then(|p| p.review(from, to, REVIEW_CONTEXT)));
+            let rows = state
+                .sessions
+                .with_session(&session, |s| s.pages.get(&tab).and_then(|p| p.review(from, to, REVIEW_CONTEXT)));
             match rows {
                 Some(rows) => json!({"session": session, "from": from, "to": to, "rows": rows}),
                 None => json!({"error": format!("v{from} or v{to} is no longer held for this tab")}),
@@ -214,7 +215,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Share { tab } => {
             state.grant(tab, Grant::Shared, None).await;
-            let attached = state.ensure_attached(tab).await;
+            let attached = state.tabs.ensure_attached(tab).await;
             // Shared even when the debugger cannot attach yet (a page the browser shuts
             // extensions out of): the agent may navigate it away, as from the toolbar.
             json!({"shared": true, "note": attached.err().map(|e| e.to_string())})
@@ -222,11 +223,13 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::HandOver { tab, to } => {
             let title = chrome::get_tab(tab).await.ok().and_then(|t| t.title).unwrap_or_default();
             match state.hand_over(tab, &to, &title).await {
-                Ok(()) => json!({"handed": true, "status": grant_of(state, tab)}),
+                Ok(()) => json!({"handed": true, "status": grant_of(&state.tabs, &state.sessions, tab)}),
                 Err(why) => json!({"error": why}),
             }
         }
-        PageMessage::Highlight { tab, session, element_ref } => highlight(state, tab, session, &element_ref).await,
+        PageMessage::Highlight { tab, session, element_ref } => {
+            highlight(&state.tabs, &state.sessions, &state.review, tab, session, &element_ref).await
+        }
         PageMessage::Unhighlight { tab } => {
             let target = chrome::DebuggeeTarget::main(tab);
             for method in ["Overlay.hideHighlight", "Overlay.disable", "DOM.disable"] {
@@ -234,7 +237,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             }
             json!({"ok": true})
         }
-        PageMessage::Status { tab } => status(state, tab, host).await,
+        PageMessage::Status { tab } => status(&state.tabs, &state.sessions, &state.version, tab, host).await,
         PageMessage::NoiseDefaults => json!({"rules": NoiseRules::default().rules()}),
         PageMessage::SizeBounds => json!({"bounds": sightline_core::sizes::BOUNDS}),
         PageMessage::CheckPermissions { json } => match sightline_core::permissions::Policy::from_json(&json) {
@@ -257,14 +260,16 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             state.review.session_log.borrow_mut().clear();
             state.review.shots.borrow_mut().clear();
             // The panel's lanes too: every console message, request, socket event and action.
-            state.load_timeline().await;
-            let events = state.with_timeline(|t| t.forget_entries());
-            crate::timeline::save_soon(state);
+            state.timeline.load_timeline().await;
+            let events = state.timeline.with_timeline(|t| t.forget_entries());
+            crate::timeline::save_soon(&state.timeline);
             json!({"forgotten": true, "events": events})
         }
-        PageMessage::Export { tab, format } => export(state, tab, format).await,
-        PageMessage::Selected { tab, key } => selection::from_elements_panel(state, tab, &key).await,
-        PageMessage::Pick { tab } => selection::pick(state, tab).await,
+        PageMessage::Export { tab, format } => {
+            export(&state.review, &state.timeline, &state.version, tab, format).await
+        }
+        PageMessage::Selected { tab, key } => selection::from_elements_panel(&state.tabs, tab, &key).await,
+        PageMessage::Pick { tab } => selection::pick(&state.tabs, tab).await,
         PageMessage::Shots { tab, seq } => match state.review.shots.borrow().get(tab, seq) {
             Some(pair) => json!(pair),
             None => json!({"error": format!("no screenshots of call #{seq} are kept")}),
@@ -273,7 +278,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
                 return json!({"error": "no agent has looked at this tab yet"});
             };
-            let view = state.with_session(&session, |s| {
+            let view = state.sessions.with_session(&session, |s| {
                 s.pages.get(&tab).and_then(sightline_core::page_state::PageState::current_view)
             });
             match view {
@@ -283,7 +288,9 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::Reveal { tab, session, element_ref, key } => {
             match session.or_else(|| last_session(&state.review, tab)) {
-                Some(session) => selection::reveal(state, tab, &session, &element_ref, &key).await,
+                Some(session) => {
+                    selection::reveal(&state.tabs, &state.sessions, tab, &session, &element_ref, &key).await
+                }
                 None => json!({"error": "no agent has looked at this tab yet"}),
             }
         }
@@ -291,18 +298,24 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
 }
 
 /// The tab's console, network, WebSocket and user events for the panel's lanes.
-async fn events(state: &Rc<State>, tab: i32) -> Vec<sightline_core::review::LaneEvent> {
-    state.load_timeline().await;
+async fn events(timeline: &Rc<TimelineState>, tab: i32) -> Vec<sightline_core::review::LaneEvent> {
+    timeline.load_timeline().await;
     let Ok(tab) = u32::try_from(tab) else { return Vec::new() };
-    state.with_timeline(|t| lane_events(t, tab))
+    timeline.with_timeline(|t| lane_events(t, tab))
 }
 
-async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
-    let model = state.review.session_log.borrow().model(tab);
-    let events = events(state, tab).await;
+async fn export(
+    review: &ReviewState,
+    timeline: &Rc<TimelineState>,
+    version: &str,
+    tab: i32,
+    format: ExportFormat,
+) -> Value {
+    let model = review.session_log.borrow().model(tab);
+    let events = events(timeline, tab).await;
     let page = chrome::get_tab(tab).await.ok();
     let page = page.map_or((None, None), |p| (p.title, p.url.as_deref().map(sightline_core::urls::redact_url)));
-    let export = SessionExport::new(model, events, page, &state.version, crate::timer::epoch_ms());
+    let export = SessionExport::new(model, events, page, version, crate::timer::epoch_ms());
     let (file_name, mime, text) = match format {
         ExportFormat::Json => {
             (export.file_name("json"), "application/json", serde_json::to_string_pretty(&export).unwrap_or_default())
@@ -314,7 +327,7 @@ async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
         },
         ExportFormat::Replay => {
             let shots: Vec<ShotPair> =
-                export.calls.iter().filter_map(|c| state.review.shots.borrow().get(tab, c.seq).cloned()).collect();
+                export.calls.iter().filter_map(|c| review.shots.borrow().get(tab, c.seq).cloned()).collect();
             (export.file_name("html"), "text/html", session_replay(&export, &shots))
         }
     };
@@ -322,14 +335,14 @@ async fn export(state: &Rc<State>, tab: i32, format: ExportFormat) -> Value {
 }
 
 /// The session that last called on `tab`.
-fn last_session(review: &crate::state::ReviewState, tab: i32) -> Option<String> {
+fn last_session(review: &ReviewState, tab: i32) -> Option<String> {
     review.session_log.borrow().model(tab).calls.last().map(|c| c.session.clone())
 }
 
 /// How the agent holds `tab`: `shared`, `opened` or `none`, which session holds it (and its
 /// client's name), and why it was taken away if it was.
-fn grant_of(state: &State, tab: i32) -> Value {
-    let tabs = state.tabs.registry.borrow();
+fn grant_of(tabs: &TabsState, sessions: &Sessions, tab: i32) -> Value {
+    let tabs = tabs.registry.borrow();
     let grant = match tabs.grants.tabs.get(&tab) {
         Some(Grant::Shared) => "shared",
         Some(Grant::Created) => "opened",
@@ -338,13 +351,13 @@ fn grant_of(state: &State, tab: i32) -> Value {
     json!({
         "grant": grant,
         "held_by": tabs.grants.holders.get(&tab),
-        "held_by_client": tabs.grants.holders.get(&tab).and_then(|h| state.sessions.borrow().get(h).and_then(|s| s.client.clone())),
+        "held_by_client": tabs.grants.holders.get(&tab).and_then(|h| sessions.borrow().get(h).and_then(|s| s.client.clone())),
         "revoked": tabs.grants.revoked.get(&tab),
         "stopped": tabs.grants.stopped,
     })
 }
 
-async fn model(state: &Rc<State>, tab: i32) -> Value {
+async fn model(state: &State, tab: i32) -> Value {
     let model = state.review.session_log.borrow().model(tab);
     let versions: serde_json::Map<String, Value> = state
         .sessions
@@ -357,26 +370,25 @@ async fn model(state: &Rc<State>, tab: i32) -> Value {
     let page = chrome::get_tab(tab).await.ok();
     json!({
         "model": model,
-        "events": events(state, tab).await,
+        "events": events(&state.timeline, tab).await,
         "picking": state.tabs.picking.borrow().contains(&tab),
         "shots": state.review.shots.borrow().seqs(tab),
         "selection": state.tabs.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
-        "status": grant_of(state, tab),
+        "status": grant_of(&state.tabs, &state.sessions, tab),
         "versions": versions,
         "clients": clients,
         "page": page.map(|p| json!({"title": p.title, "url": p.url.as_deref().map(sightline_core::urls::redact_url)})),
     })
 }
 
-async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
-    let sessions: Vec<Value> = state
-        .sessions
+async fn status(tabs: &TabsState, sessions: &Sessions, version: &str, tab: Option<i32>, host: HostLink) -> Value {
+    let listed: Vec<Value> = sessions
         .borrow()
         .iter()
         .map(|(id, s)| json!({"id": id, "client": s.client, "current_tab": s.current_tab, "tabs": s.pages.keys().collect::<Vec<_>>()}))
         .collect();
     let controlled: Vec<Value> = {
-        let tabs = state.tabs.registry.borrow();
+        let tabs = tabs.registry.borrow();
         tabs.grants
             .tabs
             .iter()
@@ -384,24 +396,31 @@ async fn status(state: &Rc<State>, tab: Option<i32>, host: HostLink) -> Value {
             .collect()
     };
     json!({
-        "version": state.version,
+        "version": version,
         "protocol": sightline_core::protocol::WIRE_PROTOCOL,
         "host": {"connected": host.connected, "error": host.error},
-        "sessions": sessions,
+        "sessions": listed,
         "tabs": controlled,
-        "tab": tab.map(|t| grant_of(state, t)),
+        "tab": tab.map(|t| grant_of(tabs, sessions, t)),
     })
 }
 
-async fn highlight(state: &Rc<State>, tab: i32, session: Option<String>, element_ref: &str) -> Value {
-    let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
+async fn highlight(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    review: &ReviewState,
+    tab: i32,
+    session: Option<String>,
+    element_ref: &str,
+) -> Value {
+    let Some(session) = session.or_else(|| last_session(review, tab)) else {
         return json!({"error": "no agent has looked at this tab yet"});
     };
-    let node = match crate::tools::resolve_ref(state, &session, tab, element_ref) {
+    let node = match crate::tools::resolve_ref(tabs, sessions, &session, tab, element_ref) {
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };
-    let at = NodeTarget::of(&state.tabs, tab, &node);
+    let at = NodeTarget::of(tabs, tab, &node);
     // The overlay needs the DOM domain; both are turned off again when the outline goes.
     for method in ["DOM.enable", "Overlay.enable"] {
         if let Err(e) = chrome::send_command(&at.target, method, &json!({})).await {
@@ -430,12 +449,12 @@ pub struct Before {
 }
 
 /// Notes the tab and version a call starts from.
-pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
-    let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab));
-    let version = tab.and_then(|t| state.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
+pub fn before_call(sessions: &Sessions, session: &str, call: &ToolCall) -> Before {
+    let tab = call.tab().map(|t| t as i32).or_else(|| sessions.with_session(session, |s| s.current_tab));
+    let version = tab.and_then(|t| sessions.with_session(session, |s| s.pages.get(&t).map(|p| p.version())));
     let targets = tab
         .and_then(|t| {
-            state.with_session(session, |s| {
+            sessions.with_session(session, |s| {
                 s.pages.get(&t).and_then(|p| p.snapshot()).map(|snap| targets_of(snap, call))
             })
         })
@@ -445,14 +464,15 @@ pub fn before_call(state: &State, session: &str, call: &ToolCall) -> Before {
 
 /// Records a call that answered into the tab's log; returns the tab and the call's number there.
 pub fn record_call(
-    state: &State,
+    sessions: &Sessions,
+    review: &ReviewState,
     session: &str,
     call: &ToolCall,
     before: Before,
     output: &ToolOutput,
 ) -> Option<(i32, u64)> {
-    let tab = state.with_session(session, |s| s.current_tab).or(before.tab)?;
-    let (version_after, full_page_tokens, typed_secret) = state.with_session(session, |s| {
+    let tab = sessions.with_session(session, |s| s.current_tab).or(before.tab)?;
+    let (version_after, full_page_tokens, typed_secret) = sessions.with_session(session, |s| {
         let page = s.pages.get(&tab);
         let snapshot = page.and_then(|p| p.snapshot());
         let typed_secret = match call {
@@ -477,7 +497,7 @@ pub fn record_call(
         full_page_tokens,
         output,
     };
-    Some((tab, state.review.session_log.borrow_mut().record(tab, &done)))
+    Some((tab, review.session_log.borrow_mut().record(tab, &done)))
 }
 
 /// Whether `element_ref` is (or cannot be shown not to be) a field whose value is secret: its

@@ -15,7 +15,7 @@ use crate::chrome;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::question::{self, Answered};
-use crate::state::State;
+use crate::state::{Sessions, State, TabsState, TimelineState};
 use crate::tools::{CallContext, Failure};
 
 /// `chrome.storage.local` key of the person's rules (`sightline_core::permissions::Policy` as
@@ -80,29 +80,29 @@ pub struct NoAccessView {
 /// Reads the rules and the controlled tabs' sites again, for a read of logs or changes: what was
 /// recorded on a site of no access (by the URL an entry carries, else by its tab's site now) is
 /// not given out. The tabs are looked up side by side, and only when some rule refuses a site.
-pub async fn hide_no_access(state: &State) {
+pub async fn hide_no_access(tabs: &TabsState, timeline: &TimelineState) {
     let policy = read_policy().await;
-    let mut tabs = std::collections::BTreeMap::new();
+    let mut hidden = std::collections::BTreeMap::new();
     if policy.refuses_some_site() {
-        let controlled: Vec<i32> = state.tabs.registry.borrow().grants.tabs.keys().copied().collect();
+        let controlled: Vec<i32> = tabs.registry.borrow().grants.tabs.keys().copied().collect();
         let hosts = futures::future::join_all(controlled.iter().map(|&tab| tab_host(tab))).await;
         for (tab, host) in controlled.into_iter().zip(hosts) {
             if policy.level_for(&host) == Level::NoAccess
                 && let Ok(tab) = u32::try_from(tab)
             {
-                tabs.insert(tab, host);
+                hidden.insert(tab, host);
             }
         }
     }
-    *state.timeline.no_access.borrow_mut() = NoAccessView { policy: Some(policy), tabs };
-    state.sync_readable_tabs();
+    *timeline.no_access.borrow_mut() = NoAccessView { policy: Some(policy), tabs: hidden };
+    timeline.sync_readable_tabs(tabs);
 }
 
 /// For a read of logs or changes naming `tab`, after [`hide_no_access`]: refused, as
 /// [`refuse_no_access`] would, when the tab shows a site of no access (read from the view, not
 /// from the browser and the storage again).
-pub fn refuse_hidden(state: &State, tab: i32) -> Result<(), ToolError> {
-    let view = state.timeline.no_access.borrow();
+pub fn refuse_hidden(timeline: &TimelineState, tab: i32) -> Result<(), ToolError> {
+    let view = timeline.no_access.borrow();
     let (Some(policy), Some(host)) = (&view.policy, u32::try_from(tab).ok().and_then(|t| view.tabs.get(&t))) else {
         return Ok(());
     };
@@ -146,11 +146,11 @@ pub async fn gate(
     let node = match (&hint.node, hint.point) {
         (Some(node), _) => Some(node.clone()),
         (None, Some((x, y))) => input::node_at_point(&state.tabs, tab, x, y).await,
-        (None, None) if tool == "browser_press_key" => focused_node(state, tab).await,
+        (None, None) if tool == "browser_press_key" => focused_node(&state.tabs, tab).await,
         (None, None) => None,
     };
     let element = match &node {
-        Some(node) => element_facts(state, tab, node).await,
+        Some(node) => element_facts(&state.tabs, tab, node).await,
         None => None,
     };
     let label = element.as_ref().map(|(_, label)| label.clone()).unwrap_or_default();
@@ -209,7 +209,7 @@ async fn judge(
     node: Option<&NodeKey>,
     ctx: &CallContext,
 ) -> Result<Option<String>, Failure> {
-    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let grants = state.sessions.with_session(session, |s| s.permission_grants.clone());
     match decide(policy, host, classes, &grants) {
         Decision::Allow => Ok(None),
         refused @ Decision::Refuse { .. } => Err(Failure::Explained(refused.refusal(tool, host).unwrap_or_default())),
@@ -237,7 +237,7 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
     let host = tab_host(claim.tab).await;
     let not_saved = |why: String| format!("a download of {} from {} was not saved: {why}", claim.file_name, claim.site);
     let policy = read_policy().await;
-    let grants = state.with_session(&claim.session, |s| s.permission_grants.clone());
+    let grants = state.sessions.with_session(&claim.session, |s| s.permission_grants.clone());
     let classes = [ActionClass::Download];
     match decide(&policy, &host, &classes, &grants) {
         Decision::Allow => Ok(()),
@@ -312,7 +312,7 @@ const ELEMENT_FACTS: &str = r#"function () {
 
 /// The element with the focus in `tab`'s page, as its isolated world sees it (a frame element
 /// when the focus is inside a frame); `None` when it cannot be told.
-async fn focused_node(state: &State, tab: i32) -> Option<NodeKey> {
+async fn focused_node(tabs: &TabsState, tab: i32) -> Option<NodeKey> {
     #[derive(serde::Deserialize)]
     struct Evaluated {
         result: Object,
@@ -332,7 +332,7 @@ async fn focused_node(state: &State, tab: i32) -> Option<NodeKey> {
     struct DescribedNode {
         backend_node_id: i64,
     }
-    let main = state.tabs.registry.borrow().frames(tab).main_frame().to_owned();
+    let main = tabs.registry.borrow().frames(tab).main_frame().to_owned();
     let top = NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), main.clone());
     let context = top.isolated_context().await.ok()?;
     let params = serde_json::json!({"expression": "document.activeElement || document.body", "contextId": context});
@@ -345,8 +345,8 @@ async fn focused_node(state: &State, tab: i32) -> Option<NodeKey> {
 
 /// The facts of `node` and the words on it; `None` when they cannot be read (the action is then
 /// judged as strictly as its tool allows).
-async fn element_facts(state: &State, tab: i32, node: &NodeKey) -> Option<(ElementFacts, String)> {
-    let at = NodeTarget::of(&state.tabs, tab, node);
+async fn element_facts(tabs: &TabsState, tab: i32, node: &NodeKey) -> Option<(ElementFacts, String)> {
+    let at = NodeTarget::of(tabs, tab, node);
     let value = input::call_on_with(&at, node, "", ELEMENT_FACTS, serde_json::json!([])).await.ok()?;
     let facts = serde_json::from_value::<ElementFacts>(value.get("facts")?.clone()).ok()?;
     let label = value.get("label").and_then(|l| l.as_str()).unwrap_or_default().to_owned();
@@ -356,19 +356,20 @@ async fn element_facts(state: &State, tab: i32, node: &NodeKey) -> Option<(Eleme
 /// `browser_permissions`: what the person lets the agent do on a tab's site (its current tab by
 /// default), read even for a site of no access, so the agent can plan instead of being refused.
 pub async fn tool(
-    state: &Rc<State>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     params: sightline_core::protocol::PermissionsParams,
 ) -> Result<sightline_core::protocol::ToolOutput, ToolError> {
     let tab = match params.tab {
         Some(tab) => {
-            state.require_usable(tab as i32, session)?;
+            tabs.require_usable(tab as i32, session)?;
             Some(tab as i32)
         }
-        None => state.with_session(session, |s| s.current_tab),
+        None => sessions.with_session(session, |s| s.current_tab),
     };
     let policy = read_policy().await;
-    let grants = state.with_session(session, |s| s.permission_grants.clone());
+    let grants = sessions.with_session(session, |s| s.permission_grants.clone());
     let text = match tab {
         Some(tab) => {
             let host = tab_host(tab).await;

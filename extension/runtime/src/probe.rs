@@ -16,7 +16,7 @@ use sightline_core::cdp::page::FrameTreeResult;
 
 use crate::cdp::{self, CdpError};
 use crate::chrome::{self, DebuggeeTarget};
-use crate::state::State;
+use crate::state::TabsState;
 use wasm_bindgen::JsValue;
 
 /// The isolated world the watch runs in.
@@ -59,15 +59,14 @@ pub struct Held {
 
 /// Probes the tab: the readings when they vouch for the page, or why they cannot; and the
 /// replies a capture can use again.
-pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>, Held) {
-    let children: Vec<String> =
-        state.tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
+pub async fn probe(tabs: &TabsState, tab_id: i32) -> (Result<PageProbe, NotVouched>, Held) {
+    let children: Vec<String> = tabs.registry.borrow().frames(tab_id).child_sessions().map(str::to_owned).collect();
     let targets = std::iter::once(None)
         .chain(children.into_iter().map(Some))
         .map(|session_id| DebuggeeTarget { tab_id, session_id });
     let main = DebuggeeTarget::main(tab_id);
     let (targets, layout) = futures::join!(
-        futures::future::join_all(targets.map(|target| async move { probe_target(state, &target).await })),
+        futures::future::join_all(targets.map(|target| async move { probe_target(tabs, &target).await })),
         cdp::send_raw(&main, "Page.getLayoutMetrics", json!({}), PROBE_TIMEOUT_MS),
     );
     let layout = layout.ok();
@@ -94,9 +93,8 @@ pub async fn probe(state: &State, tab_id: i32) -> (Result<PageProbe, NotVouched>
 /// events reported for their current document; a frame the tree shows that was not read then
 /// (its world was not reported) is read once the tree is in. Every reading is in before the
 /// counters are asked for. The frame tree is handed back as the browser gave it, too.
-async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies, Option<JsValue>) {
-    let known: Vec<String> = state
-        .tabs
+async fn probe_target(tabs: &TabsState, target: &DebuggeeTarget) -> (TargetReplies, Option<JsValue>) {
+    let known: Vec<String> = tabs
         .registry
         .borrow()
         .frames(target.tab_id)
@@ -105,13 +103,13 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies,
         .collect();
     let read_all = |frames: Vec<String>| {
         futures::future::join_all(
-            frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(state, target, &frame).await) }),
+            frames.into_iter().map(|frame| async move { (frame.clone(), read_watch(tabs, target, &frame).await) }),
         )
     };
     let (frame_tree, mut watches, ()) = futures::join!(
         cdp::send_raw(target, "Page.getFrameTree", json!({}), PROBE_TIMEOUT_MS),
         read_all(known),
-        count_layouts(state, target),
+        count_layouts(tabs, target),
     );
     let raw_tree = frame_tree.ok();
     let frame_tree = raw_tree.clone().and_then(|raw| chrome::from_js::<FrameTreeResult>(raw).ok());
@@ -131,13 +129,13 @@ async fn probe_target(state: &State, target: &DebuggeeTarget) -> (TargetReplies,
 /// Turns on the main frame's layout counters if they are off (see [`pause_layout_counters`]).
 /// Counting starts now; a capture is compared only with probes read after it, so nothing
 /// before matters. Child sessions count from when they are prepared.
-async fn count_layouts(state: &State, target: &DebuggeeTarget) {
-    let counting = state.tabs.registry.borrow().sessions.get(&target.tab_id).is_some_and(|s| s.counting_layouts);
+async fn count_layouts(tabs: &TabsState, target: &DebuggeeTarget) {
+    let counting = tabs.registry.borrow().sessions.get(&target.tab_id).is_some_and(|s| s.counting_layouts);
     if target.session_id.is_some() || counting {
         return;
     }
     if cdp::send_to::<Value>(target, "Performance.enable", json!({}), PROBE_TIMEOUT_MS).await.is_ok()
-        && let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&target.tab_id)
+        && let Some(session) = tabs.registry.borrow_mut().sessions.get_mut(&target.tab_id)
     {
         session.counting_layouts = true;
     }
@@ -147,8 +145,8 @@ async fn count_layouts(state: &State, target: &DebuggeeTarget) {
 /// the renderer time on every task, and during a load nothing reads them (the probe after the
 /// load turns them on again). The kept capture goes too, as its counters are no longer
 /// comparable with later ones.
-pub async fn pause_layout_counters(state: &State, tab_id: i32) {
-    let counting = match state.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
+pub async fn pause_layout_counters(tabs: &TabsState, tab_id: i32) {
+    let counting = match tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
         Some(session) => {
             session.kept = None;
             std::mem::take(&mut session.counting_layouts)
@@ -165,20 +163,20 @@ pub async fn pause_layout_counters(state: &State, tab_id: i32) {
 /// reported for the frame's current document, else the one `Page.createIsolatedWorld` finds
 /// (created empty when the watch never ran there), which is then remembered. The flag says
 /// whether it came from what was remembered.
-async fn watch_context(state: &State, target: &DebuggeeTarget, frame_id: &str) -> Option<(i64, bool)> {
+async fn watch_context(tabs: &TabsState, target: &DebuggeeTarget, frame_id: &str) -> Option<(i64, bool)> {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct World {
         execution_context_id: i64,
     }
     let session = target.session_id.as_deref();
-    let remembered = state.tabs.registry.borrow().frames(target.tab_id).world_context(session, frame_id, WATCH_WORLD);
+    let remembered = tabs.registry.borrow().frames(target.tab_id).world_context(session, frame_id, WATCH_WORLD);
     if let Some(id) = remembered {
         return Some((id, true));
     }
     let params = json!({"frameId": frame_id, "worldName": WATCH_WORLD});
     let world: World = cdp::send_to(target, "Page.createIsolatedWorld", params, PROBE_TIMEOUT_MS).await.ok()?;
-    if let Some(frames) = state.tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
+    if let Some(frames) = tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
         frames.remember_world(session, frame_id, WATCH_WORLD, world.execution_context_id);
     }
     Some((world.execution_context_id, false))
@@ -188,7 +186,7 @@ async fn watch_context(state: &State, target: &DebuggeeTarget, frame_id: &str) -
 /// when that world could not be found. A remembered context the browser no longer knows (its
 /// document went before its events arrived) is forgotten, and the world looked up afresh, once.
 pub async fn evaluate_in_watch<T: DeserializeOwned>(
-    state: &State,
+    tabs: &TabsState,
     target: &DebuggeeTarget,
     frame_id: &str,
     params: &Value,
@@ -199,20 +197,20 @@ pub async fn evaluate_in_watch<T: DeserializeOwned>(
         params["contextId"] = context.into();
         cdp::send_to(target, "Runtime.evaluate", params, timeout_ms)
     };
-    let (context, remembered) = watch_context(state, target, frame_id).await?;
+    let (context, remembered) = watch_context(tabs, target, frame_id).await?;
     let result = in_context(context).await;
     if !(remembered && matches!(result, Err(CdpError::UnknownContext { .. }))) {
         return Some(result);
     }
-    if let Some(frames) = state.tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
+    if let Some(frames) = tabs.registry.borrow_mut().frames_of_mut(target.tab_id) {
         frames.forget_world(target.session_id.as_deref(), context);
     }
-    let (context, _) = watch_context(state, target, frame_id).await?;
+    let (context, _) = watch_context(tabs, target, frame_id).await?;
     Some(in_context(context).await)
 }
 
 /// The watch's reading in one frame; `None` when it could not be read.
-async fn read_watch(state: &State, target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
+async fn read_watch(tabs: &TabsState, target: &DebuggeeTarget, frame_id: &str) -> Option<Value> {
     #[derive(Deserialize)]
     struct Evaluated {
         result: Remote,
@@ -223,6 +221,6 @@ async fn read_watch(state: &State, target: &DebuggeeTarget, frame_id: &str) -> O
         value: Option<Value>,
     }
     let params = json!({"expression": PROBE, "returnByValue": true});
-    let evaluated: Evaluated = evaluate_in_watch(state, target, frame_id, &params, PROBE_TIMEOUT_MS).await?.ok()?;
+    let evaluated: Evaluated = evaluate_in_watch(tabs, target, frame_id, &params, PROBE_TIMEOUT_MS).await?.ok()?;
     evaluated.result.value
 }

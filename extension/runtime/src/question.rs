@@ -23,7 +23,7 @@ use sightline_core::refs::NodeKey;
 
 use crate::chrome;
 use crate::input::NodeTarget;
-use crate::state::State;
+use crate::state::{AsksState, State, TabsState, TimelineState};
 use crate::timer;
 use crate::tools::CallContext;
 
@@ -141,7 +141,7 @@ pub struct Pending {
 /// call's limit extended to it (the host may still cut a call at its own maximum: then the
 /// question ends with the call's time). An "allow for this session" is granted here.
 pub async fn ask(
-    state: &Rc<State>,
+    state: &State,
     session: &str,
     asked: Asked,
     node: Option<&NodeKey>,
@@ -156,7 +156,7 @@ pub async fn ask(
     let (limit, by_call) = if call_left < wait_ms { (call_left, true) } else { (wait_ms, false) };
     let id = chrome::random_id();
     let (agent, title) = {
-        let client = state.with_session(session, |s| s.client.clone());
+        let client = state.sessions.with_session(session, |s| s.client.clone());
         let title = chrome::get_tab(asked.tab).await.ok().and_then(|t| t.title).unwrap_or_default();
         (client.unwrap_or_else(|| "an MCP client that gave no name".to_owned()), title)
     };
@@ -167,7 +167,7 @@ pub async fn ask(
     let (reply, answer) = futures::channel::oneshot::channel();
     state.asks.questions.borrow_mut().insert(id.clone(), Pending { shown, reply });
     let outline = match node {
-        Some(node) => Some(outline(state, asked.tab, node).await),
+        Some(node) => Some(outline(&state.tabs, asked.tab, node).await),
         None => None,
     };
     let window = chrome::open_popup_window(&format!("{PAGE}?id={id}"), 460, 360).await;
@@ -200,16 +200,16 @@ pub async fn ask(
         let _ = at.send::<Value>("Overlay.hideHighlight", json!({})).await;
     }
     if answered == Answered::AllowSession {
-        state.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
+        state.sessions.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
     }
     let outcome = Outcome { asked, answered, waited_ms: timer::now_ms() - started, allowed_ms: limit };
-    record(state, &agent, &outcome);
+    record(&state.timeline, &agent, &outcome);
     outcome
 }
 
 /// Puts the question and its answer on the tab's timeline, as something the person did: the
 /// panel shows it in the person's lane, and the session's exports and change reports carry it.
-fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
+fn record(timeline: &Rc<TimelineState>, agent: &str, outcome: &Outcome) {
     let Ok(tab) = u32::try_from(outcome.asked.tab) else { return };
     let seconds = outcome.waited_ms / 1000.0;
     let answer = match outcome.answered {
@@ -223,7 +223,7 @@ fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
         Answered::TimedOut | Answered::OutOfCallTime => format!("not answered in {seconds:.0} s, so denied"),
         Answered::NotShown => "not shown (the window could not open), so denied".to_owned(),
     };
-    state.record_agent_action(ActionEntry {
+    timeline.record_agent_action(ActionEntry {
         kind: ActionKind::Other,
         by: Actor::User,
         description: format!("question from {agent}: {}: {answer}", outcome.asked.words),
@@ -231,12 +231,12 @@ fn record(state: &Rc<State>, agent: &str, outcome: &Outcome) {
         time_ms: timer::epoch_ms(),
         tab,
     });
-    crate::timeline::schedule_save(state);
+    crate::timeline::schedule_save(timeline);
 }
 
 /// Outlines `node` in its page through the debugger while the question is open.
-async fn outline(state: &State, tab: i32, node: &NodeKey) -> Option<NodeTarget> {
-    let at = NodeTarget::of(&state.tabs, tab, node);
+async fn outline(tabs: &TabsState, tab: i32, node: &NodeKey) -> Option<NodeTarget> {
+    let at = NodeTarget::of(tabs, tab, node);
     let _ = at.send::<Value>("DOM.enable", json!({})).await;
     let _ = at.send::<Value>("Overlay.enable", json!({})).await;
     let config = json!({
@@ -275,7 +275,7 @@ pub enum QuestionMessage {
 
 /// Answers a message about a question. `sender_url` is the URL of the page that sent it, as the
 /// browser gave it to the service worker: only the question's own window may read or answer it.
-pub fn answer_message(state: &State, message: Value, sender_url: &str) -> Value {
+pub fn answer_message(asks: &AsksState, message: Value, sender_url: &str) -> Value {
     let message: QuestionMessage = match serde_json::from_value(message) {
         Ok(m) => m,
         Err(e) => return json!({"error": format!("unknown question message: {e}")}),
@@ -287,14 +287,14 @@ pub fn answer_message(state: &State, message: Value, sender_url: &str) -> Value 
         return json!({"error": "only the question's own Sightline window can answer it"});
     }
     match message {
-        QuestionMessage::Details { id } => match state.asks.questions.borrow().get(&id) {
+        QuestionMessage::Details { id } => match asks.questions.borrow().get(&id) {
             Some(pending) => pending.shown.clone(),
             None => json!({"error": "this question was answered or has expired"}),
         },
         QuestionMessage::Answer { trusted: false, .. } => {
             json!({"error": "only a click of the person's answers a question"})
         }
-        QuestionMessage::Answer { id, choice, trusted: true } => match state.asks.questions.borrow_mut().remove(&id) {
+        QuestionMessage::Answer { id, choice, trusted: true } => match asks.questions.borrow_mut().remove(&id) {
             Some(pending) => {
                 let _ = pending.reply.send(choice);
                 json!({"answered": true})

@@ -11,15 +11,13 @@
 //! one-time global name, for the DevTools page to select in the Elements panel
 //! (`inspect(...)`) and delete.
 
-use std::rc::Rc;
-
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sightline_core::page_state::pointed::PointedBy;
 
 use crate::cdp;
 use crate::chrome::DebuggeeTarget;
-use crate::state::State;
+use crate::state::{Sessions, TabsState};
 use crate::timer;
 
 /// The isolated world of the pick listener.
@@ -157,22 +155,22 @@ async fn release(target: &DebuggeeTarget) {
 }
 
 /// Checks that the agent may use `tab`, and attaches to it.
-async fn reachable(state: &Rc<State>, tab: i32) -> Result<(), String> {
-    if !state.tabs.registry.borrow().is_controlled(tab) {
+async fn reachable(tabs: &TabsState, tab: i32) -> Result<(), String> {
+    if !tabs.registry.borrow().is_controlled(tab) {
         return Err("the agent may not use this tab: share it with the Sightline toolbar button first".into());
     }
-    state.ensure_attached(tab).await.map_err(|e| e.to_string())
+    tabs.ensure_attached(tab).await.map_err(|e| e.to_string())
 }
 
 /// Keeps `object`'s node (in `target`) as what the person pointed at on its tab.
-async fn keep(state: &Rc<State>, target: &DebuggeeTarget, object: &str, by: PointedBy) -> Value {
+async fn keep(tabs: &TabsState, target: &DebuggeeTarget, object: &str, by: PointedBy) -> Value {
     let found = chain_of(target, object).await;
     release(target).await;
     match found {
         Ok((chain, node)) => {
             let session = target.session_id.clone();
             let selection = Selection { chain, session, by, node: node.clone(), at_ms: timer::epoch_ms() };
-            state.tabs.selections.borrow_mut().insert(target.tab_id, selection);
+            tabs.selections.borrow_mut().insert(target.tab_id, selection);
             json!({"selected": node})
         }
         Err(e) => json!({"error": e}),
@@ -186,11 +184,11 @@ fn valid_key(key: &str) -> bool {
 }
 
 /// The node the Elements panel has selected, which the DevTools page put under `globalThis[key]`.
-pub async fn from_elements_panel(state: &Rc<State>, tab: i32, key: &str) -> Value {
+pub async fn from_elements_panel(tabs: &TabsState, tab: i32, key: &str) -> Value {
     if !valid_key(key) {
         return json!({"error": format!("`{key}` is not a selection key")});
     }
-    if let Err(e) = reachable(state, tab).await {
+    if let Err(e) = reachable(tabs, tab).await {
         return json!({"error": e});
     }
     let expression = format!(
@@ -200,7 +198,7 @@ pub async fn from_elements_panel(state: &Rc<State>, tab: i32, key: &str) -> Valu
     let evaluated: Result<Evaluated, _> =
         cdp::send(tab, "Runtime.evaluate", json!({"expression": expression, "objectGroup": GROUP})).await;
     match evaluated.map(|e| e.result.object_id) {
-        Ok(Some(object)) => keep(state, &DebuggeeTarget::main(tab), &object, PointedBy::ElementsPanel).await,
+        Ok(Some(object)) => keep(tabs, &DebuggeeTarget::main(tab), &object, PointedBy::ElementsPanel).await,
         Ok(None) => {
             release(&DebuggeeTarget::main(tab)).await;
             json!({"error": "the node selected in the Elements panel is not in this tab's page (select it again)"})
@@ -211,15 +209,22 @@ pub async fn from_elements_panel(state: &Rc<State>, tab: i32, key: &str) -> Valu
 
 /// Puts the node behind `element_ref` (in `session`'s view of `tab`) under `globalThis[key]`,
 /// for the DevTools page to reveal in the Elements panel; a ref that no longer resolves says why.
-pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &str, key: &str) -> Value {
+pub async fn reveal(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    tab: i32,
+    session: &str,
+    element_ref: &str,
+    key: &str,
+) -> Value {
     if !valid_key(key) {
         return json!({"error": format!("`{key}` is not a selection key")});
     }
-    let node = match crate::tools::resolve_ref(state, session, tab, element_ref) {
+    let node = match crate::tools::resolve_ref(tabs, sessions, session, tab, element_ref) {
         Ok(node) => node,
         Err(e) => return json!({"error": e.to_string()}),
     };
-    let at = crate::input::NodeTarget::of(&state.tabs, tab, &node);
+    let at = crate::input::NodeTarget::of(tabs, tab, &node);
     let resolved: Result<Resolved, _> =
         at.send("DOM.resolveNode", json!({"backendNodeId": node.backend_node_id, "objectGroup": GROUP})).await;
     let object = match resolved {
@@ -242,12 +247,12 @@ pub async fn reveal(state: &Rc<State>, tab: i32, session: &str, element_ref: &st
 /// top frame, its iframes, and out-of-process iframes through their own sessions), takes the
 /// first click (it never reaches the page) and answers with its target; the listeners of the
 /// other frames are then called off.
-pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
-    if let Err(e) = reachable(state, tab).await {
+pub async fn pick(tabs: &TabsState, tab: i32) -> Value {
+    if let Err(e) = reachable(tabs, tab).await {
         return json!({"error": e});
     }
     let mut targets = vec![DebuggeeTarget::main(tab)];
-    let children: Vec<String> = state.tabs.registry.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
+    let children: Vec<String> = tabs.registry.borrow().frames(tab).child_sessions().map(str::to_owned).collect();
     targets.extend(children.into_iter().map(|session| DebuggeeTarget { tab_id: tab, session_id: Some(session) }));
     let mut worlds = Vec::new();
     for (i, target) in targets.iter().enumerate() {
@@ -258,9 +263,9 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
             Err(_) => {}
         }
     }
-    state.tabs.picking.borrow_mut().insert(tab);
+    tabs.picking.borrow_mut().insert(tab);
     let picked = first_pick(&worlds).await;
-    state.tabs.picking.borrow_mut().remove(&tab);
+    tabs.picking.borrow_mut().remove(&tab);
     for (target, context) in &worlds {
         let cancel = json!({"expression": "globalThis.__sightlineCancelPick?.()", "contextId": context});
         let _ = send_in::<Value>(target, "Runtime.evaluate", cancel).await;
@@ -272,7 +277,7 @@ pub async fn pick(state: &Rc<State>, tab: i32) -> Value {
     };
     match picked {
         Ok((target, Evaluated { result: RemoteObject { object_id: Some(object) } })) => {
-            keep(state, &target, &object, PointedBy::Pick).await
+            keep(tabs, &target, &object, PointedBy::Pick).await
         }
         Ok(_) => {
             release_all().await;

@@ -3,8 +3,6 @@
 //! JPEGs of the viewport with the action's target outlined, and kept in the core's bounded
 //! [`ShotStore`](sightline_core::review::ShotStore). They never reach the agent's answer.
 
-use std::rc::Rc;
-
 use serde::Deserialize;
 use serde_json::json;
 use sightline_core::cdp::page::LayoutMetrics;
@@ -13,7 +11,7 @@ use sightline_core::refs::NodeKey;
 use sightline_core::review::Shot;
 
 use crate::input::NodeTarget;
-use crate::state::State;
+use crate::state::{ReviewState, Sessions, TabsState};
 use crate::timer;
 
 /// The panel counts as open for a tab it asked about this recently.
@@ -31,30 +29,36 @@ struct Captured {
 }
 
 /// Notes that the panel looked at `tab` now.
-pub fn panel_looked(review: &crate::state::ReviewState, tab: i32) {
+pub fn panel_looked(review: &ReviewState, tab: i32) {
     review.panel_seen.borrow_mut().insert(tab, timer::now_ms());
 }
 
 /// Whether the panel is open for `tab`.
-pub fn panel_open(review: &crate::state::ReviewState, tab: i32) -> bool {
+pub fn panel_open(review: &ReviewState, tab: i32) -> bool {
     review.panel_seen.borrow().get(&tab).is_some_and(|seen| timer::now_ms() - seen < OPEN_WITHIN_MS)
 }
 
 /// The tab and target of an action `call` of `session` whose screenshots the panel wants.
-pub fn wanted(state: &State, session: &str, call: &ToolCall) -> Option<i32> {
+pub fn wanted(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    review: &ReviewState,
+    session: &str,
+    call: &ToolCall,
+) -> Option<i32> {
     call.action()?;
-    let tab = call.tab().map(|t| t as i32).or_else(|| state.with_session(session, |s| s.current_tab))?;
-    (panel_open(&state.review, tab) && state.tabs.registry.borrow().is_controlled(tab)).then_some(tab)
+    let tab = call.tab().map(|t| t as i32).or_else(|| sessions.with_session(session, |s| s.current_tab))?;
+    (panel_open(review, tab) && tabs.registry.borrow().is_controlled(tab)).then_some(tab)
 }
 
 /// The node an action `call` names on `tab`, while its ref resolves.
-pub fn target(state: &State, session: &str, tab: i32, call: &ToolCall) -> Option<NodeKey> {
-    crate::tools::resolve_ref(state, session, tab, call.element_ref()?).ok()
+pub fn target(tabs: &TabsState, sessions: &Sessions, session: &str, tab: i32, call: &ToolCall) -> Option<NodeKey> {
+    crate::tools::resolve_ref(tabs, sessions, session, tab, call.element_ref()?).ok()
 }
 
 /// The viewport of `tab` now, scaled to at most [`MAX_WIDTH`], with `target` outlined when it is
 /// in the page; `None` when the screenshot cannot be taken (it is then simply missing).
-pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Option<Shot> {
+pub async fn take(tabs: &TabsState, tab: i32, target: Option<NodeKey>) -> Option<Shot> {
     let metrics: LayoutMetrics = crate::cdp::send_to(
         &crate::chrome::DebuggeeTarget::main(tab),
         "Page.getLayoutMetrics",
@@ -77,7 +81,7 @@ pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Optio
     .await
     .ok()?;
     let outline = match target {
-        Some(node) => box_of(state, tab, &node).await.map(|[x, y, w, h]| [x * scale, y * scale, w * scale, h * scale]),
+        Some(node) => box_of(tabs, tab, &node).await.map(|[x, y, w, h]| [x * scale, y * scale, w * scale, h * scale]),
         None => None,
     };
     Some(Shot {
@@ -89,8 +93,8 @@ pub async fn take(state: &Rc<State>, tab: i32, target: Option<NodeKey>) -> Optio
 }
 
 /// `node`'s border box in viewport coordinates (main frame only).
-async fn box_of(state: &Rc<State>, tab: i32, node: &NodeKey) -> Option<[f64; 4]> {
-    let at = NodeTarget::of(&state.tabs, tab, node);
+async fn box_of(tabs: &TabsState, tab: i32, node: &NodeKey) -> Option<[f64; 4]> {
+    let at = NodeTarget::of(tabs, tab, node);
     if at.target.session_id.is_some() {
         return None;
     }

@@ -43,10 +43,76 @@ pub struct Session {
     pub permission_grants: sightline_core::permissions::SessionGrants,
 }
 
-/// The tabs Sightline controls: consent and debugger sessions, the locks that serialise calls
-/// on each, and what the person pointed at on them.
+/// The MCP sessions by id, and what each has been shown.
+#[derive(Default)]
+pub struct Sessions(RefCell<HashMap<String, Session>>);
+
+impl std::ops::Deref for Sessions {
+    type Target = RefCell<HashMap<String, Session>>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Sessions {
+    /// Runs `f` on a session's state, creating it on first use.
+    pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
+        f(self.0.borrow_mut().entry(session.to_owned()).or_default())
+    }
+
+    /// Notes that `session` is in use, and its client's name when the call carries one.
+    pub fn met_session(&self, session: &str, client: Option<String>) {
+        if let Some(client) = client {
+            self.with_session(session, |s| s.client = Some(client));
+        }
+    }
+
+    /// Where `session` is now, as a restart must not lose it.
+    pub fn session_place(&self, session: &str) -> Option<SavedSession> {
+        let sessions = self.0.borrow();
+        let s = sessions.get(session)?;
+        Some(SavedSession {
+            client: s.client.clone(),
+            current_tab: s.current_tab,
+            pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
+            last_ref: s.refs.last_issued(),
+            lost: s.lost,
+            notices: s.notices.clone(),
+        })
+    }
+
+    /// Brings back the sessions saved before a restart: each goes on at its current tab, its
+    /// page states resumed where they were (refs from before are refused with the reason).
+    pub fn restore_sessions(&self, saved: &BTreeMap<String, SavedSession>) {
+        let mut sessions = self.0.borrow_mut();
+        for (id, place) in saved {
+            sessions.entry(id.clone()).or_insert_with(|| Session {
+                client: place.client.clone(),
+                current_tab: place.current_tab,
+                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
+                unconfirmed: UnconfirmedActions::default(),
+                refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
+                lost: place.lost,
+                notices: place.notices.clone(),
+                permission_grants: Default::default(),
+            });
+        }
+    }
+
+    /// The notices `session` has not been told yet, taken.
+    pub fn take_notices(&self, session: &str) -> Vec<String> {
+        self.0.borrow_mut().get_mut(session).map(|s| std::mem::take(&mut s.notices)).unwrap_or_default()
+    }
+}
+
+/// The tabs Sightline controls: consent and debugger sessions, the routing of their debugger
+/// events, the locks that serialise calls on each, and what the person pointed at on them. What
+/// drives a page (probe, capture, navigation, input) needs this and nothing else.
 #[derive(Default)]
 pub struct TabsState {
+    /// Debugger event routing.
+    pub hub: Rc<RefCell<EventHub>>,
     /// Consent and debugger sessions.
     pub registry: RefCell<TabRegistry>,
     /// Per tab, the lock that serialises tool calls on it.
@@ -85,6 +151,35 @@ pub struct TimelineState {
     /// What the latest read of the timeline keeps out for the person's no-access rules (see
     /// [`crate::permissions::hide_no_access`]).
     pub no_access: RefCell<crate::permissions::NoAccessView>,
+}
+
+impl TimelineState {
+    /// Notes how saving `what` to `chrome.storage.session` went (logged when it failed).
+    pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => {
+                self.unsaved.borrow_mut().remove(what);
+            }
+            Err(e) => {
+                crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
+                self.unsaved.borrow_mut().insert(what, e);
+            }
+        }
+    }
+
+    /// The line every answer carries while something could not be saved, if anything.
+    pub fn unsaved_note(&self) -> Option<String> {
+        let unsaved = self.unsaved.borrow();
+        if unsaved.is_empty() {
+            return None;
+        }
+        let what: Vec<String> = unsaved.iter().map(|(what, why)| format!("{what}: {why}")).collect();
+        Some(format!(
+            "! Sightline could not save its state in the browser's session storage ({}). It goes on, but if its \
+             service worker restarts now, the tabs it controls must be shared again and recent history is lost.",
+            what.join("; ")
+        ))
+    }
 }
 
 impl Default for TimelineState {
@@ -131,14 +226,12 @@ pub struct State {
     pub version: String,
     /// Browser user agent.
     pub browser: String,
-    /// Debugger event routing.
-    pub hub: Rc<RefCell<EventHub>>,
-    /// The tabs: registry, locks, selections, picking.
-    pub tabs: TabsState,
+    /// The tabs: registry, debugger events, locks, selections, picking.
+    pub tabs: Rc<TabsState>,
     /// MCP sessions by id.
-    pub sessions: RefCell<HashMap<String, Session>>,
+    pub sessions: Sessions,
     /// The timeline, the flood guard, and what could not be saved.
-    pub timeline: TimelineState,
+    pub timeline: Rc<TimelineState>,
     /// Calls running now, by the host's id: firing one's sender calls it off.
     pub calls: RefCell<HashMap<u64, futures::channel::oneshot::Sender<()>>>,
     /// The tool whose next call fails, and how (a drill's seam, see `Runtime::panic_on_next_call`).
@@ -155,92 +248,14 @@ impl State {
         State {
             version,
             browser,
-            hub: Rc::default(),
-            tabs: TabsState::default(),
-            sessions: RefCell::default(),
-            timeline: TimelineState::default(),
+            tabs: Rc::default(),
+            sessions: Sessions::default(),
+            timeline: Rc::default(),
             calls: RefCell::default(),
             panic_armed: RefCell::default(),
             review: ReviewState::default(),
             asks: AsksState::default(),
         }
-    }
-
-    /// The lock that serialises tool calls on one tab, so two sessions never interleave
-    /// their CDP commands and page-state updates.
-    pub fn tab_lock(&self, tab_id: i32) -> Rc<futures::lock::Mutex<()>> {
-        self.tabs.lock(tab_id)
-    }
-
-    /// Runs `f` on a session's state, creating it on first use.
-    pub fn with_session<R>(&self, session: &str, f: impl FnOnce(&mut Session) -> R) -> R {
-        f(self.sessions.borrow_mut().entry(session.to_owned()).or_default())
-    }
-
-    /// Notes that `session` is in use, and its client's name when the call carries one.
-    pub fn met_session(&self, session: &str, client: Option<String>) {
-        if let Some(client) = client {
-            self.with_session(session, |s| s.client = Some(client));
-        }
-    }
-
-    /// Where `session` is now, as a restart must not lose it.
-    pub fn session_place(&self, session: &str) -> Option<SavedSession> {
-        let sessions = self.sessions.borrow();
-        let s = sessions.get(session)?;
-        Some(SavedSession {
-            client: s.client.clone(),
-            current_tab: s.current_tab,
-            pages: s.pages.iter().map(|(tab, page)| (*tab, page.resume_point())).collect(),
-            last_ref: s.refs.last_issued(),
-            lost: s.lost,
-            notices: s.notices.clone(),
-        })
-    }
-
-    /// Brings back the sessions saved before a restart: each goes on at its current tab, its
-    /// page states resumed where they were (refs from before are refused with the reason).
-    pub fn restore_sessions(&self, saved: &BTreeMap<String, SavedSession>) {
-        let mut sessions = self.sessions.borrow_mut();
-        for (id, place) in saved {
-            sessions.entry(id.clone()).or_insert_with(|| Session {
-                client: place.client.clone(),
-                current_tab: place.current_tab,
-                pages: place.pages.iter().map(|(tab, point)| (*tab, PageState::resumed(point.clone()))).collect(),
-                unconfirmed: UnconfirmedActions::default(),
-                refs: TabRefs::resumed(place.pages.values().map(|p| p.last_ref).fold(place.last_ref, u32::max)),
-                lost: place.lost,
-                notices: place.notices.clone(),
-                permission_grants: Default::default(),
-            });
-        }
-    }
-
-    /// Notes how saving `what` to `chrome.storage.session` went (logged when it failed).
-    pub fn saved(&self, what: &'static str, outcome: Result<(), String>) {
-        match outcome {
-            Ok(()) => {
-                self.timeline.unsaved.borrow_mut().remove(what);
-            }
-            Err(e) => {
-                crate::chrome::warn(&format!("Sightline could not save its {what}: {e}"));
-                self.timeline.unsaved.borrow_mut().insert(what, e);
-            }
-        }
-    }
-
-    /// The line every answer carries while something could not be saved, if anything.
-    pub fn unsaved_note(&self) -> Option<String> {
-        let unsaved = self.timeline.unsaved.borrow();
-        if unsaved.is_empty() {
-            return None;
-        }
-        let what: Vec<String> = unsaved.iter().map(|(what, why)| format!("{what}: {why}")).collect();
-        Some(format!(
-            "! Sightline could not save its state in the browser's session storage ({}). It goes on, but if its \
-             service worker restarts now, the tabs it controls must be shared again and recent history is lost.",
-            what.join("; ")
-        ))
     }
 
     /// Drops every session's view of a tab that went away, `loss` saying how. A session that
@@ -268,10 +283,5 @@ impl State {
         if had && !itself {
             session.refs.lose(tab_id, loss);
         }
-    }
-
-    /// The notices `session` has not been told yet, taken.
-    pub fn take_notices(&self, session: &str) -> Vec<String> {
-        self.sessions.borrow_mut().get_mut(session).map(|s| std::mem::take(&mut s.notices)).unwrap_or_default()
     }
 }

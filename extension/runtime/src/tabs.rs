@@ -26,7 +26,7 @@ use sightline_core::tab_refs::TabLoss;
 use crate::cdp;
 use crate::chrome::{self, ChromeError};
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{State, TabsState};
 
 const GRANTS_KEY: &str = "sightline.grants";
 /// The group of the tabs the user shared.
@@ -194,6 +194,94 @@ impl TabRegistry {
     }
 }
 
+impl TabsState {
+    /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
+    pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
+        self.require_controlled(tab_id)?;
+        match self.registry.borrow().grants.access(tab_id, session) {
+            Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
+            Access::Held | Access::Free => Ok(()),
+        }
+    }
+
+    /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
+    /// shared a tab since.
+    pub fn require_not_stopped(&self) -> Result<(), ToolError> {
+        if self.registry.borrow().grants.stopped { Err(ToolError::Stopped) } else { Ok(()) }
+    }
+
+    /// Fails unless the agent may use `tab_id`, explaining why not.
+    pub fn require_controlled(&self, tab_id: i32) -> Result<(), ToolError> {
+        let tabs = self.registry.borrow();
+        if tabs.is_controlled(tab_id) {
+            return Ok(());
+        }
+        match tabs.grants.revoked.get(&tab_id) {
+            Some(reason) => Err(ToolError::Revoked { tab: tab_id, reason: reason.clone() }),
+            None => Err(ToolError::NotShared { tab: tab_id }),
+        }
+    }
+
+    /// Attaches the debugger to a controlled tab if it is not attached yet, and enables the
+    /// domains the runtime listens to.
+    pub async fn ensure_attached(&self, tab_id: i32) -> Result<(), ToolError> {
+        self.require_controlled(tab_id)?;
+        if self.registry.borrow().sessions.get(&tab_id).is_some_and(|s| s.attached) {
+            return Ok(());
+        }
+        match chrome::attach(tab_id).await {
+            Ok(()) => {}
+            // After a worker restart our own session is still attached: it is ours.
+            Err(ChromeError::AlreadyAttached) => {}
+            Err(ChromeError::NoAccess(message)) => return Err(ToolError::Refused { tab: tab_id, message }),
+            Err(e) => return Err(prepare_error(tab_id, e.into())),
+        }
+        for (method, params) in [
+            ("Page.enable", serde_json::json!({})),
+            ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
+            ("Runtime.enable", serde_json::json!({})),
+            // Console messages, requests and WebSockets for the timeline.
+            ("Network.enable", network_enable_params()),
+            ("Log.enable", serde_json::json!({})),
+            // The page behaves as if it had focus, so focusing an element runs the page's focus
+            // handlers at once (a background tab would run them later, while keys arrive).
+            ("Emulation.setFocusEmulationEnabled", serde_json::json!({"enabled": true})),
+            // Out-of-process iframes arrive as flat child sessions (Target.attachedToTarget).
+            (
+                "Target.setAutoAttach",
+                serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+            ),
+        ] {
+            cdp::send::<serde_json::Value>(tab_id, method, params)
+                .await
+                .map_err(|e| prepare_error(tab_id, e.into()))?;
+        }
+        // The accessibility domain stays off: the engine derives roles and names from the DOM
+        // snapshot, and a renderer keeping a tree nobody reads would pay for it on every change
+        // the page makes. (The layout counters the probe reads are turned on by the probe
+        // itself: `crate::probe`.)
+        let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
+            .await
+            .map_err(|e| prepare_error(tab_id, e.into()))?;
+        let session = TabSession {
+            attached: true,
+            frames: FrameTracker::from_tree(&tree),
+            dialog: None,
+            bindings: Vec::new(),
+            chooser: None,
+            kept: None,
+            counting_layouts: false,
+        };
+        self.registry.borrow_mut().sessions.insert(tab_id, session);
+        let shared = self.registry.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
+        let bindings = crate::page_hooks::install(tab_id, shared).await;
+        if let Some(session) = self.registry.borrow_mut().sessions.get_mut(&tab_id) {
+            session.bindings = bindings;
+        }
+        Ok(())
+    }
+}
+
 impl State {
     /// Reads the grants from session storage once per worker lifetime.
     pub async fn load_grants(&self) {
@@ -210,13 +298,13 @@ impl State {
             tabs.loaded = true;
             tabs.grants.sessions.clone()
         };
-        self.restore_sessions(&restored);
-        self.sync_readable_tabs();
+        self.sessions.restore_sessions(&restored);
+        self.timeline.sync_readable_tabs(&self.tabs);
     }
 
     /// Records where `session` is (after each of its calls), so a restart does not lose it.
     pub async fn save_session_place(&self, session: &str) {
-        let Some(place) = self.session_place(session) else { return };
+        let Some(place) = self.sessions.session_place(session) else { return };
         let changed = {
             let mut tabs = self.tabs.registry.borrow_mut();
             let before = tabs.grants.sessions.insert(session.to_owned(), place.clone());
@@ -257,13 +345,13 @@ impl State {
 
     /// Saves the grants and where every session is (after a call, a grant or a revoke).
     pub async fn save_grants(&self) {
-        self.sync_readable_tabs();
+        self.timeline.sync_readable_tabs(&self.tabs);
         let grants = self.tabs.registry.borrow().grants.clone();
         let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
-            self.saved("tab grants", Ok(()));
+            self.timeline.saved("tab grants", Ok(()));
             return;
         };
-        self.saved("tab grants", Err(e.to_string()));
+        self.timeline.saved("tab grants", Err(e.to_string()));
         // What is stored must never grant more than what is in force (a revoke that was not
         // saved would come back with a restart): store that nothing is granted, which is
         // smaller than what it replaces, or failing that store nothing.
@@ -318,35 +406,6 @@ impl State {
         self.tabs.registry.borrow_mut().grants.holders.insert(tab_id, id.clone());
     }
 
-    /// Fails when the user stopped Sightline (cancelled the debugging infobar) and has not
-    /// shared a tab since.
-    pub fn require_not_stopped(&self) -> Result<(), ToolError> {
-        if self.tabs.registry.borrow().grants.stopped { Err(ToolError::Stopped) } else { Ok(()) }
-    }
-
-    /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
-    /// unshared or closed is no longer readable), except those on a site of no access, and
-    /// which entries the person's no-access rules keep out.
-    pub fn sync_readable_tabs(&self) {
-        let hidden = self.timeline.no_access.borrow();
-        let allowed = |t: &u32| !hidden.tabs.contains_key(t);
-        let readable = self
-            .tabs
-            .registry
-            .borrow()
-            .grants
-            .tabs
-            .keys()
-            .filter_map(|&t| u32::try_from(t).ok())
-            .filter(allowed)
-            .collect();
-        let policy = hidden.policy.clone();
-        self.with_timeline(|t| {
-            t.set_readable_tabs(Some(readable));
-            t.set_no_access(policy);
-        });
-    }
-
     /// Takes `tab_id` away from the agent, remembering why (`reason`, and `loss` for the
     /// sessions that were using it).
     pub async fn revoke(&self, tab_id: i32, reason: Option<String>, loss: TabLoss) {
@@ -370,8 +429,8 @@ impl State {
 
     /// Forgets a closed tab entirely; `by` is the session that closed it, if one did.
     pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
-        self.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
-        crate::flood::tab_closed(self, tab_id);
+        self.tabs.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
+        crate::flood::tab_closed(&self.timeline, tab_id);
         self.tabs.selections.borrow_mut().remove(&tab_id);
         {
             let mut tabs = self.tabs.registry.borrow_mut();
@@ -425,15 +484,6 @@ impl State {
         }
     }
 
-    /// Fails unless `session` may use `tab_id`: controlled, and not held by another session.
-    pub fn require_usable(&self, tab_id: i32, session: &str) -> Result<(), ToolError> {
-        self.require_controlled(tab_id)?;
-        match self.tabs.registry.borrow().grants.access(tab_id, session) {
-            Access::Another => Err(ToolError::HeldByAnother { tab: tab_id }),
-            Access::Held | Access::Free => Ok(()),
-        }
-    }
-
     /// Makes `session` the holder of `tab_id` when nobody holds it, and its current tab; the
     /// session has a tab to act on again and the tab's old refs are its own once more.
     pub async fn take_up(&self, tab_id: i32, session: &str) {
@@ -445,7 +495,7 @@ impl State {
             }
             free
         };
-        self.with_session(session, |s| {
+        self.sessions.with_session(session, |s| {
             s.current_tab = Some(tab_id);
             s.lost = None;
             s.refs.regain(tab_id);
@@ -487,77 +537,6 @@ impl State {
         Ok(())
     }
 
-    /// Fails unless the agent may use `tab_id`, explaining why not.
-    pub fn require_controlled(&self, tab_id: i32) -> Result<(), ToolError> {
-        let tabs = self.tabs.registry.borrow();
-        if tabs.is_controlled(tab_id) {
-            return Ok(());
-        }
-        match tabs.grants.revoked.get(&tab_id) {
-            Some(reason) => Err(ToolError::Revoked { tab: tab_id, reason: reason.clone() }),
-            None => Err(ToolError::NotShared { tab: tab_id }),
-        }
-    }
-
-    /// Attaches the debugger to a controlled tab if it is not attached yet, and enables the
-    /// domains the runtime listens to.
-    pub async fn ensure_attached(&self, tab_id: i32) -> Result<(), ToolError> {
-        self.require_controlled(tab_id)?;
-        if self.tabs.registry.borrow().sessions.get(&tab_id).is_some_and(|s| s.attached) {
-            return Ok(());
-        }
-        match chrome::attach(tab_id).await {
-            Ok(()) => {}
-            // After a worker restart our own session is still attached: it is ours.
-            Err(ChromeError::AlreadyAttached) => {}
-            Err(ChromeError::NoAccess(message)) => return Err(ToolError::Refused { tab: tab_id, message }),
-            Err(e) => return Err(prepare_error(tab_id, e.into())),
-        }
-        for (method, params) in [
-            ("Page.enable", serde_json::json!({})),
-            ("Page.setLifecycleEventsEnabled", serde_json::json!({"enabled": true})),
-            ("Runtime.enable", serde_json::json!({})),
-            // Console messages, requests and WebSockets for the timeline.
-            ("Network.enable", network_enable_params()),
-            ("Log.enable", serde_json::json!({})),
-            // The page behaves as if it had focus, so focusing an element runs the page's focus
-            // handlers at once (a background tab would run them later, while keys arrive).
-            ("Emulation.setFocusEmulationEnabled", serde_json::json!({"enabled": true})),
-            // Out-of-process iframes arrive as flat child sessions (Target.attachedToTarget).
-            (
-                "Target.setAutoAttach",
-                serde_json::json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
-            ),
-        ] {
-            cdp::send::<serde_json::Value>(tab_id, method, params)
-                .await
-                .map_err(|e| prepare_error(tab_id, e.into()))?;
-        }
-        // The accessibility domain stays off: the engine derives roles and names from the DOM
-        // snapshot, and a renderer keeping a tree nobody reads would pay for it on every change
-        // the page makes. (The layout counters the probe reads are turned on by the probe
-        // itself: `crate::probe`.)
-        let tree: FrameTreeResult = cdp::send(tab_id, "Page.getFrameTree", serde_json::json!({}))
-            .await
-            .map_err(|e| prepare_error(tab_id, e.into()))?;
-        let session = TabSession {
-            attached: true,
-            frames: FrameTracker::from_tree(&tree),
-            dialog: None,
-            bindings: Vec::new(),
-            chooser: None,
-            kept: None,
-            counting_layouts: false,
-        };
-        self.tabs.registry.borrow_mut().sessions.insert(tab_id, session);
-        let shared = self.tabs.registry.borrow().grants.tabs.get(&tab_id) == Some(&Grant::Shared);
-        let bindings = crate::page_hooks::install(tab_id, shared).await;
-        if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
-            session.bindings = bindings;
-        }
-        Ok(())
-    }
-
     /// Prepares an out-of-process iframe's session: frame events, its loader id, and
     /// auto-attach for iframes nested inside it.
     pub async fn prepare_child(&self, tab_id: i32, child: String) {
@@ -583,7 +562,7 @@ impl State {
         {
             // Its document's URL, which says whose console it is if the guard pauses it.
             let root = &tree.frame_tree.frame;
-            crate::flood::frame_navigated(self, tab_id, child, &root.id, &root.url);
+            crate::flood::frame_navigated(&self.timeline, tab_id, child, &root.id, &root.url);
             if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
                 session.frames.add_child_tree(child, &tree);
             }
@@ -595,7 +574,7 @@ impl State {
     /// The debugger left a tab. `canceled_by_user` withdraws every grant.
     pub async fn debugger_detached(&self, tab_id: i32, reason: &str) {
         let why = format!("the debugger was detached from tab {tab_id} ({reason})");
-        self.hub.borrow_mut().tab_gone(tab_id, &why);
+        self.tabs.hub.borrow_mut().tab_gone(tab_id, &why);
         if reason == "canceled_by_user" {
             // A stop, not a pause: no tab is opened or controlled until the user shares one.
             self.tabs.registry.borrow_mut().grants.stopped = true;

@@ -17,20 +17,18 @@
 //!   `chrome.storage.local`, read when the timeline is loaded and before every change report.
 //! * Requests still waiting for their response live in the engine's [`Recorder`] (not on the
 //!   timeline, and not saved: after a worker restart their events go unheard anyway);
-//!   [`State::pending_requests`] hands out those of tabs the debugger is still attached to.
+//!   [`TimelineState::pending_requests`] hands out those of tabs the debugger is still attached to.
 //!
 //! Nothing here interprets CDP, decides what to keep or builds reports: the engine does.
 
 use std::rc::Rc;
 
 use sightline_core::changes::record::{self, Intake, Kept, PendingRequest, Recorder};
-use sightline_core::changes::{
-    ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, SAVED_MAX_BYTES, Timeline, TimelineState,
-};
+use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, SAVED_MAX_BYTES, Timeline};
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
-use crate::state::State;
+use crate::state::{TabsState, TimelineState};
 use crate::tabs::Grant;
 use crate::timer;
 
@@ -75,26 +73,26 @@ impl TimelineStore {
 }
 
 /// Records one debugger event from any tab.
-pub fn record(state: &Rc<State>, event: &CdpEvent) {
+pub fn record(tabs: &TabsState, timeline: &Rc<TimelineState>, event: &CdpEvent) {
     if !record::records(&event.method) {
         return;
     }
     let Ok(tab) = u32::try_from(event.tab_id) else { return };
     let now = timer::epoch_ms();
-    let shared = state.tabs.registry.borrow().grants.tabs.get(&event.tab_id) == Some(&Grant::Shared);
+    let shared = tabs.registry.borrow().grants.tabs.get(&event.tab_id) == Some(&Grant::Shared);
     let (recorded, closes_waiting) = {
-        let mut store = state.timeline.store.borrow_mut();
+        let mut store = timeline.store.borrow_mut();
         let recorded = store.recorder.event(tab, event.session_id.as_deref(), &event.method, &event.params, now);
         (recorded, store.recorder.closes_waiting())
     };
     if closes_waiting {
-        schedule_close_flush(state);
+        schedule_close_flush(timeline);
     }
     if recorded.is_empty() {
         return;
     }
     {
-        let mut store = state.timeline.store.borrow_mut();
+        let mut store = timeline.store.borrow_mut();
         for entry in recorded {
             if let Some(kept) = store.intake.keep(entry, shared, now) {
                 store.keep(kept);
@@ -106,44 +104,44 @@ pub fn record(state: &Rc<State>, event: &CdpEvent) {
             }
             store.load_started = true;
             drop(store);
-            let state = state.clone();
-            wasm_bindgen_futures::spawn_local(async move { state.load_timeline().await });
+            let timeline = timeline.clone();
+            wasm_bindgen_futures::spawn_local(async move { timeline.load_timeline().await });
             return;
         }
     }
-    schedule_save(state);
+    schedule_save(timeline);
 }
 
 /// Saves the timeline once [`SAVE_DELAY_MS`] have passed, unless a save is already due.
-pub fn schedule_save(state: &Rc<State>) {
+pub fn schedule_save(timeline: &Rc<TimelineState>) {
     {
-        let mut store = state.timeline.store.borrow_mut();
+        let mut store = timeline.store.borrow_mut();
         if store.save_scheduled {
             return;
         }
         store.save_scheduled = true;
     }
-    let state = state.clone();
+    let timeline = timeline.clone();
     wasm_bindgen_futures::spawn_local(async move {
         timer::sleep(SAVE_DELAY_MS).await;
-        state.save_timeline().await;
+        timeline.save_timeline().await;
     });
 }
 
 /// Records, without a code, the WebSocket closes the page did not report a code for in time.
-fn schedule_close_flush(state: &Rc<State>) {
+fn schedule_close_flush(timeline: &Rc<TimelineState>) {
     {
-        let mut store = state.timeline.store.borrow_mut();
+        let mut store = timeline.store.borrow_mut();
         if store.flush_scheduled {
             return;
         }
         store.flush_scheduled = true;
     }
-    let state = state.clone();
+    let timeline = timeline.clone();
     wasm_bindgen_futures::spawn_local(async move {
         timer::sleep(CLOSE_CODE_WAIT_MS).await;
         let waiting = {
-            let mut store = state.timeline.store.borrow_mut();
+            let mut store = timeline.store.borrow_mut();
             store.flush_scheduled = false;
             let due = store.recorder.flush_closes(timer::epoch_ms(), u64::from(CLOSE_CODE_WAIT_MS));
             for event in due {
@@ -152,38 +150,38 @@ fn schedule_close_flush(state: &Rc<State>) {
             store.recorder.closes_waiting()
         };
         if waiting {
-            schedule_close_flush(&state);
+            schedule_close_flush(&timeline);
         }
-        schedule_save(&state);
+        schedule_save(&timeline);
     });
 }
 
 /// Marks the agent as acting until dropped (and for a short grace period after).
 pub struct AgentActing {
-    state: Rc<State>,
+    timeline: Rc<TimelineState>,
 }
 
 impl Drop for AgentActing {
     fn drop(&mut self) {
-        if let Ok(mut store) = self.state.timeline.store.try_borrow_mut() {
+        if let Ok(mut store) = self.timeline.store.try_borrow_mut() {
             store.intake.agent_finished(timer::epoch_ms());
         }
     }
 }
 
-impl State {
+impl TimelineState {
     /// Reads the saved timeline once per worker lifetime: the whole state after a worker
     /// restart, or only the named checkpoints after a browser restart.
     pub async fn load_timeline(self: &Rc<Self>) {
-        if self.timeline.store.borrow().loaded {
+        if self.store.borrow().loaded {
             return;
         }
-        let _reading = self.timeline.load.lock().await;
-        if self.timeline.store.borrow().loaded {
+        let _reading = self.load.lock().await;
+        if self.store.borrow().loaded {
             return;
         }
         let saved = match chrome::session_storage_get::<String>(STATE_KEY).await {
-            Ok(Some(json)) => match serde_json::from_str::<TimelineState>(&json)
+            Ok(Some(json)) => match serde_json::from_str::<sightline_core::changes::TimelineState>(&json)
                 .map_err(|e| e.to_string())
                 .and_then(|state| Timeline::restore(state).map_err(|e| e.to_string()))
             {
@@ -212,13 +210,13 @@ impl State {
         let noise = read_noise_config().await;
         let sizes = crate::options::Options::read().await.sizes;
         let held = {
-            let mut store = self.timeline.store.borrow_mut();
+            let mut store = self.store.borrow_mut();
             if store.loaded {
                 return;
             }
             store.timeline = timeline;
             // Pauses the flood guard kept on the timeline this one replaces are gone with it.
-            self.timeline.flood.borrow_mut().timeline_replaced();
+            self.flood.borrow_mut().timeline_replaced();
             let limits = sizes.limits(store.timeline.limits());
             store.timeline.set_limits(limits);
             store.timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
@@ -239,13 +237,13 @@ impl State {
     /// timeline was loaded).
     pub async fn refresh_noise_rules(&self) {
         let noise = read_noise_config().await;
-        self.timeline.store.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
+        self.store.borrow_mut().timeline.set_noise_rules(NoiseRules::configured(noise.unwrap_or_default()));
     }
 
     /// Keeps at most `sizes` (bounded) in the timeline's logs from now on. Closes still waiting
     /// for their code keep waiting: this is no read.
     pub fn set_log_sizes(&self, sizes: sightline_core::sizes::Sizes) {
-        let mut store = self.timeline.store.borrow_mut();
+        let mut store = self.store.borrow_mut();
         let limits = sizes.limits(store.timeline.limits());
         store.timeline.set_limits(limits);
     }
@@ -253,56 +251,24 @@ impl State {
     /// Runs `f` on the timeline, with every WebSocket close still waiting for its code recorded
     /// first (a report must not miss a close that already happened).
     pub fn with_timeline<R>(&self, f: impl FnOnce(&mut Timeline) -> R) -> R {
-        let mut store = self.timeline.store.borrow_mut();
+        let mut store = self.store.borrow_mut();
         for event in store.recorder.flush_closes(timer::epoch_ms(), 0) {
             store.keep(Kept::WebSocket(event));
         }
         f(&mut store.timeline)
     }
 
-    /// [`Self::with_timeline`] as `session` may read it: entries of the tabs it holds or that
-    /// nobody holds, never those of another session's tabs.
-    pub fn with_session_timeline<R>(&self, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
-        let readable = {
-            let tabs = self.tabs.registry.borrow();
-            let hidden = self.timeline.no_access.borrow();
-            let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
-            let allowed = |t: &u32| !hidden.tabs.contains_key(t);
-            tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect()
-        };
-        let policy = self.timeline.no_access.borrow().policy.clone();
-        let result = self.with_timeline(|t| {
-            t.set_readable_tabs(Some(readable));
-            t.set_no_access(policy);
-            f(t)
-        });
-        // Back to what any reader may see: every controlled tab.
-        self.sync_readable_tabs();
-        result
-    }
-
-    /// Requests still waiting for their response, oldest first, in tabs the debugger is attached
-    /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
-    /// shown as waiting.
-    pub fn pending_requests(&self) -> Vec<PendingRequest> {
-        let tabs = self.tabs.registry.borrow();
-        let attached = |tab: u32| {
-            i32::try_from(tab).is_ok_and(|tab| tabs.sessions.get(&tab).is_some_and(|session| session.attached))
-        };
-        self.timeline.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
-    }
-
     /// How many images, style sheets and fonts `tab` is loading that were sent at most
     /// `max_age_ms` ago (see [`Recorder::rendering_loads`]).
     pub fn rendering_loads(&self, tab: i32, max_age_ms: u64) -> usize {
         let Ok(tab) = u32::try_from(tab) else { return 0 };
-        self.timeline.store.borrow().recorder.rendering_loads(tab, timer::epoch_ms(), max_age_ms)
+        self.store.borrow().recorder.rendering_loads(tab, timer::epoch_ms(), max_age_ms)
     }
 
     /// Writes the whole timeline to `chrome.storage.session` now.
     pub async fn save_timeline(&self) {
         let saved = {
-            let mut store = self.timeline.store.borrow_mut();
+            let mut store = self.store.borrow_mut();
             store.save_scheduled = false;
             // Never overwrite what was saved with a timeline that has not read it yet.
             if !store.loaded {
@@ -319,7 +285,7 @@ impl State {
 
     /// Writes the named checkpoints to `chrome.storage.local`, where they outlive the browser.
     pub async fn save_named_checkpoints(&self) {
-        let named = self.timeline.store.borrow().timeline.named_checkpoints();
+        let named = self.store.borrow().timeline.named_checkpoints();
         if let Err(e) = chrome::local_storage_set(NAMED_KEY, &named).await {
             chrome::warn(&format!("Sightline could not save its named checkpoints: {e}"));
         }
@@ -327,13 +293,13 @@ impl State {
 
     /// Marks the agent as acting: page input reported meanwhile is the agent's, not the user's.
     pub fn agent_acting(self: &Rc<Self>) -> AgentActing {
-        self.timeline.store.borrow_mut().intake.agent_started();
-        AgentActing { state: self.clone() }
+        self.store.borrow_mut().intake.agent_started();
+        AgentActing { timeline: self.clone() }
     }
 
     /// Records an agent action on `tab`.
     pub fn record_agent_action(&self, action: ActionEntry) {
-        self.timeline.store.borrow_mut().keep(Kept::Action(action));
+        self.store.borrow_mut().keep(Kept::Action(action));
     }
 
     /// Forgets what an MCP session that went away had seen.
@@ -344,10 +310,59 @@ impl State {
     }
 }
 
+impl TimelineState {
+    /// Tells the timeline which tabs' entries may still be read: the controlled ones (a tab
+    /// unshared or closed is no longer readable), except those on a site of no access, and
+    /// which entries the person's no-access rules keep out.
+    pub fn sync_readable_tabs(&self, tabs: &TabsState) {
+        let hidden = self.no_access.borrow();
+        let allowed = |t: &u32| !hidden.tabs.contains_key(t);
+        let readable =
+            tabs.registry.borrow().grants.tabs.keys().filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect();
+        let policy = hidden.policy.clone();
+        self.with_timeline(|t| {
+            t.set_readable_tabs(Some(readable));
+            t.set_no_access(policy);
+        });
+    }
+
+    /// [`Self::with_timeline`] as `session` may read it: entries of the tabs it holds or that
+    /// nobody holds, never those of another session's tabs.
+    pub fn with_session_timeline<R>(&self, tabs: &TabsState, session: &str, f: impl FnOnce(&mut Timeline) -> R) -> R {
+        let readable = {
+            let tabs = tabs.registry.borrow();
+            let hidden = self.no_access.borrow();
+            let usable = |t: &&i32| tabs.grants.access(**t, session) != sightline_core::custody::Access::Another;
+            let allowed = |t: &u32| !hidden.tabs.contains_key(t);
+            tabs.grants.tabs.keys().filter(usable).filter_map(|&t| u32::try_from(t).ok()).filter(allowed).collect()
+        };
+        let policy = self.no_access.borrow().policy.clone();
+        let result = self.with_timeline(|t| {
+            t.set_readable_tabs(Some(readable));
+            t.set_no_access(policy);
+            f(t)
+        });
+        // Back to what any reader may see: every controlled tab.
+        self.sync_readable_tabs(tabs);
+        result
+    }
+
+    /// Requests still waiting for their response, oldest first, in tabs the debugger is attached
+    /// to: a tab closed or detached meanwhile will never report an answer, so its requests are not
+    /// shown as waiting.
+    pub fn pending_requests(&self, tabs: &TabsState) -> Vec<PendingRequest> {
+        let tabs = tabs.registry.borrow();
+        let attached = |tab: u32| {
+            i32::try_from(tab).is_ok_and(|tab| tabs.sessions.get(&tab).is_some_and(|session| session.attached))
+        };
+        self.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
+    }
+}
+
 /// Saves the timeline as soon as the worker is free, without making the caller wait.
-pub fn save_soon(state: &Rc<State>) {
-    let state = state.clone();
-    wasm_bindgen_futures::spawn_local(async move { state.save_timeline().await });
+pub fn save_soon(timeline: &Rc<TimelineState>) {
+    let timeline = timeline.clone();
+    wasm_bindgen_futures::spawn_local(async move { timeline.save_timeline().await });
 }
 
 async fn read_noise_config() -> Option<NoiseConfig> {

@@ -33,7 +33,7 @@ use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::options::Options;
-use crate::state::State;
+use crate::state::{Sessions, State};
 
 /// What an action returns.
 pub(super) type ActionResult = Result<ToolOutput, Failure>;
@@ -85,7 +85,14 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
                 refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
-                match or_dialog(state, tab, ctx, navigation::history(state, tab, step)).await? {
+                match or_dialog(
+                    state,
+                    tab,
+                    ctx,
+                    navigation::history(&state.tabs, &state.timeline, &state.asks, tab, step),
+                )
+                .await?
+                {
                     Ok(settled) => page_after_load(state, session, tab, settled, None).await,
                     Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
                 }
@@ -104,13 +111,15 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
         Failure::Explained(text) => ToolError::NotPermitted(text),
         Failure::Tool(e) => e,
     })?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
-    let settled = match state.ensure_attached(tab).await {
-        Ok(()) => navigation::goto(state, tab, &url).await?,
+    let settled = match state.tabs.ensure_attached(tab).await {
+        Ok(()) => navigation::goto(&state.tabs, &state.timeline, tab, &url).await?,
         // The tab shows a page the browser does not let extensions debug (a browser page, a
         // source view): move it away without the debugger, then take control again.
-        Err(ToolError::Refused { .. }) => navigation::goto_without_debugger(state, tab, &url).await?,
+        Err(ToolError::Refused { .. }) => {
+            navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
+        }
         Err(e) => return Err(e),
     };
     answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
@@ -119,11 +128,11 @@ pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> Tool
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
 async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
     let url = Options::for_call(&state.asks).url_policy().check(url).map_err(ToolError::from)?.to_string();
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source
     // view) is moved away without the debugger, then taken control of again.
-    let attached = match state.ensure_attached(tab).await {
+    let attached = match state.tabs.ensure_attached(tab).await {
         Ok(()) => true,
         Err(ToolError::Refused { .. }) => false,
         Err(e) => return Err(e.into()),
@@ -135,12 +144,12 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
     let settled = if attached {
         // A page that asks before it is left ("leave this page?") holds the navigation until
         // that question is answered: the answer is the question, at once.
-        match or_dialog(state, tab, ctx, navigation::goto(state, tab, &url)).await? {
+        match or_dialog(state, tab, ctx, navigation::goto(&state.tabs, &state.timeline, tab, &url)).await? {
             Ok(settled) => settled,
             Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
         }
     } else {
-        navigation::goto_without_debugger(state, tab, &url).await?
+        navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
     };
     let mut answer = page_after_load(state, session, tab, settled, Some(&url)).await?;
     if let Some(note) = allowed {
@@ -186,8 +195,8 @@ enum Before {
     NotRun(u64),
 }
 
-fn before_action(state: &State, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
-    let staleness = state.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
+fn before_action(sessions: &Sessions, session: &str, tab: i32, since: Option<u64>) -> Result<Before, ToolError> {
+    let staleness = sessions.with_session(session, |s| s.pages.entry(tab).or_default().check_since(since));
     match staleness.map_err(ToolError::from)? {
         Staleness::Current => Ok(Before::Run(None)),
         Staleness::Behind(delta) => Ok(Before::Run(Some(delta))),
@@ -224,9 +233,9 @@ pub(super) async fn act_noting(
     tool: &'static str,
     action: impl std::future::Future<Output = Result<Vec<String>, ToolError>>,
 ) -> ActionResult {
-    refuse_if_unconfirmed(state, session, tab, tool)?;
+    refuse_if_unconfirmed(&state.sessions, session, tab, tool)?;
     refuse_if_dialog(&state.tabs, tab, tool)?;
-    let notice = match before_action(state, session, tab, since)? {
+    let notice = match before_action(&state.sessions, session, tab, since)? {
         Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };
@@ -241,7 +250,7 @@ pub(super) async fn act_noting(
     // handles a tab's commands in the order they were sent, so interception is on before the
     // action's first command arrives (it is sent first, beside the action), and is turned off
     // after the action while the answer is captured.
-    let mut choosers = Subscription::new(&state.hub, tab, &["Page.fileChooserOpened"]);
+    let mut choosers = Subscription::new(&state.tabs.hub, tab, &["Page.fileChooserOpened"]);
     let intercept = |on: bool| async move {
         let params = serde_json::json!({"enabled": on});
         let _ = cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", params).await;
@@ -329,7 +338,7 @@ async fn settle_or_dialog(
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
-    or_dialog(state, tab, ctx, navigation::act_and_settle(state, tab, action)).await
+    or_dialog(state, tab, ctx, navigation::act_and_settle(&state.tabs, tab, action)).await
 }
 
 /// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
@@ -340,7 +349,7 @@ async fn or_dialog<T>(
     ctx: &CallContext,
     work: impl std::future::Future<Output = Result<T, ToolError>>,
 ) -> Result<Result<T, OpenDialog>, ToolError> {
-    let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+    let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
     let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline().left_ms(), |e| e.session_id.is_none()));
     match select(work, opened).await {
@@ -361,7 +370,7 @@ pub(super) async fn node_or_page(
     tab: i32,
     element_ref: &str,
 ) -> Result<Result<NodeKey, ToolOutput>, Failure> {
-    match resolve_ref(state, session, tab, element_ref) {
+    match resolve_ref(&state.tabs, &state.sessions, session, tab, element_ref) {
         Ok(node) => Ok(Ok(node)),
         Err(ToolError::Ref(RefError::FromBeforeRestart { element_ref, .. })) => {
             Ok(Err(answer(state, session, tab, Answer::RefFromBeforeRestart(element_ref), &[], None).await?))
@@ -388,9 +397,9 @@ where
     Fut: std::future::Future<Output = ActionResult>,
 {
     let tab = target_tab(state, session, tab, false).await?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     let node = match element_ref {
         Some(r) => match node_or_page(state, session, tab, r).await? {
             Ok(node) => Some(node),

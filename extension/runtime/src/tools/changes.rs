@@ -13,27 +13,32 @@ use sightline_core::protocol::{ChangesParams, CheckpointAction, CheckpointParams
 
 use super::ToolResult;
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{Sessions, TabsState, TimelineState};
 use crate::{chrome, flood, timeline, timer};
 
 /// `get_changes_since`: the report as JSON text; the structured result adds `wasm_ms`, the time
 /// the engine took to build it in the extension.
-pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesParams) -> ToolResult {
-    state.refresh_noise_rules().await;
+pub async fn changes_since(
+    tabs: &TabsState,
+    timeline: &Rc<TimelineState>,
+    session: &str,
+    params: ChangesParams,
+) -> ToolResult {
+    timeline.refresh_noise_rules().await;
     // Nothing recorded on a site of no access is reported.
-    crate::permissions::hide_no_access(state).await;
+    crate::permissions::hide_no_access(tabs, timeline).await;
     if let Some(tab) = params.tab {
-        state.require_usable(tab as i32, session)?;
-        crate::permissions::refuse_hidden(state, tab as i32)?;
+        tabs.require_usable(tab as i32, session)?;
+        crate::permissions::refuse_hidden(timeline, tab as i32)?;
     }
     // What the flood guard dropped so far belongs in this report.
-    flood::record_dropped(state);
+    flood::record_dropped(timeline);
     let now = timer::epoch_ms();
     let started = timer::now_ms();
-    let report = state.with_session_timeline(session, |t| t.changes_since(session, &params, now))?;
+    let report = timeline.with_session_timeline(tabs, session, |t| t.changes_since(session, &params, now))?;
     let wasm_ms = timer::now_ms() - started;
     // The session's automatic checkpoint moved (unless a named one was asked for).
-    timeline::save_soon(state);
+    timeline::save_soon(timeline);
     let text = serde_json::to_string(&report)
         .map_err(|e| ToolError::Unexpected { what: "the change report", message: e.to_string() })?;
     let mut structured = serde_json::to_value(&report).ok();
@@ -45,11 +50,16 @@ pub async fn changes_since(state: &Rc<State>, session: &str, params: ChangesPara
 
 /// `browser_checkpoint`: create, list or delete named checkpoints. A change is saved before
 /// answering, for worker restarts and for browser restarts.
-pub async fn checkpoint(state: &Rc<State>, session: &str, params: CheckpointParams) -> ToolResult {
-    let reply = state.with_session_timeline(session, |t| t.checkpoint(&params, timer::epoch_ms()))?;
+pub async fn checkpoint(
+    tabs: &TabsState,
+    timeline: &TimelineState,
+    session: &str,
+    params: CheckpointParams,
+) -> ToolResult {
+    let reply = timeline.with_session_timeline(tabs, session, |t| t.checkpoint(&params, timer::epoch_ms()))?;
     if params.action != CheckpointAction::List {
-        state.save_named_checkpoints().await;
-        state.save_timeline().await;
+        timeline.save_named_checkpoints().await;
+        timeline.save_timeline().await;
     }
     let text = reply.text(params.action);
     Ok(ToolOutput { text, structured: serde_json::to_value(&reply).ok(), ..ToolOutput::default() })
@@ -58,17 +68,19 @@ pub async fn checkpoint(state: &Rc<State>, session: &str, params: CheckpointPara
 /// After an agent action succeeded: records it on the tab it acted on, and ends its response
 /// with one line on console errors and failed requests since the previous response.
 pub async fn after_action(
-    state: &Rc<State>,
+    tabs: &TabsState,
+    sessions: &Sessions,
+    timeline: &Rc<TimelineState>,
     session: &str,
     mut output: ToolOutput,
     (kind, description): (ActionKind, String),
 ) -> ToolOutput {
-    let tab = state.with_session(session, |s| s.current_tab);
+    let tab = sessions.with_session(session, |s| s.current_tab);
     if let Some(tab) = tab
         && let Ok(tab_number) = u32::try_from(tab)
     {
         let url = chrome::get_tab(tab).await.ok().and_then(|t| t.url);
-        state.record_agent_action(ActionEntry {
+        timeline.record_agent_action(ActionEntry {
             kind,
             by: Actor::Agent,
             description,
@@ -78,8 +90,8 @@ pub async fn after_action(
         });
     }
     // The line quotes console errors and failed requests: none from a site of no access.
-    crate::permissions::hide_no_access(state).await;
-    state.with_timeline(|t| t.end_action_response(session, &mut output.text));
-    timeline::schedule_save(state);
+    crate::permissions::hide_no_access(tabs, timeline).await;
+    timeline.with_timeline(|t| t.end_action_response(session, &mut output.text));
+    timeline::schedule_save(timeline);
     output
 }

@@ -2,15 +2,13 @@
 //! now, and a bounded wait for one to finish. Only the session's own downloads are listed
 //! (`crate::downloads` knows which session's action started each).
 
-use std::rc::Rc;
-
 use serde::Deserialize;
 use sightline_core::downloads::{self, DownloadRecord, DownloadState};
 use sightline_core::protocol::{DownloadsParams, ToolOutput};
 
 use super::ToolResult;
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::AsksState;
 use crate::{chrome, timer};
 
 /// What `chrome.downloads.search` says of a download.
@@ -33,11 +31,11 @@ struct Item {
 const POLL_MS: u32 = 200;
 
 /// `browser_downloads`.
-pub async fn downloads(state: &Rc<State>, session: &str, params: DownloadsParams) -> ToolResult {
+pub async fn downloads(asks: &AsksState, session: &str, params: DownloadsParams) -> ToolResult {
     let seconds = downloads::wait_seconds(params.timeout).map_err(ToolError::Invalid)?;
     let deadline = timer::now_ms() + seconds * 1000.0;
     loop {
-        let records = records(state, session).await;
+        let records = records(asks, session).await;
         let done = match &params.wait_for {
             None => true,
             Some(wanted) => downloads::matching(&records, wanted).is_some_and(|r| r.state.finished()),
@@ -51,8 +49,8 @@ pub async fn downloads(state: &Rc<State>, session: &str, params: DownloadsParams
 }
 
 /// The session's downloads as the browser has them now.
-async fn records(state: &Rc<State>, session: &str) -> Vec<DownloadRecord> {
-    let started = state.asks.downloads.borrow().of_session(session);
+async fn records(asks: &AsksState, session: &str) -> Vec<DownloadRecord> {
+    let started = asks.downloads.borrow().of_session(session);
     let mut records = Vec::with_capacity(started.len());
     for download in started {
         let item: Option<Item> = chrome::download_by_id(download.id).await.ok().flatten();

@@ -15,17 +15,17 @@ use crate::state::State;
 pub async fn run(state: &Rc<State>, session: &str, params: FindParams) -> ToolResult {
     let query = FindQuery::of(&params).ok_or(PageError::EmptyQuery)?;
     let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_find")?;
-    let found = state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
+    let found = state.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
     if let Some(found) = found {
         return Ok(found);
     }
     // Nothing seen yet: look first, so the refs found are ones the agent can use.
     let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
-    let found = state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
+    let found = state.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.find(&query)));
     let found = found.map(|f| f.text).unwrap_or_default();
     Ok(ToolOutput::text(format!("{}\n{found}", looked.text)))
 }

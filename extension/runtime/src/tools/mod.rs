@@ -35,7 +35,7 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::{Sessions, State, TabsState};
 use crate::timer::{self, Deadline};
 use crate::{cdp, chrome};
 
@@ -167,7 +167,11 @@ pub async fn run_within(
     let commands_before = cdp::commands_sent();
     // The person's options, read once as the call starts. Their history and log sizes apply
     // before the call for what it reads, and after it for the page state it may have created.
-    crate::options::apply_sizes(state, crate::options::Options::read_for_call(&state.asks).await.sizes);
+    crate::options::apply_sizes(
+        &state.sessions,
+        &state.timeline,
+        crate::options::Options::read_for_call(&state.asks).await.sizes,
+    );
     let work = Box::pin(run(state, session, call, &ctx));
     let stop = Box::pin(async {
         // The deadline moves while the call waits for the person: wait for the latest one.
@@ -186,7 +190,7 @@ pub async fn run_within(
             // The host lists browser_evaluate only while the user allows it.
             let options = crate::options::Options::for_call(&state.asks);
             output.evaluate_allowed = Some(options.allow_evaluate);
-            crate::options::apply_sizes(state, options.sizes);
+            crate::options::apply_sizes(&state.sessions, &state.timeline, options.sizes);
             count_commands(&mut output, cdp::commands_sent() - commands_before);
             return Some(output);
         }
@@ -196,7 +200,7 @@ pub async fn run_within(
             how
         }
     };
-    let text = cut_short(state, session, &ctx, action);
+    let text = cut_short(&state.sessions, session, &ctx, action);
     match how {
         CutShort::CalledOff => None,
         CutShort::OutOfTime => Some(ToolOutput::error(text)),
@@ -218,11 +222,11 @@ fn count_commands(output: &mut ToolOutput, commands: u64) {
 
 /// What an agent reads about a call cut short by its time limit; records an action that may
 /// have run.
-fn cut_short(state: &State, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
+fn cut_short(sessions: &Sessions, session: &str, ctx: &CallContext, action: Option<(ActionKind, String)>) -> String {
     let kind = action.as_ref().map(|(kind, _)| *kind);
     let reach = match ctx.reached() {
         Some(tab) => {
-            remember_unconfirmed(state, session, tab, action.clone());
+            remember_unconfirmed(sessions, session, tab, action.clone());
             calls::Reach::Sent { unanswered_ms: unanswered_ms(tab) }
         }
         None if ctx.queued.get() => calls::Reach::Queued,
@@ -237,9 +241,9 @@ fn unanswered_ms(tab: i32) -> Option<f64> {
 }
 
 /// Records that `action` reached `tab` without its outcome being shown.
-fn remember_unconfirmed(state: &State, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
+fn remember_unconfirmed(sessions: &Sessions, session: &str, tab: i32, action: Option<(ActionKind, String)>) {
     let Some((kind, description)) = action else { return };
-    state.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
+    sessions.with_session(session, |s| s.unconfirmed.record(tab, kind, description, timer::now_ms()));
 }
 
 /// Runs one tool call for an MCP session.
@@ -249,7 +253,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     let action = call.action();
     // A fresh look at the page: what an unconfirmed action did is in front of the agent.
     let looks = calls::is_a_look(&call);
-    let acting = action.is_some().then(|| state.agent_acting());
+    let acting = action.is_some().then(|| state.timeline.agent_acting());
     let result = match call {
         ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p, ctx).await,
@@ -271,25 +275,37 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
         ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
         ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
-        ToolCall::GetChangesSince(p) => changes::changes_since(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserCheckpoint(p) => changes::checkpoint(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserConsoleMessages(p) => logs::console_messages(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserNetworkRequests(p) => logs::network_requests(state, session, p).await.map_err(Failure::from),
+        ToolCall::GetChangesSince(p) => {
+            changes::changes_since(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserCheckpoint(p) => {
+            changes::checkpoint(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserConsoleMessages(p) => {
+            logs::console_messages(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
+        ToolCall::BrowserNetworkRequests(p) => {
+            logs::network_requests(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
+        }
         ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
         ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
-        ToolCall::BrowserDownloads(p) => downloads::downloads(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserPermissions(p) => crate::permissions::tool(state, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserDownloads(p) => downloads::downloads(&state.asks, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserPermissions(p) => {
+            crate::permissions::tool(&state.tabs, &state.sessions, session, p).await.map_err(Failure::from)
+        }
     };
     drop(acting);
     if result.is_ok()
         && looks
-        && let Some(tab) = state.with_session(session, |s| s.current_tab)
+        && let Some(tab) = state.sessions.with_session(session, |s| s.current_tab)
     {
-        state.with_session(session, |s| s.unconfirmed.looked(tab));
+        state.sessions.with_session(session, |s| s.unconfirmed.looked(tab));
     }
     // Every successful action's response ends with the line on new errors and failed requests.
     match (result, action) {
-        (Ok(output), Some(action)) => changes::after_action(state, session, output, action).await,
+        (Ok(output), Some(action)) => {
+            changes::after_action(&state.tabs, &state.sessions, &state.timeline, session, output, action).await
+        }
         (Ok(output), None) => output,
         (Err(Failure::Explained(text)), _) => ToolOutput::error(text),
         (Err(Failure::Tool(e)), action) => {
@@ -297,7 +313,7 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
             // It failed after reaching the page: whatever it sent may have acted.
             if let Some(tab) = ctx.reached() {
                 text.push_str(&calls::may_have_run(action.as_ref().map(|(kind, _)| *kind), unanswered_ms(tab)));
-                remember_unconfirmed(state, session, tab, action);
+                remember_unconfirmed(&state.sessions, session, tab, action);
             }
             ToolOutput::error(text)
         }
@@ -316,9 +332,9 @@ pub fn refuse_if_dialog(tabs: &crate::state::TabsState, tab: i32, tool: &'static
 }
 
 /// Refuses an action on `tab` while this session's previous action there is unconfirmed.
-pub fn refuse_if_unconfirmed(state: &State, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
+pub fn refuse_if_unconfirmed(sessions: &Sessions, session: &str, tab: i32, tool: &str) -> Result<(), Failure> {
     let pending = cdp::unanswered_input(tab).is_some();
-    match state.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
+    match sessions.with_session(session, |s| s.unconfirmed.refusal(tab, tool, timer::now_ms(), pending)) {
         Some(text) => Err(Failure::Explained(text)),
         None => Ok(()),
     }
@@ -348,11 +364,11 @@ async fn choose_target_tab(
 ) -> Result<i32, ToolError> {
     if let Some(tab) = named {
         let tab = tab as i32;
-        state.require_usable(tab, session)?;
+        state.tabs.require_usable(tab, session)?;
         state.take_up(tab, session).await;
         return Ok(tab);
     }
-    let (current, lost) = state.with_session(session, |s| (s.current_tab, s.lost));
+    let (current, lost) = state.sessions.with_session(session, |s| (s.current_tab, s.lost));
     let choice = {
         let tabs = state.tabs.registry.borrow();
         custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
@@ -364,13 +380,13 @@ async fn choose_target_tab(
             Ok(tab)
         }
         Target::Lost { tab, loss } => {
-            state.require_not_stopped()?;
+            state.tabs.require_not_stopped()?;
             Err(ToolError::CurrentTabLost { tab, loss })
         }
         Target::Open => tabs::open_tab(state, session).await,
         Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(state, session).await,
         Target::Tab(_) | Target::None => {
-            state.require_not_stopped()?;
+            state.tabs.require_not_stopped()?;
             Err(ToolError::NoTab)
         }
     }
@@ -378,10 +394,16 @@ async fn choose_target_tab(
 
 /// The node behind `element_ref` in this session's view of the tab, if it still exists in the
 /// document it was seen in.
-pub fn resolve_ref(state: &State, session: &str, tab_id: i32, element_ref: &str) -> Result<NodeKey, ToolError> {
-    let tabs = state.tabs.registry.borrow();
-    state.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
-    state.with_session(session, |s| match s.pages.get(&tab_id) {
+pub fn resolve_ref(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    session: &str,
+    tab_id: i32,
+    element_ref: &str,
+) -> Result<NodeKey, ToolError> {
+    let tabs = tabs.registry.borrow();
+    sessions.with_session(session, |s| s.refs.check(element_ref, tab_id))?;
+    sessions.with_session(session, |s| match s.pages.get(&tab_id) {
         Some(page) => page.resolve(element_ref, tabs.frames(tab_id).loaders()).map_err(ToolError::from),
         None => Err(ToolError::from(RefError::Unknown(element_ref.trim().to_owned()))),
     })

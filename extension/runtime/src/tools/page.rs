@@ -207,13 +207,13 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
         return Err(ToolError::Arguments("the text to wait for is empty").into());
     }
     let tab = target_tab(state, session, params.tab, false).await?;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
     let left = ctx.deadline().left_ms().saturating_sub(ANSWER_MS);
     let limit_ms = ((wanted_s * 1000.0) as u32).min(left);
     let gone = match &params.ref_gone {
-        Some(r) => match resolve_ref(state, session, tab, r) {
+        Some(r) => match resolve_ref(&state.tabs, &state.sessions, session, tab, r) {
             Ok(node) => Some((NodeTarget::of(&state.tabs, tab, &node), node, r.clone())),
             // Already gone from the page the agent saw.
             Err(ToolError::Ref(_)) => None,
@@ -254,7 +254,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
         }
         (None, _) => format!("waited {waited_s:.1} s"),
     };
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     Ok(answer(state, session, tab, Answer::AfterAction, &[note], None).await?)
@@ -378,7 +378,7 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
     let end = match &params.end_ref {
         Some(r) => {
             let tab = target_tab(state, session, params.tab, false).await?;
-            Some(resolve_ref(state, session, tab, r)?)
+            Some(resolve_ref(&state.tabs, &state.sessions, session, tab, r)?)
         }
         None => None,
     };
@@ -396,7 +396,7 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
             (None, Some(end)) => input::centre_in_view(&NodeTarget::of(&state.tabs, tab, &end), &end, end_ref).await?,
             (None, None) => unreachable!("checked above"),
         };
-        drag::drag(state, tab, from, to).await
+        drag::drag(&state.tabs, tab, from, to).await
     })
     .await
 }

@@ -19,12 +19,15 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     let Some(selection) = state.tabs.selections.borrow().get(&tab).cloned() else {
         return Err(ToolError::NothingSelected { tab });
     };
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_user_selection")?;
-    let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
-    let behind = match state.with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version))) {
+    let version = state.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let behind = match state
+        .sessions
+        .with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version)))
+    {
         Some(Err(e)) => return Err(e.into()),
         Some(Ok(Staleness::Behind(_) | Staleness::TooStale(_))) => params.since_version,
         _ => None,
@@ -32,11 +35,14 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     // A session that has not seen the page yet looks first, so the ref it gets is one it knows.
     let (looked, snapshot) = if version == 0 {
         let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
-        (Some(looked), state.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())))
+        (Some(looked), state.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())))
     } else {
-        (None, Some(capture_and_compile(state, session, tab).await?))
+        (
+            None,
+            Some(capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?),
+        )
     };
-    let version = state.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let version = state.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.
     let tabs = state.tabs.registry.borrow();
     let in_process = |frame: &str| tabs.frames(tab).session_of(frame) == selection.session.as_deref();

@@ -16,7 +16,7 @@ use crate::cdp::{self, CdpError};
 use crate::error::{ElementProblem, ToolError};
 use crate::input::{self, NodeTarget};
 use crate::paint::Crop;
-use crate::state::State;
+use crate::state::{Sessions, State, TabsState};
 use crate::still::Still;
 use crate::{drag, timer};
 
@@ -106,8 +106,9 @@ async fn shoot(
     params: &ScreenshotParams,
 ) -> ToolResult {
     // The fields masked now: judged on the page as it is, with what the session remembers.
-    let captured = crate::capture::capture(state, tab).await?;
-    let masked = state.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    let captured = crate::capture::capture(&state.tabs, tab).await?;
+    let masked =
+        state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
     let masks = Masks {
         refused_frame: masked.iter().map(|m| m.refused_frame).collect(),
         nodes: masked.into_iter().map(|m| m.node).collect(),
@@ -145,11 +146,11 @@ struct Masks {
 }
 
 /// The frames holding `masked` fields, each once.
-fn frames_of(state: &State, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> {
+fn frames_of(tabs: &TabsState, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> {
     let mut frames: Vec<NodeTarget> = Vec::new();
     for key in masked {
         if !frames.iter().any(|f| f.frame_id == key.frame_id) {
-            frames.push(NodeTarget::of(&state.tabs, tab, key));
+            frames.push(NodeTarget::of(tabs, tab, key));
         }
     }
     frames
@@ -167,7 +168,8 @@ async fn take(
 ) -> ToolResult {
     let masked = &masks.nodes;
     for _ in 0..MOST_TRIES {
-        let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(state, tab, masked)).await) };
+        let still =
+            if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(&state.tabs, tab, masked)).await) };
         let taken = capture_once(state, session, tab, element, params, masks, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
@@ -274,9 +276,10 @@ async fn capture_once(
         width: (width * scale).round().max(1.0) as u32,
         height: (height * scale).round().max(1.0) as u32,
     });
-    let labels = if params.refs { label_boxes(state, session, tab, view).await } else { Vec::new() };
+    let labels =
+        if params.refs { label_boxes(&state.tabs, &state.sessions, session, tab, view).await } else { Vec::new() };
     // Measuring lays the page out: the counters read after it count only what changes later.
-    let before = measure(state, tab, masked, view).await?;
+    let before = measure(&state.tabs, tab, masked, view).await?;
     let counted = match still {
         Some(still) => still.counters().await,
         None => Vec::new(),
@@ -290,7 +293,7 @@ async fn capture_once(
         }
         None => false,
     };
-    let after = measure(state, tab, masked, view).await?;
+    let after = measure(&state.tabs, tab, masked, view).await?;
     let fields: Vec<MaskedField> =
         before.into_iter().zip(after).map(|(before, after)| MaskedField { before, after }).collect();
     let clip = Clip { area: Rect { x, y, width, height }, scale };
@@ -331,7 +334,12 @@ async fn capture_once(
 /// Each masked field's border box in document coordinates, `None` where it is not drawn. A
 /// field that cannot be measured for another reason fails the screenshot: a cover cannot be
 /// placed over what was not found.
-async fn measure(state: &State, tab: i32, masked: &[NodeKey], view: &Viewport) -> Result<Vec<Option<Rect>>, ToolError> {
+async fn measure(
+    tabs: &TabsState,
+    tab: i32,
+    masked: &[NodeKey],
+    view: &Viewport,
+) -> Result<Vec<Option<Rect>>, ToolError> {
     #[derive(Deserialize)]
     struct BoxModel {
         model: Model,
@@ -342,7 +350,7 @@ async fn measure(state: &State, tab: i32, masked: &[NodeKey], view: &Viewport) -
     }
     let mut boxes = Vec::with_capacity(masked.len());
     for key in masked {
-        let at = NodeTarget::of(&state.tabs, tab, key);
+        let at = NodeTarget::of(tabs, tab, key);
         let model: Result<BoxModel, _> =
             at.send("DOM.getBoxModel", serde_json::json!({"backendNodeId": key.backend_node_id})).await;
         let quad = match model {
@@ -415,8 +423,8 @@ async fn frame_offset(at: &NodeTarget) -> (f64, f64) {
 
 /// The boxes of the elements the agent was last shown on the page, in document coordinates,
 /// for their ref labels.
-async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport) -> Vec<Label> {
-    let numbers: Vec<u32> = state.with_session(session, |s| {
+async fn label_boxes(tabs: &TabsState, sessions: &Sessions, session: &str, tab: i32, view: &Viewport) -> Vec<Label> {
+    let numbers: Vec<u32> = sessions.with_session(session, |s| {
         let snapshot = s.pages.get(&tab).and_then(|p| p.snapshot());
         snapshot.map(|snap| snap.elements.iter().map(|e| e.number).collect()).unwrap_or_default()
     });
@@ -428,8 +436,8 @@ async fn label_boxes(state: &Rc<State>, session: &str, tab: i32, view: &Viewport
             break;
         }
         let element_ref = format!("e{number}");
-        let Ok(node) = resolve_ref(state, session, tab, &element_ref) else { continue };
-        let at = NodeTarget::of(&state.tabs, tab, &node);
+        let Ok(node) = resolve_ref(tabs, sessions, session, tab, &element_ref) else { continue };
+        let at = NodeTarget::of(tabs, tab, &node);
         if let Some([x, y, w, h]) = bounds(&at, node.backend_node_id).await {
             let (dx, dy) = frame_offset(&at).await;
             let rect = Rect { x: x + dx + view.page_x, y: y + dy + view.page_y, width: w, height: h };
@@ -459,7 +467,7 @@ pub async fn drag_xy(state: &Rc<State>, session: &str, params: MouseDragXyParams
     let (from, to) = ((params.start_x, params.start_y), (params.end_x, params.end_y));
     on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
         in_view(tab, &[from, to]).await?;
-        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(state, tab, from, to)).await
+        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(&state.tabs, tab, from, to)).await
     })
     .await
 }

@@ -12,43 +12,58 @@ use super::{ToolResult, target_tab};
 use crate::capture::{self, Captured};
 use crate::error::ToolError;
 use crate::navigation::{self, CapturedAhead, Waited};
-use crate::state::State;
+use crate::state::{AsksState, Sessions, State, TabsState, TimelineState};
 use crate::timer;
 
 /// `browser_snapshot`.
 pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
     let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tab_lock(tab);
+    let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
-    state.ensure_attached(tab).await?;
+    state.tabs.ensure_attached(tab).await?;
     super::refuse_if_dialog(&state.tabs, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
-        return state.with_session(session, |s| match s.pages.get(&tab) {
+        return state.sessions.with_session(session, |s| match s.pages.get(&tab) {
             Some(page) => Ok(page.continue_snapshot(&params)?),
             None => Err(PageError::NothingToContinue.into()),
         });
     }
-    let snapshot = capture_and_compile(state, session, tab).await?;
-    state.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
+    let snapshot =
+        capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?;
+    state.sessions.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
 }
 
 /// Captures the tab and compiles it with the session's page state, timing both. Images, style
 /// sheets and fonts the page is still loading are waited for first (bounded; see
 /// [`navigation::await_rendering_loads`]).
-pub async fn capture_and_compile(state: &Rc<State>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
-    let loads_ms = navigation::await_rendering_loads(state, tab).await;
-    let captured = capture::capture(state, tab).await?;
-    Ok(compile(state, session, tab, captured, loads_ms).await)
+pub async fn capture_and_compile(
+    tabs: &TabsState,
+    sessions: &Sessions,
+    timeline: &TimelineState,
+    asks: &AsksState,
+    session: &str,
+    tab: i32,
+) -> Result<Snapshot, ToolError> {
+    let loads_ms = navigation::await_rendering_loads(timeline, tab).await;
+    let captured = capture::capture(tabs, tab).await?;
+    Ok(compile(sessions, asks, session, tab, captured, loads_ms).await)
 }
 
 /// Compiles a capture with the session's page state, and says in its stats what it cost.
-async fn compile(state: &Rc<State>, session: &str, tab: i32, captured: Captured, loads_ms: Option<f64>) -> Snapshot {
+async fn compile(
+    sessions: &Sessions,
+    asks: &AsksState,
+    session: &str,
+    tab: i32,
+    captured: Captured,
+    loads_ms: Option<f64>,
+) -> Snapshot {
     // The person's own secret words apply from the next look on, and so does what they allow
     // of `file:` URLs (a frame showing a URL an agent could not load is not read).
-    let options = crate::options::Options::for_call(&state.asks);
+    let options = crate::options::Options::for_call(asks);
     let started = timer::now_ms();
-    let mut snapshot = state.with_session(session, |s| {
+    let mut snapshot = sessions.with_session(session, |s| {
         let page = s.pages.entry(tab).or_default();
         page.set_secret_words(&options.secret_words);
         page.set_url_policy(options.url_policy());
@@ -89,10 +104,10 @@ pub async fn answer_waited(
     waited: Waited,
 ) -> Result<ToolOutput, ToolError> {
     // The capture taken as soon as the page loaded, when it held until the page settled.
-    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(state, tab));
+    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(&state.tabs, tab));
     let mut snapshot = match held {
-        Some(captured) => compile(state, session, tab, captured, None).await,
-        None => capture_and_compile(state, session, tab).await?,
+        Some(captured) => compile(&state.sessions, &state.asks, session, tab, captured, None).await,
+        None => capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?,
     };
     snapshot.stats.load_ms = waited.load_ms;
     snapshot.stats.settle_ms = waited.settle_ms;
@@ -100,7 +115,7 @@ pub async fn answer_waited(
     if let Some(ahead) = waited.ahead {
         count_capture_ahead(&mut snapshot.stats, ahead);
     }
-    Ok(state.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
+    Ok(state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
 }
 
 /// Adds what the capture taken ahead of a navigation's settle wait cost to the stats of the

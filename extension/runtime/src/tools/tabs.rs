@@ -48,7 +48,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
             // question is answered: the answer is the question, as for browser_navigate.
             // The browser's removal waits for that answer; a tab that closes ends the wait for
             // a question at once (its debugger leaves).
-            let mut dialogs = Subscription::new(&state.hub, tab, &["Page.javascriptDialogOpening"]);
+            let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
             let remove = std::pin::pin!(chrome::remove_tab(tab));
             let asked = std::pin::pin!(dialogs.next_where(LEAVE_QUESTION_MS, |e| e.session_id.is_none()));
             match futures::future::select(remove, asked).await {
@@ -62,7 +62,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
             state.tab_closed(tab, Some(session)).await;
             // The browser may have reported the close before the removal answered: the session
             // closed its own tab and needs no telling.
-            state.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
+            state.sessions.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
             list(state, session).await
         }
     }
@@ -71,11 +71,11 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
 /// Opens a blank tab owned by this session and makes it the session's current tab (unless the
 /// user stopped Sightline).
 pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
-    state.require_not_stopped()?;
+    state.tabs.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
     state.grant(id, Grant::Created, Some(session)).await;
-    state.with_session(session, |s| s.current_tab = Some(id));
+    state.sessions.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
 
@@ -83,7 +83,7 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let controlled: Vec<(i32, Grant)> =
         state.tabs.registry.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
     let policy = Options::for_call(&state.asks).url_policy();
-    let current = state.with_session(session, |s| s.current_tab);
+    let current = state.sessions.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
     for (tab, grant) in controlled {
