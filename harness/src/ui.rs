@@ -139,11 +139,12 @@ impl ExtensionPage {
     ///
     /// A window the browser has only just opened may drop the first press before its first
     /// frame is drawn, as a person's hand may miss: the click is checked to have reached the
-    /// element (a trusted `click` on it or inside it) and pressed again, at most three times.
+    /// element (a trusted `click` on it or inside it) and, with the window brought to the front,
+    /// pressed again, at most five times; each miss is logged with what the page showed.
     /// A page that goes away at the click (a window that closes on its answer) counts as reached.
     pub fn click(&mut self, selector: &str) -> anyhow::Result<()> {
         let selector = Value::String(selector.to_owned());
-        for _ in 0..3 {
+        for _ in 0..5 {
             let centre = self.eval(&format!(
                 "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
                  window.__reached = false; \
@@ -162,13 +163,22 @@ impl ExtensionPage {
             }
             match self.eval("window.__reached === true") {
                 Ok(Value::Bool(false)) => {
-                    eprintln!("ui: the click on {selector} did not reach it; pressing again");
+                    let seen = self
+                        .eval(&format!(
+                            "(() => {{ const e = document.querySelector({selector}); const at = document.elementFromPoint({x}, {y}); \
+                             return {{viewport: [innerWidth, innerHeight], at: at ? at.outerHTML.slice(0, 80) : null, \
+                             disabled: !!(e && e.disabled), visibility: document.visibilityState, focus: document.hasFocus()}}; }})()"
+                        ))
+                        .unwrap_or_default();
+                    eprintln!("ui: the click on {selector} at ({x}, {y}) did not reach it ({seen}); pressing again");
+                    // A person sees the window in front of them before they click in it.
+                    self.send("Page.bringToFront", json!({}))?;
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 _ => return Ok(()),
             }
         }
-        bail!("three clicks on {selector} never reached it")
+        bail!("five clicks on {selector} never reached it")
     }
 
     /// Picks `value` in the `<select>` that `selector` finds, as a person choosing from its list:
