@@ -183,7 +183,7 @@ pub struct HostLink {
 
 /// Answers one page message.
 pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> Value {
-    state.load_grants().await;
+    state.custody().load_grants().await;
     match message {
         PageMessage::Model { tab } => {
             crate::shots::panel_looked(&state.review, tab);
@@ -204,6 +204,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Stop { tab } => {
             let controlled = state.tabs.registry.borrow().is_controlled(tab);
             state
+                .custody()
                 .revoke(
                     tab,
                     Some("the user stopped the agent on this tab from the Sightline panel".into()),
@@ -214,7 +215,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             json!({"stopped": controlled})
         }
         PageMessage::Share { tab } => {
-            state.grant(tab, Grant::Shared, None).await;
+            state.custody().grant(tab, Grant::Shared, None).await;
             let attached = state.tabs.ensure_attached(tab).await;
             // Shared even when the debugger cannot attach yet (a page the browser shuts
             // extensions out of): the agent may navigate it away, as from the toolbar.
@@ -222,7 +223,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::HandOver { tab, to } => {
             let title = chrome::get_tab(tab).await.ok().and_then(|t| t.title).unwrap_or_default();
-            match state.hand_over(tab, &to, &title).await {
+            match state.custody().hand_over(tab, &to, &title).await {
                 Ok(()) => json!({"handed": true, "status": grant_of(&state.tabs, &state.sessions, tab)}),
                 Err(why) => json!({"error": why}),
             }

@@ -258,18 +258,12 @@ impl State {
         }
     }
 
-    /// Drops every session's view of a tab that went away, `loss` saying how. A session that
-    /// was acting on it has no current tab until it names one, except `by`, the session that
-    /// closed the tab itself; every other session's refs of the tab are refused with `loss`.
-    pub fn forget_tab_pages(&self, tab_id: i32, loss: TabLoss, by: Option<&str>) {
-        for (id, session) in self.sessions.borrow_mut().iter_mut() {
-            Self::lose(session, tab_id, loss, by == Some(id.as_str()));
-        }
-        self.tabs.forget_lock(tab_id);
-        crate::cdp::page_replaced(tab_id);
+    /// The custody of the tabs: which tabs each session may reach, borrowed from this state.
+    pub fn custody(&self) -> Custody<'_> {
+        Custody { tabs: &self.tabs, sessions: &self.sessions, timeline: &self.timeline }
     }
 
-    /// Takes `tab_id` from one session's view (see [`Self::forget_tab_pages`]); `itself` when the
+    /// Takes `tab_id` from one session's view (see [`Custody::forget_tab_pages`]); `itself` when the
     /// session did it, so it needs no telling.
     pub fn lose(session: &mut Session, tab_id: i32, loss: TabLoss, itself: bool) {
         let had = session.pages.remove(&tab_id).is_some() || session.current_tab == Some(tab_id);
@@ -283,5 +277,32 @@ impl State {
         if had && !itself {
             session.refs.lose(tab_id, loss);
         }
+    }
+}
+
+/// The custody of the tabs: which tabs the agents may reach and which session holds each
+/// (the tabs' grants and debugger sessions), what each session has been shown of them, and the
+/// timeline that keeps what happened on them. Granting, revoking, taking up and handing over a
+/// tab touch these three and nothing else of the state.
+#[derive(Clone, Copy)]
+pub struct Custody<'a> {
+    /// The tabs: registry (grants, holders), debugger events, locks, selections.
+    pub tabs: &'a Rc<TabsState>,
+    /// The MCP sessions and what each has been shown.
+    pub sessions: &'a Sessions,
+    /// The timeline, and what could not be saved.
+    pub timeline: &'a Rc<TimelineState>,
+}
+
+impl Custody<'_> {
+    /// Drops every session's view of a tab that went away, `loss` saying how. A session that
+    /// was acting on it has no current tab until it names one, except `by`, the session that
+    /// closed the tab itself; every other session's refs of the tab are refused with `loss`.
+    pub fn forget_tab_pages(&self, tab_id: i32, loss: TabLoss, by: Option<&str>) {
+        for (id, session) in self.sessions.borrow_mut().iter_mut() {
+            State::lose(session, tab_id, loss, by == Some(id.as_str()));
+        }
+        self.tabs.forget_lock(tab_id);
+        crate::cdp::page_replaced(tab_id);
     }
 }

@@ -365,7 +365,7 @@ async fn choose_target_tab(
     if let Some(tab) = named {
         let tab = tab as i32;
         state.tabs.require_usable(tab, session)?;
-        state.take_up(tab, session).await;
+        state.custody().take_up(tab, session).await;
         return Ok(tab);
     }
     let (current, lost) = state.sessions.with_session(session, |s| (s.current_tab, s.lost));
@@ -376,7 +376,7 @@ async fn choose_target_tab(
     match choice {
         Target::Tab(tab) if Some(tab) == current => Ok(tab),
         Target::Tab(tab) if chrome::get_tab(tab).await.is_ok() => {
-            state.take_up(tab, session).await;
+            state.custody().take_up(tab, session).await;
             Ok(tab)
         }
         Target::Lost { tab, loss } => {

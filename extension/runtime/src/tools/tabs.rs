@@ -59,7 +59,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
                 },
                 Either::Right((None, remove)) => remove.await?,
             }
-            state.tab_closed(tab, Some(session)).await;
+            state.custody().tab_closed(tab, Some(session)).await;
             // The browser may have reported the close before the removal answered: the session
             // closed its own tab and needs no telling.
             state.sessions.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
@@ -74,7 +74,7 @@ pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError
     state.tabs.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
-    state.grant(id, Grant::Created, Some(session)).await;
+    state.custody().grant(id, Grant::Created, Some(session)).await;
     state.sessions.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
@@ -88,7 +88,7 @@ async fn list(state: &Rc<State>, session: &str) -> ToolResult {
     let mut rows = Vec::new();
     for (tab, grant) in controlled {
         let Ok(info) = chrome::get_tab(tab).await else {
-            state.tab_closed(tab, None).await;
+            state.custody().tab_closed(tab, None).await;
             continue;
         };
         let marker = if current == Some(tab) { " (current)" } else { "" };
