@@ -77,7 +77,7 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
     }
     match (params.url, params.go) {
         (Some(url), _) => {
-            let tab = target_tab(state, session, params.tab, true).await?;
+            let tab = target_tab(&state.custody(), session, params.tab, true).await?;
             load_within(state, session, tab, &url, ctx).await
         }
         (None, Some(step)) => {
@@ -396,7 +396,7 @@ where
     F: FnOnce(i32, Option<NodeKey>) -> Fut,
     Fut: std::future::Future<Output = ActionResult>,
 {
-    let tab = target_tab(state, session, tab, false).await?;
+    let tab = target_tab(&state.custody(), session, tab, false).await?;
     let lock = state.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     state.tabs.ensure_attached(tab).await?;

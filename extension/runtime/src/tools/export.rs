@@ -13,7 +13,7 @@ use crate::state::State;
 
 /// `browser_export_test`.
 pub async fn export_test(state: &Rc<State>, session: &str, params: ExportTestParams) -> Result<ToolOutput, Failure> {
-    let tab = target_tab(state, session, params.tab, false).await?;
+    let tab = target_tab(&state.custody(), session, params.tab, false).await?;
     let mut model = state.review.session_log.borrow().model(tab);
     model.calls.retain(|c| c.session == session);
     let page = chrome::get_tab(tab).await.ok();

@@ -14,7 +14,7 @@ use crate::state::State;
 /// `browser_find`.
 pub async fn run(state: &Rc<State>, session: &str, params: FindParams) -> ToolResult {
     let query = FindQuery::of(&params).ok_or(PageError::EmptyQuery)?;
-    let tab = target_tab(state, session, params.tab, false).await?;
+    let tab = target_tab(&state.custody(), session, params.tab, false).await?;
     let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
     state.tabs.ensure_attached(tab).await?;

@@ -35,7 +35,7 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::error::ToolError;
-use crate::state::{Sessions, State, TabsState};
+use crate::state::{Custody, Sessions, State, TabsState};
 use crate::timer::{self, Deadline};
 use crate::{cdp, chrome};
 
@@ -345,48 +345,48 @@ pub fn refuse_if_unconfirmed(sessions: &Sessions, session: &str, tab: i32, tool:
 /// newest tab it holds or a free one, else (when `open_if_none`) a new tab the agent owns. A
 /// session that lost its current tab gets none until it names one.
 pub async fn target_tab(
-    state: &Rc<State>,
+    custody: &Custody<'_>,
     session: &str,
     named: Option<u32>,
     open_if_none: bool,
 ) -> Result<i32, ToolError> {
-    let tab = choose_target_tab(state, session, named, open_if_none).await?;
+    let tab = choose_target_tab(custody, session, named, open_if_none).await?;
     // A site the person gave agents no access to is neither read, acted on nor moved.
     crate::permissions::refuse_no_access(tab).await?;
     Ok(tab)
 }
 
 async fn choose_target_tab(
-    state: &Rc<State>,
+    custody: &Custody<'_>,
     session: &str,
     named: Option<u32>,
     open_if_none: bool,
 ) -> Result<i32, ToolError> {
     if let Some(tab) = named {
         let tab = tab as i32;
-        state.tabs.require_usable(tab, session)?;
-        state.custody().take_up(tab, session).await;
+        custody.tabs.require_usable(tab, session)?;
+        custody.take_up(tab, session).await;
         return Ok(tab);
     }
-    let (current, lost) = state.sessions.with_session(session, |s| (s.current_tab, s.lost));
+    let (current, lost) = custody.sessions.with_session(session, |s| (s.current_tab, s.lost));
     let choice = {
-        let tabs = state.tabs.registry.borrow();
+        let tabs = custody.tabs.registry.borrow();
         custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
     };
     match choice {
         Target::Tab(tab) if Some(tab) == current => Ok(tab),
         Target::Tab(tab) if chrome::get_tab(tab).await.is_ok() => {
-            state.custody().take_up(tab, session).await;
+            custody.take_up(tab, session).await;
             Ok(tab)
         }
         Target::Lost { tab, loss } => {
-            state.tabs.require_not_stopped()?;
+            custody.tabs.require_not_stopped()?;
             Err(ToolError::CurrentTabLost { tab, loss })
         }
-        Target::Open => tabs::open_tab(state, session).await,
-        Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(state, session).await,
+        Target::Open => tabs::open_tab(custody, session).await,
+        Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(custody, session).await,
         Target::Tab(_) | Target::None => {
-            state.tabs.require_not_stopped()?;
+            custody.tabs.require_not_stopped()?;
             Err(ToolError::NoTab)
         }
     }

@@ -206,7 +206,7 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     if matches!((&params.text, &params.text_gone), (Some(t), _) | (_, Some(t)) if t.trim().is_empty()) {
         return Err(ToolError::Arguments("the text to wait for is empty").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
+    let tab = target_tab(&state.custody(), session, params.tab, false).await?;
     state.tabs.ensure_attached(tab).await?;
     refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
@@ -377,7 +377,7 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
     };
     let end = match &params.end_ref {
         Some(r) => {
-            let tab = target_tab(state, session, params.tab, false).await?;
+            let tab = target_tab(&state.custody(), session, params.tab, false).await?;
             Some(resolve_ref(&state.tabs, &state.sessions, session, tab, r)?)
         }
         None => None,

@@ -15,7 +15,7 @@ use crate::state::State;
 
 /// `browser_user_selection`.
 pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) -> ToolResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
+    let tab = target_tab(&state.custody(), session, params.tab, false).await?;
     let Some(selection) = state.tabs.selections.borrow().get(&tab).cloned() else {
         return Err(ToolError::NothingSelected { tab });
     };

@@ -17,7 +17,7 @@ use crate::timer;
 
 /// `browser_snapshot`.
 pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
+    let tab = target_tab(&state.custody(), session, params.tab, false).await?;
     let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
     state.tabs.ensure_attached(tab).await?;

@@ -13,7 +13,7 @@ use crate::cdp::Subscription;
 use crate::chrome;
 use crate::error::ToolError;
 use crate::options::Options;
-use crate::state::State;
+use crate::state::{Custody, State};
 use crate::tabs::Grant;
 use futures::future::Either;
 use sightline_core::custody::Access;
@@ -26,7 +26,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
     match params.action {
         TabsAction::List => list(state, session).await,
         TabsAction::New => {
-            let tab = open_tab(state, session).await?;
+            let tab = open_tab(&state.custody(), session).await?;
             match params.url {
                 Some(url) => {
                     let mut out = actions::load(state, session, tab, &url).await?;
@@ -38,12 +38,12 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
         }
         TabsAction::Select => {
             let tab = params.tab.ok_or(ToolError::Arguments("select needs `tab` (an id from browser_tabs list)"))?;
-            let tab = target_tab(state, session, Some(tab), false).await?;
+            let tab = target_tab(&state.custody(), session, Some(tab), false).await?;
             chrome::activate_tab(tab).await?;
             list(state, session).await
         }
         TabsAction::Close => {
-            let tab = target_tab(state, session, params.tab, false).await?;
+            let tab = target_tab(&state.custody(), session, params.tab, false).await?;
             // A page that asks before it is left ("leave this page?") stays open until the
             // question is answered: the answer is the question, as for browser_navigate.
             // The browser's removal waits for that answer; a tab that closes ends the wait for
@@ -70,12 +70,12 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
 
 /// Opens a blank tab owned by this session and makes it the session's current tab (unless the
 /// user stopped Sightline).
-pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
-    state.tabs.require_not_stopped()?;
+pub async fn open_tab(custody: &Custody<'_>, session: &str) -> Result<i32, ToolError> {
+    custody.tabs.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
-    state.custody().grant(id, Grant::Created, Some(session)).await;
-    state.sessions.with_session(session, |s| s.current_tab = Some(id));
+    custody.grant(id, Grant::Created, Some(session)).await;
+    custody.sessions.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
 
