@@ -338,7 +338,7 @@ impl Runtime {
             let Some(claim) = state.asks.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
                 return Ok(JsValue::UNDEFINED);
             };
-            let answer = match permissions::gate_download(&state, &claim).await {
+            let answer = match permissions::gate_download(&state.reach(), &claim).await {
                 Ok(()) => {
                     let path = claim.path();
                     state.asks.downloads.borrow_mut().started(claim, item.id);

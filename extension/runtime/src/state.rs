@@ -263,6 +263,11 @@ impl State {
         Custody { tabs: &self.tabs, sessions: &self.sessions, timeline: &self.timeline }
     }
 
+    /// What an agent's call may reach: the custody of the tabs, and the questions and options.
+    pub fn reach(&self) -> Reach<'_> {
+        Reach { custody: self.custody(), asks: &self.asks }
+    }
+
     /// Takes `tab_id` from one session's view (see [`Custody::forget_tab_pages`]); `itself` when the
     /// session did it, so it needs no telling.
     pub fn lose(session: &mut Session, tab_id: i32, loss: TabLoss, itself: bool) {
@@ -305,4 +310,15 @@ impl Custody<'_> {
         self.tabs.forget_lock(tab_id);
         crate::cdp::page_replaced(tab_id);
     }
+}
+
+/// What an agent's call may reach: the custody of the tabs it acts on, and the person's
+/// questions, options and downloads (its permission gates ask, and it reads the options). Not
+/// the calls in flight, the review, or the drill's seam.
+#[derive(Clone, Copy)]
+pub struct Reach<'a> {
+    /// The tabs, the sessions and the timeline.
+    pub custody: Custody<'a>,
+    /// Questions, options and downloads.
+    pub asks: &'a AsksState,
 }

@@ -107,9 +107,11 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
 /// `browser_tabs new`, whose call is bounded as a whole).
 pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
     let url = Options::for_call(&state.asks).url_policy().check(url)?.to_string();
-    crate::permissions::gate_navigation(state, session, None, &url, None).await.map_err(|refused| match refused {
-        Failure::Explained(text) => ToolError::NotPermitted(text),
-        Failure::Tool(e) => e,
+    crate::permissions::gate_navigation(&state.reach(), session, None, &url, None).await.map_err(|refused| {
+        match refused {
+            Failure::Explained(text) => ToolError::NotPermitted(text),
+            Failure::Tool(e) => e,
+        }
     })?;
     let lock = state.tabs.lock(tab);
     let _guard = lock.lock().await;
@@ -138,7 +140,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
         Err(e) => return Err(e.into()),
     };
     refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
-    let allowed = crate::permissions::gate_navigation(state, session, Some(tab), &url, Some(ctx)).await?;
+    let allowed = crate::permissions::gate_navigation(&state.reach(), session, Some(tab), &url, Some(ctx)).await?;
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
@@ -240,7 +242,7 @@ pub(super) async fn act_noting(
         Before::Run(notice) => notice,
     };
     // The person's rules, asked before anything reaches the page: a refusal or a denial sends nothing.
-    let allowed = crate::permissions::gate(state, session, tab, tool, ctx).await?;
+    let allowed = crate::permissions::gate(&state.reach(), session, tab, tool, ctx).await?;
     enough_time_to_act(ctx, tool)?;
     ctx.acting_on(tab);
     let noted = std::cell::RefCell::new(Vec::new());

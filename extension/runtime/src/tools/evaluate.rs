@@ -66,7 +66,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
     let params = &params;
     on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
         refuse_if_dialog(&state.tabs, tab, "browser_evaluate")?;
-        let allowed = crate::permissions::gate(state, session, tab, "browser_evaluate", ctx).await?;
+        let allowed = crate::permissions::gate(&state.reach(), session, tab, "browser_evaluate", ctx).await?;
         let mut answer = evaluate(state, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
         if let Some(note) = allowed {
             answer.text = format!("{note}\n{}", answer.text);
