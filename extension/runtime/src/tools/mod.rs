@@ -254,27 +254,29 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     // A fresh look at the page: what an unconfirmed action did is in front of the agent.
     let looks = calls::is_a_look(&call);
     let acting = action.is_some().then(|| state.timeline.agent_acting());
+    // What the tool may reach: the tabs' custody and the questions, not the whole state.
+    let reach = state.reach();
     let result = match call {
-        ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p, ctx).await,
-        ToolCall::BrowserSnapshot(p) => snapshot::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserClick(p) => actions::click(state, session, p, ctx).await,
-        ToolCall::BrowserType(p) => actions::type_text(state, session, p, ctx).await,
-        ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p, ctx).await,
-        ToolCall::BrowserSelectOption(p) => actions::select_option(state, session, p, ctx).await,
-        ToolCall::BrowserHover(p) => actions::hover(state, session, p, ctx).await,
-        ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(state, session, p, ctx).await,
-        ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserFillForm(p) => page::fill_form(state, session, p, ctx).await,
-        ToolCall::BrowserScroll(p) => page::scroll(state, session, p, ctx).await,
-        ToolCall::BrowserWaitFor(p) => page::wait_for(state, session, p, ctx).await,
-        ToolCall::BrowserDrag(p) => page::drag(state, session, p, ctx).await,
-        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await,
-        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
-        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
-        ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
-        ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
-        ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
+        ToolCall::BrowserTabs(p) => tabs::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserNavigate(p) => actions::navigate(&reach, session, p, ctx).await,
+        ToolCall::BrowserSnapshot(p) => snapshot::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserClick(p) => actions::click(&reach, session, p, ctx).await,
+        ToolCall::BrowserType(p) => actions::type_text(&reach, session, p, ctx).await,
+        ToolCall::BrowserPressKey(p) => actions::press_key(&reach, session, p, ctx).await,
+        ToolCall::BrowserSelectOption(p) => actions::select_option(&reach, session, p, ctx).await,
+        ToolCall::BrowserHover(p) => actions::hover(&reach, session, p, ctx).await,
+        ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(&reach, session, p, ctx).await,
+        ToolCall::BrowserFind(p) => find::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserFillForm(p) => page::fill_form(&reach, session, p, ctx).await,
+        ToolCall::BrowserScroll(p) => page::scroll(&reach, session, p, ctx).await,
+        ToolCall::BrowserWaitFor(p) => page::wait_for(&reach, session, p, ctx).await,
+        ToolCall::BrowserDrag(p) => page::drag(&reach, session, p, ctx).await,
+        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(&reach, session, p, ctx).await,
+        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(&reach, session, p, ctx).await,
+        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(&reach, session, p, ctx).await,
+        ToolCall::BrowserFileUpload(p) => files::upload(&reach, session, p, ctx).await,
+        ToolCall::BrowserEvaluate(p) => evaluate::run(&reach, session, p, ctx).await,
+        ToolCall::BrowserSelectText(p) => select::select_text(&reach, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => {
             changes::changes_since(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
         }
@@ -287,8 +289,10 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserNetworkRequests(p) => {
             logs::network_requests(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
         }
-        ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
+        ToolCall::BrowserUserSelection(p) => selection::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserExportTest(p) => {
+            export::export_test(&reach.custody, &state.review, &state.version, session, p).await
+        }
         ToolCall::BrowserDownloads(p) => downloads::downloads(&state.asks, session, p).await.map_err(Failure::from),
         ToolCall::BrowserPermissions(p) => {
             crate::permissions::tool(&state.tabs, &state.sessions, session, p).await.map_err(Failure::from)
