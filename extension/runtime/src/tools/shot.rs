@@ -84,7 +84,7 @@ pub async fn screenshot(reach: &Reach<'_>, session: &str, params: ScreenshotPara
     let params = &params;
     on_tab(reach, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
         refuse_if_dialog(reach.custody.tabs, tab, "browser_take_screenshot")?;
-        Ok(shoot(reach, session, tab, node, params).await?)
+        Ok(shoot(reach.custody.tabs, reach.custody.sessions, session, tab, node, params).await?)
     })
     .await
 }
@@ -97,26 +97,23 @@ const MOST_TRIES: usize = 3;
 /// drawn into it (`sightline_core::screenshot`); while it is measured and captured, the page is
 /// held still (`crate::still`).
 async fn shoot(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     node: Option<NodeKey>,
     params: &ScreenshotParams,
 ) -> ToolResult {
     // The fields masked now: judged on the page as it is, with what the session remembers.
-    let captured = crate::capture::capture(reach.custody.tabs, tab).await?;
-    let masked = reach
-        .custody
-        .sessions
-        .with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    let captured = crate::capture::capture(tabs, tab).await?;
+    let masked = sessions.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
     let masks = Masks {
         refused_frame: masked.iter().map(|m| m.refused_frame).collect(),
         nodes: masked.into_iter().map(|m| m.node).collect(),
     };
     let masked = &masks.nodes;
     drop(captured);
-    let element =
-        node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(reach.custody.tabs, tab, &node), node, r));
+    let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(tabs, tab, &node), node, r));
     if let Some((_, node, r)) = &element
         && masked.iter().any(|m| m.frame_id == node.frame_id && m.backend_node_id == node.backend_node_id)
     {
@@ -131,7 +128,7 @@ async fn shoot(
         .map_err(|e| input::node_error(e, r))?;
     }
     let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
-    let shot = take(reach, session, tab, element.as_ref(), params, &masks).await;
+    let shot = take(tabs, sessions, session, tab, element.as_ref(), params, &masks).await;
     if let Some(whole_page) = whole_page {
         whole_page.restore(tab).await;
     }
@@ -159,7 +156,8 @@ fn frames_of(tabs: &TabsState, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> 
 /// Measures, captures and paints, taking the screenshot again (at most [`MOST_TRIES`] times)
 /// when a masked field moved meanwhile.
 async fn take(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
@@ -168,12 +166,8 @@ async fn take(
 ) -> ToolResult {
     let masked = &masks.nodes;
     for _ in 0..MOST_TRIES {
-        let still = if masked.is_empty() {
-            None
-        } else {
-            Some(Still::hold(tab, frames_of(reach.custody.tabs, tab, masked)).await)
-        };
-        let taken = capture_once(reach, session, tab, element, params, masks, still.as_ref()).await;
+        let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(tabs, tab, masked)).await) };
+        let taken = capture_once(tabs, sessions, session, tab, element, params, masks, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
         }
@@ -215,8 +209,10 @@ struct Shot {
 }
 
 /// One capture (see [`Shot`]).
+#[allow(clippy::too_many_arguments)]
 async fn capture_once(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
@@ -279,13 +275,9 @@ async fn capture_once(
         width: (width * scale).round().max(1.0) as u32,
         height: (height * scale).round().max(1.0) as u32,
     });
-    let labels = if params.refs {
-        label_boxes(reach.custody.tabs, reach.custody.sessions, session, tab, view).await
-    } else {
-        Vec::new()
-    };
+    let labels = if params.refs { label_boxes(tabs, sessions, session, tab, view).await } else { Vec::new() };
     // Measuring lays the page out: the counters read after it count only what changes later.
-    let before = measure(reach.custody.tabs, tab, masked, view).await?;
+    let before = measure(tabs, tab, masked, view).await?;
     let counted = match still {
         Some(still) => still.counters().await,
         None => Vec::new(),
@@ -299,7 +291,7 @@ async fn capture_once(
         }
         None => false,
     };
-    let after = measure(reach.custody.tabs, tab, masked, view).await?;
+    let after = measure(tabs, tab, masked, view).await?;
     let fields: Vec<MaskedField> =
         before.into_iter().zip(after).map(|(before, after)| MaskedField { before, after }).collect();
     let clip = Clip { area: Rect { x, y, width, height }, scale };
