@@ -31,7 +31,7 @@ use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::options::Options;
-use crate::state::{AsksState, Reach, Sessions};
+use crate::state::{AsksState, Reach, Sessions, TabsState};
 
 /// What an action returns.
 pub(super) type ActionResult = Result<ToolOutput, Failure>;
@@ -84,7 +84,7 @@ pub async fn navigate(reach: &Reach<'_>, session: &str, params: NavigateParams, 
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
                 match or_dialog(
-                    reach,
+                    reach.custody.tabs,
                     tab,
                     ctx,
                     navigation::history(reach.custody.tabs, reach.custody.timeline, reach.asks, tab, step),
@@ -142,8 +142,13 @@ async fn load_within(reach: &Reach<'_>, session: &str, tab: i32, url: &str, ctx:
     let settled = if attached {
         // A page that asks before it is left ("leave this page?") holds the navigation until
         // that question is answered: the answer is the question, at once.
-        match or_dialog(reach, tab, ctx, navigation::goto(reach.custody.tabs, reach.custody.timeline, tab, &url))
-            .await?
+        match or_dialog(
+            reach.custody.tabs,
+            tab,
+            ctx,
+            navigation::goto(reach.custody.tabs, reach.custody.timeline, tab, &url),
+        )
+        .await?
         {
             Ok(settled) => settled,
             Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
@@ -270,7 +275,7 @@ pub(super) async fn act_noting(
             intercept(true).await;
         }
     };
-    let ((), outcome) = futures::join!(intercepted, settle_or_dialog(reach, tab, ctx, action));
+    let ((), outcome) = futures::join!(intercepted, settle_or_dialog(reach.custody.tabs, tab, ctx, action));
     if intercepting {
         wasm_bindgen_futures::spawn_local(intercept(false));
     }
@@ -333,23 +338,23 @@ pub(super) fn dialog_opened(text: String) -> ToolOutput {
 /// dialog: the page (and the input that opened it) then waits for the dialog, so the answer is
 /// the dialog, at once, instead of a wait that cannot end.
 async fn settle_or_dialog(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
     tab: i32,
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
-    or_dialog(reach, tab, ctx, navigation::act_and_settle(reach.custody.tabs, tab, action)).await
+    or_dialog(tabs, tab, ctx, navigation::act_and_settle(tabs, tab, action)).await
 }
 
 /// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
 /// leave-page question): then the dialog, and `work` is dropped where it waits.
 async fn or_dialog<T>(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
     tab: i32,
     ctx: &CallContext,
     work: impl std::future::Future<Output = Result<T, ToolError>>,
 ) -> Result<Result<T, OpenDialog>, ToolError> {
-    let mut dialogs = Subscription::new(&reach.custody.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
+    let mut dialogs = Subscription::new(&tabs.hub, tab, &["Page.javascriptDialogOpening"]);
     let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline().left_ms(), |e| e.session_id.is_none()));
     match select(work, opened).await {
@@ -557,7 +562,7 @@ pub async fn handle_dialog(
             cdp::send::<serde_json::Value>(tab, "Page.handleJavaScriptDialog", answer_params).await?;
             Ok(())
         };
-        match settle_or_dialog(reach, tab, ctx, respond).await? {
+        match settle_or_dialog(reach.custody.tabs, tab, ctx, respond).await? {
             Ok(settled) => {
                 let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
                 Ok(answer(reach, session, tab, Answer::AfterAction, &notes, None).await?)

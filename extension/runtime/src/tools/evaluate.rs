@@ -14,7 +14,7 @@ use crate::cdp::{self, CdpError};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::options::Options;
-use crate::state::Reach;
+use crate::state::{Reach, TabsState};
 use sightline_core::refs::NodeKey;
 
 /// The tool's name, in its answers.
@@ -65,7 +65,7 @@ pub async fn run(reach: &Reach<'_>, session: &str, params: EvaluateParams, ctx: 
     on_tab(reach, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
         refuse_if_dialog(reach.custody.tabs, tab, "browser_evaluate")?;
         let allowed = crate::permissions::gate(reach, session, tab, "browser_evaluate", ctx).await?;
-        let mut answer = evaluate(reach, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
+        let mut answer = evaluate(reach.custody.tabs, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
         if let Some(note) = allowed {
             answer.text = format!("{note}\n{}", answer.text);
         }
@@ -77,7 +77,7 @@ pub async fn run(reach: &Reach<'_>, session: &str, params: EvaluateParams, ctx: 
 /// Runs the function of `params` on the tab, locked and attached: on `node` (with its ref)
 /// when the call names one, else on the document.
 async fn evaluate(
-    reach: &Reach<'_>,
+    tabs: &TabsState,
     tab: i32,
     node: Option<(NodeKey, String)>,
     params: &EvaluateParams,
@@ -85,10 +85,10 @@ async fn evaluate(
 ) -> ActionResult {
     let frame = match &node {
         Some((node, _)) => node.frame_id.clone(),
-        None => reach.custody.tabs.registry.borrow().frames(tab).main_frame().to_owned(),
+        None => tabs.registry.borrow().frames(tab).main_frame().to_owned(),
     };
     let at = match &node {
-        Some((node, _)) => NodeTarget::of(reach.custody.tabs, tab, node),
+        Some((node, _)) => NodeTarget::of(tabs, tab, node),
         None => NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), frame),
     };
     ctx.acting_on(tab);
