@@ -220,7 +220,9 @@ pub struct AsksState {
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker. Grouped by
-/// job into handles, so code that needs one part takes that handle, not the whole state.
+/// job into handles, so code that needs one part takes that handle, not the whole state: the
+/// tabs' custody ([`Custody`]) and what an agent's call may reach ([`Reach`]) are borrowed
+/// from it, and only the dispatchers hold it whole.
 pub struct State {
     /// Extension version.
     pub version: String,
