@@ -154,7 +154,7 @@ impl Runtime {
                     // Registered before the first await, so a cancel that follows finds it.
                     let (call_off, called_off) = futures::channel::oneshot::channel();
                     state.calls.borrow_mut().insert(id, call_off);
-                    state.load_grants().await;
+                    state.custody().load_grants().await;
                     state.timeline.load_timeline().await;
                     // The loaded timeline learns which tabs it may show.
                     state.timeline.sync_readable_tabs(&state.tabs);
@@ -196,7 +196,7 @@ impl Runtime {
                     state.calls.borrow_mut().remove(&id);
                     // Told now, so no longer kept for a restart.
                     let notices = if output.is_some() { state.sessions.take_notices(&session) } else { Vec::new() };
-                    state.save_session_place(&session).await;
+                    state.custody().save_session_place(&session).await;
                     let output = output.map(|mut output| {
                         for notice in notices.iter().rev() {
                             output.text = format!("! {notice}\n{}", output.text);
@@ -215,8 +215,8 @@ impl Runtime {
                     Ok(JsValue::UNDEFINED)
                 }
                 HostToExtension::SessionClosed { session } => {
-                    state.load_grants().await;
-                    state.session_ended(&session).await;
+                    state.custody().load_grants().await;
+                    state.custody().session_ended(&session).await;
                     state.timeline.forget_timeline_session(&session);
                     Ok(JsValue::UNDEFINED)
                 }
@@ -296,7 +296,7 @@ impl Runtime {
                 (info["targetId"].as_str().unwrap_or_default(), info["url"].as_str().unwrap_or_default());
             self.state.timeline.flood.borrow_mut().frame_attached(tab_id, child, frame, url);
             let (state, child) = (self.state.clone(), child.to_owned());
-            wasm_bindgen_futures::spawn_local(async move { state.prepare_child(tab_id, child).await });
+            wasm_bindgen_futures::spawn_local(async move { state.custody().prepare_child(tab_id, child).await });
         }
         self.state.tabs.hub.borrow_mut().publish(&event);
     }
@@ -306,9 +306,9 @@ impl Runtime {
     pub fn on_debugger_detach(&self, source: JsValue, reason: String) -> Promise {
         let state = self.state.clone();
         future_to_promise(async move {
-            state.load_grants().await;
+            state.custody().load_grants().await;
             if let Some(tab_id) = js_sys::Reflect::get(&source, &"tabId".into()).ok().and_then(|v| v.as_f64()) {
-                state.debugger_detached(tab_id as i32, &reason).await;
+                state.custody().debugger_detached(tab_id as i32, &reason).await;
             }
             Ok(JsValue::UNDEFINED)
         })
@@ -319,8 +319,8 @@ impl Runtime {
     pub fn on_tab_removed(&self, tab_id: i32) -> Promise {
         let state = self.state.clone();
         future_to_promise(async move {
-            state.load_grants().await;
-            state.tab_closed(tab_id, None).await;
+            state.custody().load_grants().await;
+            state.custody().tab_closed(tab_id, None).await;
             state.review.session_log.borrow_mut().forget_tab(tab_id);
             state.review.shots.borrow_mut().forget_tab(tab_id);
             Ok(JsValue::UNDEFINED)
@@ -338,7 +338,7 @@ impl Runtime {
             let Some(claim) = state.asks.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
                 return Ok(JsValue::UNDEFINED);
             };
-            let answer = match permissions::gate_download(&state, &claim).await {
+            let answer = match permissions::gate_download(&state.reach(), &claim).await {
                 Ok(()) => {
                     let path = claim.path();
                     state.asks.downloads.borrow_mut().started(claim, item.id);
@@ -383,12 +383,12 @@ impl Runtime {
     pub fn on_action_clicked(&self, tab_id: i32) -> Promise {
         let state = self.state.clone();
         future_to_promise(async move {
-            state.load_grants().await;
+            state.custody().load_grants().await;
             if state.tabs.registry.borrow().is_controlled(tab_id) {
-                state.revoke(tab_id, Some("the user stopped sharing it".into()), TabLoss::Unshared).await;
+                state.custody().revoke(tab_id, Some("the user stopped sharing it".into()), TabLoss::Unshared).await;
                 let _ = chrome::detach(tab_id).await;
             } else {
-                state.grant(tab_id, tabs::Grant::Shared, None).await;
+                state.custody().grant(tab_id, tabs::Grant::Shared, None).await;
                 // Start recording the shared tab's console, requests and the user's actions now.
                 let _ = state.tabs.ensure_attached(tab_id).await;
             }

@@ -21,7 +21,7 @@ use sightline_core::review::{
 use sightline_core::snapshot::element::MASK;
 
 use crate::input::NodeTarget;
-use crate::state::{ReviewState, Sessions, State, TabsState, TimelineState};
+use crate::state::{Custody, ReviewState, Sessions, State, TabsState, TimelineState};
 use crate::tabs::Grant;
 use crate::{chrome, selection};
 use sightline_core::tab_refs::TabLoss;
@@ -183,11 +183,11 @@ pub struct HostLink {
 
 /// Answers one page message.
 pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> Value {
-    state.load_grants().await;
+    state.custody().load_grants().await;
     match message {
         PageMessage::Model { tab } => {
             crate::shots::panel_looked(&state.review, tab);
-            model(state, tab).await
+            model(&state.custody(), &state.review, tab).await
         }
         PageMessage::Review { tab, session, from, to } => {
             let Some(session) = session.or_else(|| last_session(&state.review, tab)) else {
@@ -204,6 +204,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         PageMessage::Stop { tab } => {
             let controlled = state.tabs.registry.borrow().is_controlled(tab);
             state
+                .custody()
                 .revoke(
                     tab,
                     Some("the user stopped the agent on this tab from the Sightline panel".into()),
@@ -214,7 +215,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
             json!({"stopped": controlled})
         }
         PageMessage::Share { tab } => {
-            state.grant(tab, Grant::Shared, None).await;
+            state.custody().grant(tab, Grant::Shared, None).await;
             let attached = state.tabs.ensure_attached(tab).await;
             // Shared even when the debugger cannot attach yet (a page the browser shuts
             // extensions out of): the agent may navigate it away, as from the toolbar.
@@ -222,7 +223,7 @@ pub async fn answer(state: &Rc<State>, message: PageMessage, host: HostLink) -> 
         }
         PageMessage::HandOver { tab, to } => {
             let title = chrome::get_tab(tab).await.ok().and_then(|t| t.title).unwrap_or_default();
-            match state.hand_over(tab, &to, &title).await {
+            match state.custody().hand_over(tab, &to, &title).await {
                 Ok(()) => json!({"handed": true, "status": grant_of(&state.tabs, &state.sessions, tab)}),
                 Err(why) => json!({"error": why}),
             }
@@ -357,24 +358,24 @@ fn grant_of(tabs: &TabsState, sessions: &Sessions, tab: i32) -> Value {
     })
 }
 
-async fn model(state: &State, tab: i32) -> Value {
-    let model = state.review.session_log.borrow().model(tab);
-    let versions: serde_json::Map<String, Value> = state
+async fn model(custody: &Custody<'_>, review: &ReviewState, tab: i32) -> Value {
+    let model = review.session_log.borrow().model(tab);
+    let versions: serde_json::Map<String, Value> = custody
         .sessions
         .borrow()
         .iter()
         .filter_map(|(id, s)| s.pages.get(&tab).map(|p| (id.clone(), json!(p.held_versions()))))
         .collect();
     let clients: serde_json::Map<String, Value> =
-        state.sessions.borrow().iter().map(|(id, s)| (id.clone(), json!(s.client))).collect();
+        custody.sessions.borrow().iter().map(|(id, s)| (id.clone(), json!(s.client))).collect();
     let page = chrome::get_tab(tab).await.ok();
     json!({
         "model": model,
-        "events": events(&state.timeline, tab).await,
-        "picking": state.tabs.picking.borrow().contains(&tab),
-        "shots": state.review.shots.borrow().seqs(tab),
-        "selection": state.tabs.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
-        "status": grant_of(&state.tabs, &state.sessions, tab),
+        "events": events(custody.timeline, tab).await,
+        "picking": custody.tabs.picking.borrow().contains(&tab),
+        "shots": review.shots.borrow().seqs(tab),
+        "selection": custody.tabs.selections.borrow().get(&tab).map(|s| json!({"node": s.node, "by": s.by, "at_ms": s.at_ms})),
+        "status": grant_of(custody.tabs, custody.sessions, tab),
         "versions": versions,
         "clients": clients,
         "page": page.map(|p| json!({"title": p.title, "url": p.url.as_deref().map(sightline_core::urls::redact_url)})),

@@ -5,8 +5,6 @@
 //! and when it says ask, the person is asked in a window of the extension's own
 //! ([`crate::question`]). A refused or denied action is not run, and its answer says so.
 
-use std::rc::Rc;
-
 use sightline_core::permissions::classes::{ActionFacts, ElementFacts, classify, host_of};
 use sightline_core::permissions::{ActionClass, Decision, Level, Policy, decide};
 use sightline_core::refs::NodeKey;
@@ -15,7 +13,7 @@ use crate::chrome;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::question::{self, Answered};
-use crate::state::{Sessions, State, TabsState, TimelineState};
+use crate::state::{Reach, Sessions, TabsState, TimelineState};
 use crate::tools::{CallContext, Failure};
 
 /// `chrome.storage.local` key of the person's rules (`sightline_core::permissions::Policy` as
@@ -128,7 +126,7 @@ pub struct Hint {
 /// `Ok(Some(note))`: it runs, and its answer starts with `note` (who allowed it); `Ok(None)`: it
 /// runs; `Err`: it was not run, and the error says why and that nothing was done.
 pub async fn gate(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     tool: &'static str,
@@ -145,12 +143,12 @@ pub async fn gate(
     // point, hit-tested as a click is; the element with the focus, for a key.
     let node = match (&hint.node, hint.point) {
         (Some(node), _) => Some(node.clone()),
-        (None, Some((x, y))) => input::node_at_point(&state.tabs, tab, x, y).await,
-        (None, None) if tool == "browser_press_key" => focused_node(&state.tabs, tab).await,
+        (None, Some((x, y))) => input::node_at_point(reach.custody.tabs, tab, x, y).await,
+        (None, None) if tool == "browser_press_key" => focused_node(reach.custody.tabs, tab).await,
         (None, None) => None,
     };
     let element = match &node {
-        Some(node) => element_facts(&state.tabs, tab, node).await,
+        Some(node) => element_facts(reach.custody.tabs, tab, node).await,
         None => None,
     };
     let label = element.as_ref().map(|(_, label)| label.clone()).unwrap_or_default();
@@ -165,7 +163,7 @@ pub async fn gate(
     };
     let classes = classify(&facts);
     let words = action_words(tool, &label, &hint, &classes, &host);
-    let allowed = judge(state, session, &policy, tab, tool, &host, &classes, words, node.as_ref(), ctx).await?;
+    let allowed = judge(reach, session, &policy, tab, tool, &host, &classes, words, node.as_ref(), ctx).await?;
     ctx.download_allowed.set(classes.contains(&ActionClass::Download));
     Ok(allowed)
 }
@@ -173,7 +171,7 @@ pub async fn gate(
 /// Decides whether `browser_navigate` (or a new tab) may load `url` in `tab`: never a site of
 /// no access, and leaving for another site as the current site's rule says.
 pub async fn gate_navigation(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: Option<i32>,
     url: &str,
@@ -193,12 +191,12 @@ pub async fn gate_navigation(
         return Ok(None);
     }
     let words = format!("go from {from} to {to} (leave for another site)");
-    judge(state, session, &policy, tab, "browser_navigate", &from, &classes, words, None, ctx).await
+    judge(reach, session, &policy, tab, "browser_navigate", &from, &classes, words, None, ctx).await
 }
 
 #[allow(clippy::too_many_arguments)]
 async fn judge(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     policy: &Policy,
     tab: i32,
@@ -209,14 +207,14 @@ async fn judge(
     node: Option<&NodeKey>,
     ctx: &CallContext,
 ) -> Result<Option<String>, Failure> {
-    let grants = state.sessions.with_session(session, |s| s.permission_grants.clone());
+    let grants = reach.custody.sessions.with_session(session, |s| s.permission_grants.clone());
     match decide(policy, host, classes, &grants) {
         Decision::Allow => Ok(None),
         refused @ Decision::Refuse { .. } => Err(Failure::Explained(refused.refusal(tool, host).unwrap_or_default())),
         Decision::Ask { class } => {
             let asked = question::Asked { tab, host: host.to_owned(), class, words, tool };
             let wait_ms = u64::from(policy.answer_seconds) * 1000;
-            let outcome = question::ask(state, session, asked.clone(), node, wait_ms, ctx).await;
+            let outcome = question::ask(reach, session, asked.clone(), node, wait_ms, ctx).await;
             match outcome.answered {
                 Answered::AllowOnce | Answered::AllowSession => Ok(Some(outcome.note())),
                 _ => Err(Failure::Explained(outcome.note())),
@@ -230,14 +228,14 @@ async fn judge(
 /// action's answer says). When the rules say ask, the person is asked in the browser, for at
 /// most their answer time; the browser holds the download meanwhile. A download whose action
 /// the rules already let through as a download (a link with `download`) is not asked again.
-pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -> Result<(), String> {
+pub async fn gate_download(reach: &Reach<'_>, claim: &crate::downloads::Claim) -> Result<(), String> {
     if claim.allowed_already {
         return Ok(());
     }
     let host = tab_host(claim.tab).await;
     let not_saved = |why: String| format!("a download of {} from {} was not saved: {why}", claim.file_name, claim.site);
     let policy = read_policy().await;
-    let grants = state.sessions.with_session(&claim.session, |s| s.permission_grants.clone());
+    let grants = reach.custody.sessions.with_session(&claim.session, |s| s.permission_grants.clone());
     let classes = [ActionClass::Download];
     match decide(&policy, &host, &classes, &grants) {
         Decision::Allow => Ok(()),
@@ -252,11 +250,11 @@ pub async fn gate_download(state: &Rc<State>, claim: &crate::downloads::Claim) -
                  once they allow it)",
                 claim.file_name, claim.site
             );
-            state.asks.downloads.borrow_mut().note(claim, waiting);
+            reach.asks.downloads.borrow_mut().note(claim, waiting);
             // The question is the download's own, not bound to the action's call, which may
             // have answered already: it waits the person's time, and a little to act after.
             let ctx = CallContext::new("browser_download", wait_ms + 5_000);
-            let outcome = question::ask(state, &claim.session, asked, None, wait_ms, &ctx).await;
+            let outcome = question::ask(reach, &claim.session, asked, None, wait_ms, &ctx).await;
             match outcome.answered {
                 Answered::AllowOnce | Answered::AllowSession => Ok(()),
                 _ => Err(not_saved(outcome.note())),

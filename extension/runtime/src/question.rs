@@ -23,7 +23,7 @@ use sightline_core::refs::NodeKey;
 
 use crate::chrome;
 use crate::input::NodeTarget;
-use crate::state::{AsksState, State, TabsState, TimelineState};
+use crate::state::{AsksState, Reach, TabsState, TimelineState};
 use crate::timer;
 use crate::tools::CallContext;
 
@@ -141,7 +141,7 @@ pub struct Pending {
 /// call's limit extended to it (the host may still cut a call at its own maximum: then the
 /// question ends with the call's time). An "allow for this session" is granted here.
 pub async fn ask(
-    state: &State,
+    reach: &Reach<'_>,
     session: &str,
     asked: Asked,
     node: Option<&NodeKey>,
@@ -156,7 +156,7 @@ pub async fn ask(
     let (limit, by_call) = if call_left < wait_ms { (call_left, true) } else { (wait_ms, false) };
     let id = chrome::random_id();
     let (agent, title) = {
-        let client = state.sessions.with_session(session, |s| s.client.clone());
+        let client = reach.custody.sessions.with_session(session, |s| s.client.clone());
         let title = chrome::get_tab(asked.tab).await.ok().and_then(|t| t.title).unwrap_or_default();
         (client.unwrap_or_else(|| "an MCP client that gave no name".to_owned()), title)
     };
@@ -165,9 +165,9 @@ pub async fn ask(
         "class": asked.class.words(), "wait_seconds": limit / 1000,
     });
     let (reply, answer) = futures::channel::oneshot::channel();
-    state.asks.questions.borrow_mut().insert(id.clone(), Pending { shown, reply });
+    reach.asks.questions.borrow_mut().insert(id.clone(), Pending { shown, reply });
     let outline = match node {
-        Some(node) => Some(outline(&state.tabs, asked.tab, node).await),
+        Some(node) => Some(outline(reach.custody.tabs, asked.tab, node).await),
         None => None,
     };
     let window = chrome::open_popup_window(&format!("{PAGE}?id={id}"), 460, 360).await;
@@ -186,7 +186,7 @@ pub async fn ask(
             }
         }
     };
-    state.asks.questions.borrow_mut().remove(&id);
+    reach.asks.questions.borrow_mut().remove(&id);
     // The host hears the answer before anything it allows runs.
     ctx.person_answered(matches!(answered, Answered::AllowOnce | Answered::AllowSession));
     if let Ok(window) = window {
@@ -200,10 +200,10 @@ pub async fn ask(
         let _ = at.send::<Value>("Overlay.hideHighlight", json!({})).await;
     }
     if answered == Answered::AllowSession {
-        state.sessions.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
+        reach.custody.sessions.with_session(session, |s| s.permission_grants.grant(&asked.host, asked.class));
     }
     let outcome = Outcome { asked, answered, waited_ms: timer::now_ms() - started, allowed_ms: limit };
-    record(&state.timeline, &agent, &outcome);
+    record(reach.custody.timeline, &agent, &outcome);
     outcome
 }
 

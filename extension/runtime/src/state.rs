@@ -220,7 +220,9 @@ pub struct AsksState {
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker. Grouped by
-/// job into handles, so code that needs one part takes that handle, not the whole state.
+/// job into handles, so code that needs one part takes that handle, not the whole state: the
+/// tabs' custody ([`Custody`]) and what an agent's call may reach ([`Reach`]) are borrowed
+/// from it, and only the dispatchers hold it whole.
 pub struct State {
     /// Extension version.
     pub version: String,
@@ -258,18 +260,17 @@ impl State {
         }
     }
 
-    /// Drops every session's view of a tab that went away, `loss` saying how. A session that
-    /// was acting on it has no current tab until it names one, except `by`, the session that
-    /// closed the tab itself; every other session's refs of the tab are refused with `loss`.
-    pub fn forget_tab_pages(&self, tab_id: i32, loss: TabLoss, by: Option<&str>) {
-        for (id, session) in self.sessions.borrow_mut().iter_mut() {
-            Self::lose(session, tab_id, loss, by == Some(id.as_str()));
-        }
-        self.tabs.forget_lock(tab_id);
-        crate::cdp::page_replaced(tab_id);
+    /// The custody of the tabs: which tabs each session may reach, borrowed from this state.
+    pub fn custody(&self) -> Custody<'_> {
+        Custody { tabs: &self.tabs, sessions: &self.sessions, timeline: &self.timeline }
     }
 
-    /// Takes `tab_id` from one session's view (see [`Self::forget_tab_pages`]); `itself` when the
+    /// What an agent's call may reach: the custody of the tabs, and the questions and options.
+    pub fn reach(&self) -> Reach<'_> {
+        Reach { custody: self.custody(), asks: &self.asks }
+    }
+
+    /// Takes `tab_id` from one session's view (see [`Custody::forget_tab_pages`]); `itself` when the
     /// session did it, so it needs no telling.
     pub fn lose(session: &mut Session, tab_id: i32, loss: TabLoss, itself: bool) {
         let had = session.pages.remove(&tab_id).is_some() || session.current_tab == Some(tab_id);
@@ -284,4 +285,42 @@ impl State {
             session.refs.lose(tab_id, loss);
         }
     }
+}
+
+/// The custody of the tabs: which tabs the agents may reach and which session holds each
+/// (the tabs' grants and debugger sessions), what each session has been shown of them, and the
+/// timeline that keeps what happened on them. Granting, revoking, taking up and handing over a
+/// tab touch these three and nothing else of the state.
+#[derive(Clone, Copy)]
+pub struct Custody<'a> {
+    /// The tabs: registry (grants, holders), debugger events, locks, selections.
+    pub tabs: &'a Rc<TabsState>,
+    /// The MCP sessions and what each has been shown.
+    pub sessions: &'a Sessions,
+    /// The timeline, and what could not be saved.
+    pub timeline: &'a Rc<TimelineState>,
+}
+
+impl Custody<'_> {
+    /// Drops every session's view of a tab that went away, `loss` saying how. A session that
+    /// was acting on it has no current tab until it names one, except `by`, the session that
+    /// closed the tab itself; every other session's refs of the tab are refused with `loss`.
+    pub fn forget_tab_pages(&self, tab_id: i32, loss: TabLoss, by: Option<&str>) {
+        for (id, session) in self.sessions.borrow_mut().iter_mut() {
+            State::lose(session, tab_id, loss, by == Some(id.as_str()));
+        }
+        self.tabs.forget_lock(tab_id);
+        crate::cdp::page_replaced(tab_id);
+    }
+}
+
+/// What an agent's call may reach: the custody of the tabs it acts on, and the person's
+/// questions, options and downloads (its permission gates ask, and it reads the options). Not
+/// the calls in flight, the review, or the drill's seam.
+#[derive(Clone, Copy)]
+pub struct Reach<'a> {
+    /// The tabs, the sessions and the timeline.
+    pub custody: Custody<'a>,
+    /// Questions, options and downloads.
+    pub asks: &'a AsksState,
 }

@@ -26,7 +26,7 @@ use sightline_core::tab_refs::TabLoss;
 use crate::cdp;
 use crate::chrome::{self, ChromeError};
 use crate::error::ToolError;
-use crate::state::{State, TabsState};
+use crate::state::{Custody, State, TabsState};
 
 const GRANTS_KEY: &str = "sightline.grants";
 /// The group of the tabs the user shared.
@@ -282,7 +282,7 @@ impl TabsState {
     }
 }
 
-impl State {
+impl Custody<'_> {
     /// Reads the grants from session storage once per worker lifetime.
     pub async fn load_grants(&self) {
         if self.tabs.registry.borrow().loaded {
@@ -299,7 +299,7 @@ impl State {
             tabs.grants.sessions.clone()
         };
         self.sessions.restore_sessions(&restored);
-        self.timeline.sync_readable_tabs(&self.tabs);
+        self.timeline.sync_readable_tabs(self.tabs);
     }
 
     /// Records where `session` is (after each of its calls), so a restart does not lose it.
@@ -345,7 +345,7 @@ impl State {
 
     /// Saves the grants and where every session is (after a call, a grant or a revoke).
     pub async fn save_grants(&self) {
-        self.timeline.sync_readable_tabs(&self.tabs);
+        self.timeline.sync_readable_tabs(self.tabs);
         let grants = self.tabs.registry.borrow().grants.clone();
         let Err(e) = chrome::session_storage_set(GRANTS_KEY, &grants).await else {
             self.timeline.saved("tab grants", Ok(()));
@@ -430,7 +430,7 @@ impl State {
     /// Forgets a closed tab entirely; `by` is the session that closed it, if one did.
     pub async fn tab_closed(&self, tab_id: i32, by: Option<&str>) {
         self.tabs.hub.borrow_mut().tab_gone(tab_id, "the tab was closed");
-        crate::flood::tab_closed(&self.timeline, tab_id);
+        crate::flood::tab_closed(self.timeline, tab_id);
         self.tabs.selections.borrow_mut().remove(&tab_id);
         {
             let mut tabs = self.tabs.registry.borrow_mut();
@@ -562,7 +562,7 @@ impl State {
         {
             // Its document's URL, which says whose console it is if the guard pauses it.
             let root = &tree.frame_tree.frame;
-            crate::flood::frame_navigated(&self.timeline, tab_id, child, &root.id, &root.url);
+            crate::flood::frame_navigated(self.timeline, tab_id, child, &root.id, &root.url);
             if let Some(session) = self.tabs.registry.borrow_mut().sessions.get_mut(&tab_id) {
                 session.frames.add_child_tree(child, &tree);
             }

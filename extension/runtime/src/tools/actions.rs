@@ -10,8 +10,6 @@
 //! that limit left to act and answer; the session's previous action on the tab must not be
 //! awaiting confirmation (see [`super::refuse_if_unconfirmed`]).
 
-use std::rc::Rc;
-
 use futures::future::{Either, select};
 use sightline_core::dialogs::OpenDialog;
 use sightline_core::keys;
@@ -33,7 +31,7 @@ use crate::error::ToolError;
 use crate::input;
 use crate::navigation::{self, Settled};
 use crate::options::Options;
-use crate::state::{Sessions, State};
+use crate::state::{AsksState, Reach, Sessions, TabsState};
 
 /// What an action returns.
 pub(super) type ActionResult = Result<ToolOutput, Failure>;
@@ -67,7 +65,7 @@ pub(super) fn enough_time_to_act(ctx: &CallContext, tool: &str) -> Result<(), Fa
 }
 
 /// `browser_navigate`.
-pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, ctx: &CallContext) -> ActionResult {
+pub async fn navigate(reach: &Reach<'_>, session: &str, params: NavigateParams, ctx: &CallContext) -> ActionResult {
     match (&params.url, params.go) {
         (Some(_), Some(_)) => return Err(ToolError::Arguments("give either `url` or `go`, not both").into()),
         (None, None) => {
@@ -77,23 +75,23 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
     }
     match (params.url, params.go) {
         (Some(url), _) => {
-            let tab = target_tab(state, session, params.tab, true).await?;
-            load_within(state, session, tab, &url, ctx).await
+            let tab = target_tab(&reach.custody, session, params.tab, true).await?;
+            load_within(reach, session, tab, &url, ctx).await
         }
         (None, Some(step)) => {
-            on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
-                refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
+            on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
+                refuse_if_dialog(reach.custody.tabs, tab, "browser_navigate")?;
                 enough_time_to_act(ctx, "browser_navigate")?;
                 ctx.acting_on(tab);
                 match or_dialog(
-                    state,
+                    reach.custody.tabs,
                     tab,
                     ctx,
-                    navigation::history(&state.tabs, &state.timeline, &state.asks, tab, step),
+                    navigation::history(reach.custody.tabs, reach.custody.timeline, reach.asks, tab, step),
                 )
                 .await?
                 {
-                    Ok(settled) => page_after_load(state, session, tab, settled, None).await,
+                    Ok(settled) => page_after_load(reach, session, tab, settled, None).await,
                     Err(dialog) => Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
                 }
             })
@@ -105,53 +103,60 @@ pub async fn navigate(state: &Rc<State>, session: &str, params: NavigateParams, 
 
 /// Loads `url` in `tab` (if the user's options allow it) and answers with the page (for
 /// `browser_tabs new`, whose call is bounded as a whole).
-pub async fn load(state: &Rc<State>, session: &str, tab: i32, url: &str) -> ToolResult {
-    let url = Options::for_call(&state.asks).url_policy().check(url)?.to_string();
-    crate::permissions::gate_navigation(state, session, None, &url, None).await.map_err(|refused| match refused {
+pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> ToolResult {
+    let url = Options::for_call(reach.asks).url_policy().check(url)?.to_string();
+    crate::permissions::gate_navigation(reach, session, None, &url, None).await.map_err(|refused| match refused {
         Failure::Explained(text) => ToolError::NotPermitted(text),
         Failure::Tool(e) => e,
     })?;
-    let lock = state.tabs.lock(tab);
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock.lock().await;
-    let settled = match state.tabs.ensure_attached(tab).await {
-        Ok(()) => navigation::goto(&state.tabs, &state.timeline, tab, &url).await?,
+    let settled = match reach.custody.tabs.ensure_attached(tab).await {
+        Ok(()) => navigation::goto(reach.custody.tabs, reach.custody.timeline, tab, &url).await?,
         // The tab shows a page the browser does not let extensions debug (a browser page, a
         // source view): move it away without the debugger, then take control again.
         Err(ToolError::Refused { .. }) => {
-            navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
+            navigation::goto_without_debugger(reach.custody.tabs, reach.custody.timeline, tab, &url).await?
         }
         Err(e) => return Err(e),
     };
-    answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
+    answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
 }
 
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
-async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
-    let url = Options::for_call(&state.asks).url_policy().check(url).map_err(ToolError::from)?.to_string();
-    let lock = state.tabs.lock(tab);
+async fn load_within(reach: &Reach<'_>, session: &str, tab: i32, url: &str, ctx: &CallContext) -> ActionResult {
+    let url = Options::for_call(reach.asks).url_policy().check(url).map_err(ToolError::from)?.to_string();
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
     // A tab showing a page the browser does not let extensions debug (a browser page, a source
     // view) is moved away without the debugger, then taken control of again.
-    let attached = match state.tabs.ensure_attached(tab).await {
+    let attached = match reach.custody.tabs.ensure_attached(tab).await {
         Ok(()) => true,
         Err(ToolError::Refused { .. }) => false,
         Err(e) => return Err(e.into()),
     };
-    refuse_if_dialog(&state.tabs, tab, "browser_navigate")?;
-    let allowed = crate::permissions::gate_navigation(state, session, Some(tab), &url, Some(ctx)).await?;
+    refuse_if_dialog(reach.custody.tabs, tab, "browser_navigate")?;
+    let allowed = crate::permissions::gate_navigation(reach, session, Some(tab), &url, Some(ctx)).await?;
     enough_time_to_act(ctx, "browser_navigate")?;
     ctx.acting_on(tab);
     let settled = if attached {
         // A page that asks before it is left ("leave this page?") holds the navigation until
         // that question is answered: the answer is the question, at once.
-        match or_dialog(state, tab, ctx, navigation::goto(&state.tabs, &state.timeline, tab, &url)).await? {
+        match or_dialog(
+            reach.custody.tabs,
+            tab,
+            ctx,
+            navigation::goto(reach.custody.tabs, reach.custody.timeline, tab, &url),
+        )
+        .await?
+        {
             Ok(settled) => settled,
             Err(dialog) => return Ok(dialog_opened(dialog.opened_by("browser_navigate"))),
         }
     } else {
-        navigation::goto_without_debugger(&state.tabs, &state.timeline, tab, &url).await?
+        navigation::goto_without_debugger(reach.custody.tabs, reach.custody.timeline, tab, &url).await?
     };
-    let mut answer = page_after_load(state, session, tab, settled, Some(&url)).await?;
+    let mut answer = page_after_load(reach, session, tab, settled, Some(&url)).await?;
     if let Some(note) = allowed {
         answer.text = format!("{note}\n{}", answer.text);
     }
@@ -161,7 +166,7 @@ async fn load_within(state: &Rc<State>, session: &str, tab: i32, url: &str, ctx:
 /// The page after a navigation; for a page that stopped answering the browser while it loaded
 /// (reading it would only time out), what happened and what to do instead.
 async fn page_after_load(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     settled: Settled,
@@ -184,7 +189,7 @@ async fn page_after_load(
             silent_ms / 1000.0
         )));
     }
-    Ok(answer_waited(state, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
+    Ok(answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
 }
 
 /// Where an action stands before it runs.
@@ -206,7 +211,7 @@ fn before_action(sessions: &Sessions, session: &str, tab: i32, since: Option<u64
 
 /// Runs an input action and answers with what it changed. The tab's lock is held.
 pub(super) async fn act(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     since: Option<u64>,
@@ -214,7 +219,7 @@ pub(super) async fn act(
     tool: &'static str,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> ActionResult {
-    act_noting(state, session, tab, since, ctx, tool, async { action.await.map(|()| Vec::new()) }).await
+    act_noting(reach, session, tab, since, ctx, tool, async { action.await.map(|()| Vec::new()) }).await
 }
 
 /// The actions that can open a file chooser: a click (on the element or at a point) or a key
@@ -225,7 +230,7 @@ const OPEN_FILE_CHOOSERS: &[&str] =
 /// [`act`] for an action that has something to say first (how far a scroll went): its notes
 /// head the answer.
 pub(super) async fn act_noting(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     since: Option<u64>,
@@ -233,14 +238,14 @@ pub(super) async fn act_noting(
     tool: &'static str,
     action: impl std::future::Future<Output = Result<Vec<String>, ToolError>>,
 ) -> ActionResult {
-    refuse_if_unconfirmed(&state.sessions, session, tab, tool)?;
-    refuse_if_dialog(&state.tabs, tab, tool)?;
-    let notice = match before_action(&state.sessions, session, tab, since)? {
-        Before::NotRun(version) => return Ok(answer(state, session, tab, Answer::NotRun(version), &[], None).await?),
+    refuse_if_unconfirmed(reach.custody.sessions, session, tab, tool)?;
+    refuse_if_dialog(reach.custody.tabs, tab, tool)?;
+    let notice = match before_action(reach.custody.sessions, session, tab, since)? {
+        Before::NotRun(version) => return Ok(answer(reach, session, tab, Answer::NotRun(version), &[], None).await?),
         Before::Run(notice) => notice,
     };
     // The person's rules, asked before anything reaches the page: a refusal or a denial sends nothing.
-    let allowed = crate::permissions::gate(state, session, tab, tool, ctx).await?;
+    let allowed = crate::permissions::gate(reach, session, tab, tool, ctx).await?;
     enough_time_to_act(ctx, tool)?;
     ctx.acting_on(tab);
     let noted = std::cell::RefCell::new(Vec::new());
@@ -250,7 +255,7 @@ pub(super) async fn act_noting(
     // handles a tab's commands in the order they were sent, so interception is on before the
     // action's first command arrives (it is sent first, beside the action), and is turned off
     // after the action while the answer is captured.
-    let mut choosers = Subscription::new(&state.tabs.hub, tab, &["Page.fileChooserOpened"]);
+    let mut choosers = Subscription::new(&reach.custody.tabs.hub, tab, &["Page.fileChooserOpened"]);
     let intercept = |on: bool| async move {
         let params = serde_json::json!({"enabled": on});
         let _ = cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", params).await;
@@ -258,8 +263,8 @@ pub(super) async fn act_noting(
     let intercepting = OPEN_FILE_CHOOSERS.contains(&tool);
     // A download that begins while the action runs is this session's.
     let downloading = DownloadsOfAction {
-        state,
-        token: state.asks.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
+        asks: reach.asks,
+        token: reach.asks.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
     };
     let action = async {
         *noted.borrow_mut() = action.await?;
@@ -270,7 +275,7 @@ pub(super) async fn act_noting(
             intercept(true).await;
         }
     };
-    let ((), outcome) = futures::join!(intercepted, settle_or_dialog(state, tab, ctx, action));
+    let ((), outcome) = futures::join!(intercepted, settle_or_dialog(reach.custody.tabs, tab, ctx, action));
     if intercepting {
         wasm_bindgen_futures::spawn_local(intercept(false));
     }
@@ -280,7 +285,7 @@ pub(super) async fn act_noting(
     {
         let multiple = opened.params["mode"] == "selectMultiple";
         let chooser = crate::tabs::FileChooser { backend_node_id, multiple };
-        if let Some(session) = state.tabs.registry.borrow_mut().sessions.get_mut(&tab) {
+        if let Some(session) = reach.custody.tabs.registry.borrow_mut().sessions.get_mut(&tab) {
             session.chooser = Some(chooser);
         }
         let files = if multiple { "files" } else { "a file" };
@@ -291,7 +296,7 @@ pub(super) async fn act_noting(
     let mut output = match outcome? {
         Ok(settled) => {
             let notes: Vec<String> = noted.take().into_iter().chain(settled.notes).collect();
-            answer(state, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?
+            answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?
         }
         Err(dialog) => dialog_opened(dialog.opened_by(tool)),
     };
@@ -305,20 +310,20 @@ pub(super) async fn act_noting(
 /// The downloads of one action: ends the action's claim on downloads when dropped, also when
 /// the action is called off where it waits.
 struct DownloadsOfAction<'s> {
-    state: &'s State,
+    asks: &'s AsksState,
     token: u64,
 }
 
 impl DownloadsOfAction<'_> {
     /// What the action's answer says of the downloads it started, a line each.
     fn end(self) -> Vec<String> {
-        self.state.asks.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
+        self.asks.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
     }
 }
 
 impl Drop for DownloadsOfAction<'_> {
     fn drop(&mut self) {
-        if let Ok(mut downloads) = self.state.asks.downloads.try_borrow_mut() {
+        if let Ok(mut downloads) = self.asks.downloads.try_borrow_mut() {
             downloads.action_ends(self.token, crate::timer::now_ms());
         }
     }
@@ -333,23 +338,23 @@ pub(super) fn dialog_opened(text: String) -> ToolOutput {
 /// dialog: the page (and the input that opened it) then waits for the dialog, so the answer is
 /// the dialog, at once, instead of a wait that cannot end.
 async fn settle_or_dialog(
-    state: &Rc<State>,
+    tabs: &TabsState,
     tab: i32,
     ctx: &CallContext,
     action: impl std::future::Future<Output = Result<(), ToolError>>,
 ) -> Result<Result<Settled, OpenDialog>, ToolError> {
-    or_dialog(state, tab, ctx, navigation::act_and_settle(&state.tabs, tab, action)).await
+    or_dialog(tabs, tab, ctx, navigation::act_and_settle(tabs, tab, action)).await
 }
 
 /// Runs `work` unless the page opens a JavaScript dialog first (a navigation held by a
 /// leave-page question): then the dialog, and `work` is dropped where it waits.
 async fn or_dialog<T>(
-    state: &Rc<State>,
+    tabs: &TabsState,
     tab: i32,
     ctx: &CallContext,
     work: impl std::future::Future<Output = Result<T, ToolError>>,
 ) -> Result<Result<T, OpenDialog>, ToolError> {
-    let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
+    let mut dialogs = Subscription::new(&tabs.hub, tab, &["Page.javascriptDialogOpening"]);
     let work = std::pin::pin!(work);
     let opened = std::pin::pin!(dialogs.next_where(ctx.deadline().left_ms(), |e| e.session_id.is_none()));
     match select(work, opened).await {
@@ -365,15 +370,15 @@ async fn or_dialog<T>(
 /// The node behind `element_ref`, or, for a ref from before the extension restarted (when what
 /// it stood for was lost), the page as it is now: the action is not run.
 pub(super) async fn node_or_page(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     element_ref: &str,
 ) -> Result<Result<NodeKey, ToolOutput>, Failure> {
-    match resolve_ref(&state.tabs, &state.sessions, session, tab, element_ref) {
+    match resolve_ref(reach.custody.tabs, reach.custody.sessions, session, tab, element_ref) {
         Ok(node) => Ok(Ok(node)),
         Err(ToolError::Ref(RefError::FromBeforeRestart { element_ref, .. })) => {
-            Ok(Err(answer(state, session, tab, Answer::RefFromBeforeRestart(element_ref), &[], None).await?))
+            Ok(Err(answer(reach, session, tab, Answer::RefFromBeforeRestart(element_ref), &[], None).await?))
         }
         Err(e) => Err(e.into()),
     }
@@ -385,7 +390,7 @@ pub(super) async fn node_or_page(
 /// until it is done. A ref from before a restart is answered with the page instead, and `work`
 /// is not run.
 pub(super) async fn on_tab<F, Fut>(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: Option<u32>,
     element_ref: Option<&str>,
@@ -396,12 +401,12 @@ where
     F: FnOnce(i32, Option<NodeKey>) -> Fut,
     Fut: std::future::Future<Output = ActionResult>,
 {
-    let tab = target_tab(state, session, tab, false).await?;
-    let lock = state.tabs.lock(tab);
+    let tab = target_tab(&reach.custody, session, tab, false).await?;
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
-    state.tabs.ensure_attached(tab).await?;
+    reach.custody.tabs.ensure_attached(tab).await?;
     let node = match element_ref {
-        Some(r) => match node_or_page(state, session, tab, r).await? {
+        Some(r) => match node_or_page(reach, session, tab, r).await? {
             Ok(node) => Some(node),
             Err(page) => return Ok(page),
         },
@@ -415,7 +420,7 @@ where
 /// target, the node and the tab.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn act_on_ref<F, Fut>(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: Option<u32>,
     element_ref: &str,
@@ -428,20 +433,20 @@ where
     F: FnOnce(input::NodeTarget, NodeKey, i32) -> Fut,
     Fut: std::future::Future<Output = Result<(), ToolError>>,
 {
-    on_tab(state, session, tab, Some(element_ref), ctx, |tab, node| async move {
+    on_tab(reach, session, tab, Some(element_ref), ctx, |tab, node| async move {
         let Some(node) = node else { return Err(ToolError::Arguments("give `ref`").into()) };
-        let at = input::NodeTarget::of(&state.tabs, tab, &node);
-        act(state, session, tab, since, ctx, tool, action(at, node, tab)).await
+        let at = input::NodeTarget::of(reach.custody.tabs, tab, &node);
+        act(reach, session, tab, since, ctx, tool, action(at, node, tab)).await
     })
     .await
 }
 
 /// `browser_click`.
-pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
+pub async fn click(reach: &Reach<'_>, session: &str, params: ClickParams, ctx: &CallContext) -> ActionResult {
     let (button, double) = (params.button.unwrap_or_default(), params.double);
     let element_ref = &params.element_ref;
     act_on_ref(
-        state,
+        reach,
         session,
         params.tab,
         element_ref,
@@ -454,12 +459,12 @@ pub async fn click(state: &Rc<State>, session: &str, params: ClickParams, ctx: &
 }
 
 /// `browser_type`.
-pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx: &CallContext) -> ActionResult {
+pub async fn type_text(reach: &Reach<'_>, session: &str, params: TypeParams, ctx: &CallContext) -> ActionResult {
     let enter = keys::parse_chord("Enter").map_err(ToolError::from)?;
     let (element_ref, text, submit) = (&params.element_ref, &params.text, params.submit);
     ctx.hint.borrow_mut().enter = submit;
     act_on_ref(
-        state,
+        reach,
         session,
         params.tab,
         element_ref,
@@ -480,13 +485,13 @@ pub async fn type_text(state: &Rc<State>, session: &str, params: TypeParams, ctx
 }
 
 /// `browser_press_key`.
-pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams, ctx: &CallContext) -> ActionResult {
+pub async fn press_key(reach: &Reach<'_>, session: &str, params: PressKeyParams, ctx: &CallContext) -> ActionResult {
     let key = &keys::parse_chord(&params.key).map_err(ToolError::from)?;
     let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
     ctx.hint.borrow_mut().key = Some(params.key.clone());
-    on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
-        let node = node.map(|n| (input::NodeTarget::of(&state.tabs, tab, &n), n));
-        act(state, session, tab, since, ctx, "browser_press_key", async {
+    on_tab(reach, session, params.tab, element_ref, ctx, |tab, node| async move {
+        let node = node.map(|n| (input::NodeTarget::of(reach.custody.tabs, tab, &n), n));
+        act(reach, session, tab, since, ctx, "browser_press_key", async {
             if let (Some((at, node)), Some(r)) = (&node, element_ref) {
                 input::focus(at, node, r).await?;
             }
@@ -499,7 +504,7 @@ pub async fn press_key(state: &Rc<State>, session: &str, params: PressKeyParams,
 
 /// `browser_select_option`.
 pub async fn select_option(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     params: SelectOptionParams,
     ctx: &CallContext,
@@ -509,17 +514,17 @@ pub async fn select_option(
     }
     let (element_ref, values) = (&params.element_ref, &params.values);
     let tool = "browser_select_option";
-    act_on_ref(state, session, params.tab, element_ref, params.since_version, ctx, tool, |at, node, _| async move {
+    act_on_ref(reach, session, params.tab, element_ref, params.since_version, ctx, tool, |at, node, _| async move {
         choose::choose(&at, &node, element_ref, values).await
     })
     .await
 }
 
 /// `browser_hover`.
-pub async fn hover(state: &Rc<State>, session: &str, params: HoverParams, ctx: &CallContext) -> ActionResult {
+pub async fn hover(reach: &Reach<'_>, session: &str, params: HoverParams, ctx: &CallContext) -> ActionResult {
     let element_ref = &params.element_ref;
     act_on_ref(
-        state,
+        reach,
         session,
         params.tab,
         element_ref,
@@ -536,14 +541,14 @@ pub async fn hover(state: &Rc<State>, session: &str, params: HoverParams, ctx: &
 
 /// `browser_handle_dialog`: answers the dialog the page waits for, then shows what changed.
 pub async fn handle_dialog(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     params: HandleDialogParams,
     ctx: &CallContext,
 ) -> ActionResult {
     let (accept, prompt_text) = (params.accept, params.prompt_text.as_deref());
-    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
-        let Some(dialog) = state.tabs.registry.borrow().dialog(tab) else {
+    on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
+        let Some(dialog) = reach.custody.tabs.registry.borrow().dialog(tab) else {
             return Err(ToolError::NoDialog { tab }.into());
         };
         enough_time_to_act(ctx, "browser_handle_dialog")?;
@@ -557,10 +562,10 @@ pub async fn handle_dialog(
             cdp::send::<serde_json::Value>(tab, "Page.handleJavaScriptDialog", answer_params).await?;
             Ok(())
         };
-        match settle_or_dialog(state, tab, ctx, respond).await? {
+        match settle_or_dialog(reach.custody.tabs, tab, ctx, respond).await? {
             Ok(settled) => {
                 let notes: Vec<String> = std::iter::once(answered).chain(settled.notes).collect();
-                Ok(answer(state, session, tab, Answer::AfterAction, &notes, None).await?)
+                Ok(answer(reach, session, tab, Answer::AfterAction, &notes, None).await?)
             }
             Err(next) => Ok(dialog_opened(format!("{}; then {}", capitalised(&answered), next.opened_by("it")))),
         }

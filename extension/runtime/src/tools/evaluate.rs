@@ -4,8 +4,6 @@
 //! What it returns is page-controlled text: it is written as JSON on one line, every string
 //! quoted the way names and values are in a snapshot, and capped.
 
-use std::rc::Rc;
-
 use serde::Deserialize;
 use sightline_core::protocol::{EvaluateParams, ToolOutput};
 use sightline_core::snapshot::escape;
@@ -16,7 +14,7 @@ use crate::cdp::{self, CdpError};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
 use crate::options::Options;
-use crate::state::State;
+use crate::state::{Reach, TabsState};
 use sightline_core::refs::NodeKey;
 
 /// The tool's name, in its answers.
@@ -52,7 +50,7 @@ struct Remote {
 }
 
 /// `browser_evaluate`.
-pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: &CallContext) -> ActionResult {
+pub async fn run(reach: &Reach<'_>, session: &str, params: EvaluateParams, ctx: &CallContext) -> ActionResult {
     if !Options::read().await.allow_evaluate {
         return Err(Failure::Explained(
             "browser_evaluate is off: the user has not allowed agents to run JavaScript in pages. Only they can turn \
@@ -64,10 +62,10 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
         return Err(ToolError::Arguments("give `function`, such as `() => document.title`").into());
     }
     let params = &params;
-    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
-        refuse_if_dialog(&state.tabs, tab, "browser_evaluate")?;
-        let allowed = crate::permissions::gate(state, session, tab, "browser_evaluate", ctx).await?;
-        let mut answer = evaluate(state, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
+    on_tab(reach, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        refuse_if_dialog(reach.custody.tabs, tab, "browser_evaluate")?;
+        let allowed = crate::permissions::gate(reach, session, tab, "browser_evaluate", ctx).await?;
+        let mut answer = evaluate(reach.custody.tabs, tab, node.zip(params.element_ref.clone()), params, ctx).await?;
         if let Some(note) = allowed {
             answer.text = format!("{note}\n{}", answer.text);
         }
@@ -79,7 +77,7 @@ pub async fn run(state: &Rc<State>, session: &str, params: EvaluateParams, ctx: 
 /// Runs the function of `params` on the tab, locked and attached: on `node` (with its ref)
 /// when the call names one, else on the document.
 async fn evaluate(
-    state: &Rc<State>,
+    tabs: &TabsState,
     tab: i32,
     node: Option<(NodeKey, String)>,
     params: &EvaluateParams,
@@ -87,10 +85,10 @@ async fn evaluate(
 ) -> ActionResult {
     let frame = match &node {
         Some((node, _)) => node.frame_id.clone(),
-        None => state.tabs.registry.borrow().frames(tab).main_frame().to_owned(),
+        None => tabs.registry.borrow().frames(tab).main_frame().to_owned(),
     };
     let at = match &node {
-        Some((node, _)) => NodeTarget::of(&state.tabs, tab, node),
+        Some((node, _)) => NodeTarget::of(tabs, tab, node),
         None => NodeTarget::frame(crate::chrome::DebuggeeTarget::main(tab), frame),
     };
     ctx.acting_on(tab);

@@ -3,8 +3,6 @@
 //! ordinary places) and resolved before the call reached the browser: they name the files
 //! themselves, not links to them. The extension cannot look at the file system.
 
-use std::rc::Rc;
-
 use sightline_core::protocol::FileUploadParams;
 use sightline_core::refs::NodeKey;
 
@@ -12,7 +10,7 @@ use super::CallContext;
 use super::actions::{ActionResult, act, on_tab};
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
-use crate::state::State;
+use crate::state::Reach;
 
 /// Called on the element: `"ok"`, `"single"` for a file input that takes one file, `"disabled"`,
 /// or what it is when it is not a file input.
@@ -23,10 +21,10 @@ const FILE_INPUT: &str = r#"function (count) {
 }"#;
 
 /// `browser_file_upload`.
-pub async fn upload(state: &Rc<State>, session: &str, params: FileUploadParams, ctx: &CallContext) -> ActionResult {
+pub async fn upload(reach: &Reach<'_>, session: &str, params: FileUploadParams, ctx: &CallContext) -> ActionResult {
     let params = &params;
-    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
-        upload_on(state, session, tab, node.zip(params.element_ref.as_deref()), params, ctx).await
+    on_tab(reach, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        upload_on(reach, session, tab, node.zip(params.element_ref.as_deref()), params, ctx).await
     })
     .await
 }
@@ -34,7 +32,7 @@ pub async fn upload(state: &Rc<State>, session: &str, params: FileUploadParams, 
 /// Gives the files of `params` to the file input `node` (with its ref), or else to the file
 /// chooser an action opened, on the tab, locked and attached.
 async fn upload_on(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     node: Option<(NodeKey, &str)>,
@@ -46,7 +44,7 @@ async fn upload_on(
     let count = paths.len();
     match node {
         Some((node, r)) => {
-            let at = NodeTarget::of(&state.tabs, tab, &node);
+            let at = NodeTarget::of(reach.custody.tabs, tab, &node);
             match input::call_on_with(&at, &node, r, FILE_INPUT, serde_json::json!([{"value": count}])).await? {
                 serde_json::Value::String(s) if s == "ok" => {}
                 serde_json::Value::String(s) if s == "single" => {
@@ -61,7 +59,7 @@ async fn upload_on(
                 }
             }
             let id = node.backend_node_id;
-            act(state, session, tab, None, ctx, tool, async move {
+            act(reach, session, tab, None, ctx, tool, async move {
                 let files = serde_json::json!({"files": paths, "backendNodeId": id});
                 at.send::<serde_json::Value>("DOM.setFileInputFiles", files)
                     .await
@@ -71,7 +69,8 @@ async fn upload_on(
             .await
         }
         None => {
-            let chooser = state.tabs.registry.borrow_mut().sessions.get_mut(&tab).and_then(|s| s.chooser.take());
+            let chooser =
+                reach.custody.tabs.registry.borrow_mut().sessions.get_mut(&tab).and_then(|s| s.chooser.take());
             let Some(chooser) = chooser else {
                 return Err(ToolError::Arguments(
                     "no file chooser is open: give the file input's `ref`, or first click what opens the chooser",
@@ -83,7 +82,7 @@ async fn upload_on(
             }
             let target = crate::chrome::DebuggeeTarget::main(tab);
             let at = NodeTarget::frame(target, String::new());
-            act(state, session, tab, None, ctx, tool, async move {
+            act(reach, session, tab, None, ctx, tool, async move {
                 // No paths cancels the chooser: the input keeps what it had.
                 if count > 0 {
                     let files = serde_json::json!({"files": paths, "backendNodeId": chooser.backend_node_id});

@@ -35,7 +35,7 @@ use sightline_core::protocol::{ToolCall, ToolOutput};
 use sightline_core::refs::{NodeKey, RefError};
 
 use crate::error::ToolError;
-use crate::state::{Sessions, State, TabsState};
+use crate::state::{Custody, Sessions, State, TabsState};
 use crate::timer::{self, Deadline};
 use crate::{cdp, chrome};
 
@@ -254,27 +254,29 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
     // A fresh look at the page: what an unconfirmed action did is in front of the agent.
     let looks = calls::is_a_look(&call);
     let acting = action.is_some().then(|| state.timeline.agent_acting());
+    // What the tool may reach: the tabs' custody and the questions, not the whole state.
+    let reach = state.reach();
     let result = match call {
-        ToolCall::BrowserTabs(p) => tabs::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserNavigate(p) => actions::navigate(state, session, p, ctx).await,
-        ToolCall::BrowserSnapshot(p) => snapshot::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserClick(p) => actions::click(state, session, p, ctx).await,
-        ToolCall::BrowserType(p) => actions::type_text(state, session, p, ctx).await,
-        ToolCall::BrowserPressKey(p) => actions::press_key(state, session, p, ctx).await,
-        ToolCall::BrowserSelectOption(p) => actions::select_option(state, session, p, ctx).await,
-        ToolCall::BrowserHover(p) => actions::hover(state, session, p, ctx).await,
-        ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(state, session, p, ctx).await,
-        ToolCall::BrowserFind(p) => find::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserFillForm(p) => page::fill_form(state, session, p, ctx).await,
-        ToolCall::BrowserScroll(p) => page::scroll(state, session, p, ctx).await,
-        ToolCall::BrowserWaitFor(p) => page::wait_for(state, session, p, ctx).await,
-        ToolCall::BrowserDrag(p) => page::drag(state, session, p, ctx).await,
-        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(state, session, p, ctx).await,
-        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(state, session, p, ctx).await,
-        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(state, session, p, ctx).await,
-        ToolCall::BrowserFileUpload(p) => files::upload(state, session, p, ctx).await,
-        ToolCall::BrowserEvaluate(p) => evaluate::run(state, session, p, ctx).await,
-        ToolCall::BrowserSelectText(p) => select::select_text(state, session, p, ctx).await,
+        ToolCall::BrowserTabs(p) => tabs::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserNavigate(p) => actions::navigate(&reach, session, p, ctx).await,
+        ToolCall::BrowserSnapshot(p) => snapshot::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserClick(p) => actions::click(&reach, session, p, ctx).await,
+        ToolCall::BrowserType(p) => actions::type_text(&reach, session, p, ctx).await,
+        ToolCall::BrowserPressKey(p) => actions::press_key(&reach, session, p, ctx).await,
+        ToolCall::BrowserSelectOption(p) => actions::select_option(&reach, session, p, ctx).await,
+        ToolCall::BrowserHover(p) => actions::hover(&reach, session, p, ctx).await,
+        ToolCall::BrowserHandleDialog(p) => actions::handle_dialog(&reach, session, p, ctx).await,
+        ToolCall::BrowserFind(p) => find::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserFillForm(p) => page::fill_form(&reach, session, p, ctx).await,
+        ToolCall::BrowserScroll(p) => page::scroll(&reach, session, p, ctx).await,
+        ToolCall::BrowserWaitFor(p) => page::wait_for(&reach, session, p, ctx).await,
+        ToolCall::BrowserDrag(p) => page::drag(&reach, session, p, ctx).await,
+        ToolCall::BrowserTakeScreenshot(p) => shot::screenshot(&reach, session, p, ctx).await,
+        ToolCall::BrowserMouseClickXy(p) => shot::click_xy(&reach, session, p, ctx).await,
+        ToolCall::BrowserMouseDragXy(p) => shot::drag_xy(&reach, session, p, ctx).await,
+        ToolCall::BrowserFileUpload(p) => files::upload(&reach, session, p, ctx).await,
+        ToolCall::BrowserEvaluate(p) => evaluate::run(&reach, session, p, ctx).await,
+        ToolCall::BrowserSelectText(p) => select::select_text(&reach, session, p, ctx).await,
         ToolCall::GetChangesSince(p) => {
             changes::changes_since(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
         }
@@ -287,8 +289,10 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         ToolCall::BrowserNetworkRequests(p) => {
             logs::network_requests(&state.tabs, &state.timeline, session, p).await.map_err(Failure::from)
         }
-        ToolCall::BrowserUserSelection(p) => selection::run(state, session, p).await.map_err(Failure::from),
-        ToolCall::BrowserExportTest(p) => export::export_test(state, session, p).await,
+        ToolCall::BrowserUserSelection(p) => selection::run(&reach, session, p).await.map_err(Failure::from),
+        ToolCall::BrowserExportTest(p) => {
+            export::export_test(&reach.custody, &state.review, &state.version, session, p).await
+        }
         ToolCall::BrowserDownloads(p) => downloads::downloads(&state.asks, session, p).await.map_err(Failure::from),
         ToolCall::BrowserPermissions(p) => {
             crate::permissions::tool(&state.tabs, &state.sessions, session, p).await.map_err(Failure::from)
@@ -345,48 +349,48 @@ pub fn refuse_if_unconfirmed(sessions: &Sessions, session: &str, tab: i32, tool:
 /// newest tab it holds or a free one, else (when `open_if_none`) a new tab the agent owns. A
 /// session that lost its current tab gets none until it names one.
 pub async fn target_tab(
-    state: &Rc<State>,
+    custody: &Custody<'_>,
     session: &str,
     named: Option<u32>,
     open_if_none: bool,
 ) -> Result<i32, ToolError> {
-    let tab = choose_target_tab(state, session, named, open_if_none).await?;
+    let tab = choose_target_tab(custody, session, named, open_if_none).await?;
     // A site the person gave agents no access to is neither read, acted on nor moved.
     crate::permissions::refuse_no_access(tab).await?;
     Ok(tab)
 }
 
 async fn choose_target_tab(
-    state: &Rc<State>,
+    custody: &Custody<'_>,
     session: &str,
     named: Option<u32>,
     open_if_none: bool,
 ) -> Result<i32, ToolError> {
     if let Some(tab) = named {
         let tab = tab as i32;
-        state.tabs.require_usable(tab, session)?;
-        state.take_up(tab, session).await;
+        custody.tabs.require_usable(tab, session)?;
+        custody.take_up(tab, session).await;
         return Ok(tab);
     }
-    let (current, lost) = state.sessions.with_session(session, |s| (s.current_tab, s.lost));
+    let (current, lost) = custody.sessions.with_session(session, |s| (s.current_tab, s.lost));
     let choice = {
-        let tabs = state.tabs.registry.borrow();
+        let tabs = custody.tabs.registry.borrow();
         custody::choose_tab(session, current, lost, &tabs.grants.candidates(), open_if_none)
     };
     match choice {
         Target::Tab(tab) if Some(tab) == current => Ok(tab),
         Target::Tab(tab) if chrome::get_tab(tab).await.is_ok() => {
-            state.take_up(tab, session).await;
+            custody.take_up(tab, session).await;
             Ok(tab)
         }
         Target::Lost { tab, loss } => {
-            state.tabs.require_not_stopped()?;
+            custody.tabs.require_not_stopped()?;
             Err(ToolError::CurrentTabLost { tab, loss })
         }
-        Target::Open => tabs::open_tab(state, session).await,
-        Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(state, session).await,
+        Target::Open => tabs::open_tab(custody, session).await,
+        Target::Tab(_) | Target::None if open_if_none => tabs::open_tab(custody, session).await,
         Target::Tab(_) | Target::None => {
-            state.tabs.require_not_stopped()?;
+            custody.tabs.require_not_stopped()?;
             Err(ToolError::NoTab)
         }
     }

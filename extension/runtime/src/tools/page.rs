@@ -1,8 +1,6 @@
 //! Filling forms, scrolling, waiting and dragging: each answers with what changed, like every
 //! action, through the (session, tab) page state.
 
-use std::rc::Rc;
-
 use sightline_core::page_state::Answer;
 use sightline_core::protocol::{DragParams, FillFormParams, ScrollDirection, ScrollParams, WaitForParams};
 use sightline_core::refs::NodeKey;
@@ -14,12 +12,12 @@ use crate::cdp::{self, CdpError};
 use crate::chrome::DebuggeeTarget;
 use crate::error::ToolError;
 use crate::input::{self, NodeTarget};
-use crate::state::State;
+use crate::state::Reach;
 use crate::{drag, fill, timer};
 
 /// `browser_fill_form`: every ref is resolved and every value checked before the first field
 /// is touched; the fields are then filled in order, and the answer shows what they changed.
-pub async fn fill_form(state: &Rc<State>, session: &str, params: FillFormParams, ctx: &CallContext) -> ActionResult {
+pub async fn fill_form(reach: &Reach<'_>, session: &str, params: FillFormParams, ctx: &CallContext) -> ActionResult {
     if params.fields.is_empty() {
         return Err(ToolError::Arguments("give `fields`: at least one {name, type, ref, value}").into());
     }
@@ -38,19 +36,19 @@ pub async fn fill_form(state: &Rc<State>, session: &str, params: FillFormParams,
         fill::check_value(field).map_err(|e| field_error(index, false, e))?;
     }
     let (fields, since, field_error) = (&params.fields, params.since_version, &field_error);
-    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+    on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
         let mut nodes: Vec<NodeKey> = Vec::with_capacity(fields.len());
         for (index, field) in fields.iter().enumerate() {
-            match node_or_page(state, session, tab, &field.element_ref).await {
+            match node_or_page(reach, session, tab, &field.element_ref).await {
                 Ok(Ok(node)) => nodes.push(node),
                 Ok(Err(page)) => return Ok(page),
                 Err(super::Failure::Tool(e)) => return Err(field_error(index, false, e).into()),
                 Err(other) => return Err(other),
             }
         }
-        act(state, session, tab, since, ctx, "browser_fill_form", async {
+        act(reach, session, tab, since, ctx, "browser_fill_form", async {
             for (index, (field, node)) in fields.iter().zip(&nodes).enumerate() {
-                let at = NodeTarget::of(&state.tabs, tab, node);
+                let at = NodeTarget::of(reach.custody.tabs, tab, node);
                 fill::fill(&at, node, field).await.map_err(|e| field_error(index, true, e))?;
             }
             Ok(())
@@ -130,7 +128,7 @@ impl Scrolled {
 }
 
 /// `browser_scroll`.
-pub async fn scroll(state: &Rc<State>, session: &str, params: ScrollParams, ctx: &CallContext) -> ActionResult {
+pub async fn scroll(reach: &Reach<'_>, session: &str, params: ScrollParams, ctx: &CallContext) -> ActionResult {
     let tool = "browser_scroll";
     let direction = params.direction.unwrap_or_default();
     let amount = params.amount.unwrap_or(0);
@@ -138,18 +136,18 @@ pub async fn scroll(state: &Rc<State>, session: &str, params: ScrollParams, ctx:
         if params.element_ref.is_some() || params.direction.is_some() || params.amount.is_some() {
             return Err(ToolError::Arguments("give either `to_ref`, or `ref`/`direction`/`amount`, not both").into());
         }
-        return act_on_ref(state, session, params.tab, to, params.since_version, ctx, tool, |at, node, _| async move {
+        return act_on_ref(reach, session, params.tab, to, params.since_version, ctx, tool, |at, node, _| async move {
             input::call_on(&at, &node, to, INTO_VIEW, &[]).await.map(|_| ())
         })
         .await;
     }
     let args = serde_json::json!([{"value": direction.name()}, {"value": amount}]);
     let (element_ref, since) = (params.element_ref.as_deref(), params.since_version);
-    on_tab(state, session, params.tab, element_ref, ctx, |tab, node| async move {
-        act_noting(state, session, tab, since, ctx, tool, async {
+    on_tab(reach, session, params.tab, element_ref, ctx, |tab, node| async move {
+        act_noting(reach, session, tab, since, ctx, tool, async {
             let value = match (&node, element_ref) {
                 (Some(node), Some(r)) => {
-                    input::call_on_with(&NodeTarget::of(&state.tabs, tab, node), node, r, SCROLL, args).await
+                    input::call_on_with(&NodeTarget::of(reach.custody.tabs, tab, node), node, r, SCROLL, args).await
                 }
                 _ => on_document(tab, SCROLL, args).await,
             }
@@ -189,7 +187,7 @@ const HAS_TEXT: &str = r#"function (text) {
 }"#;
 
 /// `browser_wait_for`: waits (bounded) for its condition, then answers with what changed.
-pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, ctx: &CallContext) -> ActionResult {
+pub async fn wait_for(reach: &Reach<'_>, session: &str, params: WaitForParams, ctx: &CallContext) -> ActionResult {
     let conditions = [params.text.is_some(), params.text_gone.is_some(), params.ref_gone.is_some()];
     let count = conditions.iter().filter(|c| **c).count();
     if count > 1 {
@@ -206,15 +204,15 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     if matches!((&params.text, &params.text_gone), (Some(t), _) | (_, Some(t)) if t.trim().is_empty()) {
         return Err(ToolError::Arguments("the text to wait for is empty").into());
     }
-    let tab = target_tab(state, session, params.tab, false).await?;
-    state.tabs.ensure_attached(tab).await?;
-    refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
+    let tab = target_tab(&reach.custody, session, params.tab, false).await?;
+    reach.custody.tabs.ensure_attached(tab).await?;
+    refuse_if_dialog(reach.custody.tabs, tab, "browser_wait_for")?;
     let wanted_s = params.time.unwrap_or(DEFAULT_WAIT_S);
     let left = ctx.deadline().left_ms().saturating_sub(ANSWER_MS);
     let limit_ms = ((wanted_s * 1000.0) as u32).min(left);
     let gone = match &params.ref_gone {
-        Some(r) => match resolve_ref(&state.tabs, &state.sessions, session, tab, r) {
-            Ok(node) => Some((NodeTarget::of(&state.tabs, tab, &node), node, r.clone())),
+        Some(r) => match resolve_ref(reach.custody.tabs, reach.custody.sessions, session, tab, r) {
+            Ok(node) => Some((NodeTarget::of(reach.custody.tabs, tab, &node), node, r.clone())),
             // Already gone from the page the agent saw.
             Err(ToolError::Ref(_)) => None,
             Err(e) => return Err(e.into()),
@@ -231,8 +229,8 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
     };
     let met = loop {
         let met = match (&params.text, &params.text_gone, &gone) {
-            (Some(text), _, _) => page_has(&state.tabs, tab, text, true).await?,
-            (_, Some(text), _) => page_has(&state.tabs, tab, text, false).await?,
+            (Some(text), _, _) => page_has(reach.custody.tabs, tab, text, true).await?,
+            (_, Some(text), _) => page_has(reach.custody.tabs, tab, text, false).await?,
             (_, _, Some((at, node, r))) => element_gone(at, node, r).await?,
             (None, None, None) => params.ref_gone.is_some(),
         };
@@ -254,10 +252,10 @@ pub async fn wait_for(state: &Rc<State>, session: &str, params: WaitForParams, c
         }
         (None, _) => format!("waited {waited_s:.1} s"),
     };
-    let lock = state.tabs.lock(tab);
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock_tab(&lock, ctx).await;
-    refuse_if_dialog(&state.tabs, tab, "browser_wait_for")?;
-    Ok(answer(state, session, tab, Answer::AfterAction, &[note], None).await?)
+    refuse_if_dialog(reach.custody.tabs, tab, "browser_wait_for")?;
+    Ok(answer(reach, session, tab, Answer::AfterAction, &[note], None).await?)
 }
 
 fn quote(text: &str) -> String {
@@ -368,7 +366,7 @@ async fn resize_grip(at: &NodeTarget, node: &NodeKey, element_ref: &str) -> Resu
 /// `browser_drag`: from the centre of `start_ref` (hit-tested like a click) to the centre of
 /// `end_ref`, or by `dx`/`dy`. Moved by an offset, an element the user can resize (a
 /// `<textarea>`) is dragged by its resize grip, as a person resizes it.
-pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &CallContext) -> ActionResult {
+pub async fn drag(reach: &Reach<'_>, session: &str, params: DragParams, ctx: &CallContext) -> ActionResult {
     let offset = match (&params.end_ref, params.dx, params.dy) {
         (Some(_), None, None) => None,
         (None, dx, dy) if dx.is_some() || dy.is_some() => Some((dx.unwrap_or(0.0), dy.unwrap_or(0.0))),
@@ -377,14 +375,14 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
     };
     let end = match &params.end_ref {
         Some(r) => {
-            let tab = target_tab(state, session, params.tab, false).await?;
-            Some(resolve_ref(&state.tabs, &state.sessions, session, tab, r)?)
+            let tab = target_tab(&reach.custody, session, params.tab, false).await?;
+            Some(resolve_ref(reach.custody.tabs, reach.custody.sessions, session, tab, r)?)
         }
         None => None,
     };
     let (start_ref, end_ref) = (&params.start_ref, params.end_ref.as_deref().unwrap_or_default());
     let tool = "browser_drag";
-    act_on_ref(state, session, params.tab, start_ref, params.since_version, ctx, tool, |at, node, tab| async move {
+    act_on_ref(reach, session, params.tab, start_ref, params.since_version, ctx, tool, |at, node, tab| async move {
         let mut from = input::click_point(&at, &node, start_ref).await?;
         if offset.is_some()
             && let Some(grip) = resize_grip(&at, &node, start_ref).await?
@@ -393,10 +391,12 @@ pub async fn drag(state: &Rc<State>, session: &str, params: DragParams, ctx: &Ca
         }
         let to = match (offset, end) {
             (Some((dx, dy)), _) => (from.0 + dx, from.1 + dy),
-            (None, Some(end)) => input::centre_in_view(&NodeTarget::of(&state.tabs, tab, &end), &end, end_ref).await?,
+            (None, Some(end)) => {
+                input::centre_in_view(&NodeTarget::of(reach.custody.tabs, tab, &end), &end, end_ref).await?
+            }
             (None, None) => unreachable!("checked above"),
         };
-        drag::drag(&state.tabs, tab, from, to).await
+        drag::drag(reach.custody.tabs, tab, from, to).await
     })
     .await
 }

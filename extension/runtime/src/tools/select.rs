@@ -2,8 +2,6 @@
 //! words in it (compared with runs of white space as one space, as a snapshot writes them), the
 //! way a person drags over them: the page's `selectionchange` and selection-based menus follow.
 
-use std::rc::Rc;
-
 use sightline_core::protocol::SelectTextParams;
 use sightline_core::snapshot::escape;
 
@@ -12,7 +10,7 @@ use super::actions::{ActionResult, act, act_on_ref, on_tab};
 use super::page::on_document;
 use crate::error::ToolError;
 use crate::input;
-use crate::state::State;
+use crate::state::Reach;
 
 /// Called on the element with the words wanted (or `null` for all of its text): selects them
 /// and answers `{selected}`, or `{missing: true}`.
@@ -58,7 +56,7 @@ const SELECT_TEXT: &str = r#"function (wanted) {
 
 /// `browser_select_text`.
 pub async fn select_text(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     params: SelectTextParams,
     ctx: &CallContext,
@@ -92,14 +90,14 @@ pub async fn select_text(
     let mut answer =
         match &params.element_ref {
             Some(element_ref) => {
-                act_on_ref(state, session, params.tab, element_ref, None, ctx, tool, |at, node, _| async move {
+                act_on_ref(reach, session, params.tab, element_ref, None, ctx, tool, |at, node, _| async move {
                     record(input::call_on_with(&at, &node, element_ref, SELECT_TEXT, args).await?)
                 })
                 .await?
             }
             None => {
-                on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
-                    act(state, session, tab, None, ctx, tool, async move {
+                on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
+                    act(reach, session, tab, None, ctx, tool, async move {
                         record(on_document(tab, SELECT_TEXT, args).await?)
                     })
                     .await

@@ -2,8 +2,6 @@
 //! [`crate::selection`]), found in a fresh capture of the page by the session's page state in
 //! core, which writes the answer: the element's ref and its line, or the text it is part of.
 
-use std::rc::Rc;
-
 use sightline_core::page_state::pointed::{Pointed, locate};
 use sightline_core::page_state::{Answer, Staleness};
 use sightline_core::protocol::{ToolOutput, UserSelectionParams};
@@ -11,20 +9,21 @@ use sightline_core::protocol::{ToolOutput, UserSelectionParams};
 use super::snapshot::{answer, capture_and_compile};
 use super::{ToolResult, target_tab};
 use crate::error::ToolError;
-use crate::state::State;
+use crate::state::Reach;
 
 /// `browser_user_selection`.
-pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) -> ToolResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let Some(selection) = state.tabs.selections.borrow().get(&tab).cloned() else {
+pub async fn run(reach: &Reach<'_>, session: &str, params: UserSelectionParams) -> ToolResult {
+    let tab = target_tab(&reach.custody, session, params.tab, false).await?;
+    let Some(selection) = reach.custody.tabs.selections.borrow().get(&tab).cloned() else {
         return Err(ToolError::NothingSelected { tab });
     };
-    let lock = state.tabs.lock(tab);
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock.lock().await;
-    state.tabs.ensure_attached(tab).await?;
-    super::refuse_if_dialog(&state.tabs, tab, "browser_user_selection")?;
-    let version = state.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
-    let behind = match state
+    reach.custody.tabs.ensure_attached(tab).await?;
+    super::refuse_if_dialog(reach.custody.tabs, tab, "browser_user_selection")?;
+    let version = reach.custody.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let behind = match reach
+        .custody
         .sessions
         .with_session(session, |s| s.pages.get(&tab).map(|p| p.check_since(params.since_version)))
     {
@@ -34,17 +33,30 @@ pub async fn run(state: &Rc<State>, session: &str, params: UserSelectionParams) 
     };
     // A session that has not seen the page yet looks first, so the ref it gets is one it knows.
     let (looked, snapshot) = if version == 0 {
-        let looked = answer(state, session, tab, Answer::Baseline, &[], None).await?;
-        (Some(looked), state.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())))
+        let looked = answer(reach, session, tab, Answer::Baseline, &[], None).await?;
+        (
+            Some(looked),
+            reach.custody.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())),
+        )
     } else {
         (
             None,
-            Some(capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?),
+            Some(
+                capture_and_compile(
+                    reach.custody.tabs,
+                    reach.custody.sessions,
+                    reach.custody.timeline,
+                    reach.asks,
+                    session,
+                    tab,
+                )
+                .await?,
+            ),
         )
     };
-    let version = state.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
+    let version = reach.custody.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.
-    let tabs = state.tabs.registry.borrow();
+    let tabs = reach.custody.tabs.registry.borrow();
     let in_process = |frame: &str| tabs.frames(tab).session_of(frame) == selection.session.as_deref();
     let pointed = snapshot.and_then(|snap| locate(&snap, &selection.chain, &in_process));
     drop(tabs);

@@ -1,8 +1,6 @@
 //! `browser_take_screenshot`, and the coordinate tools an agent falls back on for what has no
 //! element (a canvas, an SVG chart): a click or a drag at points of the viewport.
 
-use std::rc::Rc;
-
 use serde::Deserialize;
 use sightline_core::protocol::{ImageData, ImageFormat, MouseButton, MouseClickXyParams, MouseDragXyParams};
 use sightline_core::protocol::{ScreenshotParams, ToolOutput};
@@ -16,7 +14,7 @@ use crate::cdp::{self, CdpError};
 use crate::error::{ElementProblem, ToolError};
 use crate::input::{self, NodeTarget};
 use crate::paint::Crop;
-use crate::state::{Sessions, State, TabsState};
+use crate::state::{Reach, Sessions, TabsState};
 use crate::still::Still;
 use crate::{drag, timer};
 
@@ -74,7 +72,7 @@ async fn bounds(at: &NodeTarget, backend_node_id: i64) -> Option<[f64; 4]> {
 }
 
 /// `browser_take_screenshot`.
-pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotParams, ctx: &CallContext) -> ActionResult {
+pub async fn screenshot(reach: &Reach<'_>, session: &str, params: ScreenshotParams, ctx: &CallContext) -> ActionResult {
     if let Some(scale) = params.scale
         && !(0.1..=1.0).contains(&scale)
     {
@@ -84,9 +82,9 @@ pub async fn screenshot(state: &Rc<State>, session: &str, params: ScreenshotPara
         return Err(ToolError::Arguments("give `ref` or `full_page`, not both").into());
     }
     let params = &params;
-    on_tab(state, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
-        refuse_if_dialog(&state.tabs, tab, "browser_take_screenshot")?;
-        Ok(shoot(state, session, tab, node, params).await?)
+    on_tab(reach, session, params.tab, params.element_ref.as_deref(), ctx, |tab, node| async move {
+        refuse_if_dialog(reach.custody.tabs, tab, "browser_take_screenshot")?;
+        Ok(shoot(reach.custody.tabs, reach.custody.sessions, session, tab, node, params).await?)
     })
     .await
 }
@@ -99,24 +97,23 @@ const MOST_TRIES: usize = 3;
 /// drawn into it (`sightline_core::screenshot`); while it is measured and captured, the page is
 /// held still (`crate::still`).
 async fn shoot(
-    state: &Rc<State>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     node: Option<NodeKey>,
     params: &ScreenshotParams,
 ) -> ToolResult {
     // The fields masked now: judged on the page as it is, with what the session remembers.
-    let captured = crate::capture::capture(&state.tabs, tab).await?;
-    let masked =
-        state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
+    let captured = crate::capture::capture(tabs, tab).await?;
+    let masked = sessions.with_session(session, |s| s.pages.entry(tab).or_default().masked_fields(&captured.capture));
     let masks = Masks {
         refused_frame: masked.iter().map(|m| m.refused_frame).collect(),
         nodes: masked.into_iter().map(|m| m.node).collect(),
     };
     let masked = &masks.nodes;
     drop(captured);
-    let element =
-        node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(&state.tabs, tab, &node), node, r));
+    let element = node.zip(params.element_ref.clone()).map(|(node, r)| (NodeTarget::of(tabs, tab, &node), node, r));
     if let Some((_, node, r)) = &element
         && masked.iter().any(|m| m.frame_id == node.frame_id && m.backend_node_id == node.backend_node_id)
     {
@@ -131,7 +128,7 @@ async fn shoot(
         .map_err(|e| input::node_error(e, r))?;
     }
     let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
-    let shot = take(state, session, tab, element.as_ref(), params, &masks).await;
+    let shot = take(tabs, sessions, session, tab, element.as_ref(), params, &masks).await;
     if let Some(whole_page) = whole_page {
         whole_page.restore(tab).await;
     }
@@ -159,7 +156,8 @@ fn frames_of(tabs: &TabsState, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> 
 /// Measures, captures and paints, taking the screenshot again (at most [`MOST_TRIES`] times)
 /// when a masked field moved meanwhile.
 async fn take(
-    state: &Rc<State>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
@@ -168,9 +166,8 @@ async fn take(
 ) -> ToolResult {
     let masked = &masks.nodes;
     for _ in 0..MOST_TRIES {
-        let still =
-            if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(&state.tabs, tab, masked)).await) };
-        let taken = capture_once(state, session, tab, element, params, masks, still.as_ref()).await;
+        let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(tabs, tab, masked)).await) };
+        let taken = capture_once(tabs, sessions, session, tab, element, params, masks, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
         }
@@ -212,8 +209,10 @@ struct Shot {
 }
 
 /// One capture (see [`Shot`]).
+#[allow(clippy::too_many_arguments)]
 async fn capture_once(
-    state: &Rc<State>,
+    tabs: &TabsState,
+    sessions: &Sessions,
     session: &str,
     tab: i32,
     element: Option<&(NodeTarget, NodeKey, String)>,
@@ -276,10 +275,9 @@ async fn capture_once(
         width: (width * scale).round().max(1.0) as u32,
         height: (height * scale).round().max(1.0) as u32,
     });
-    let labels =
-        if params.refs { label_boxes(&state.tabs, &state.sessions, session, tab, view).await } else { Vec::new() };
+    let labels = if params.refs { label_boxes(tabs, sessions, session, tab, view).await } else { Vec::new() };
     // Measuring lays the page out: the counters read after it count only what changes later.
-    let before = measure(&state.tabs, tab, masked, view).await?;
+    let before = measure(tabs, tab, masked, view).await?;
     let counted = match still {
         Some(still) => still.counters().await,
         None => Vec::new(),
@@ -293,7 +291,7 @@ async fn capture_once(
         }
         None => false,
     };
-    let after = measure(&state.tabs, tab, masked, view).await?;
+    let after = measure(tabs, tab, masked, view).await?;
     let fields: Vec<MaskedField> =
         before.into_iter().zip(after).map(|(before, after)| MaskedField { before, after }).collect();
     let clip = Clip { area: Rect { x, y, width, height }, scale };
@@ -448,13 +446,13 @@ async fn label_boxes(tabs: &TabsState, sessions: &Sessions, session: &str, tab: 
 }
 
 /// `browser_mouse_click_xy`: a click at a point, for what has no element to click.
-pub async fn click_xy(state: &Rc<State>, session: &str, params: MouseClickXyParams, ctx: &CallContext) -> ActionResult {
+pub async fn click_xy(reach: &Reach<'_>, session: &str, params: MouseClickXyParams, ctx: &CallContext) -> ActionResult {
     let (x, y) = (params.x, params.y);
     // The person's rules judge the click by the element under the point.
     ctx.hint.borrow_mut().point = Some((x, y));
-    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+    on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
         in_view(tab, &[(x, y)]).await?;
-        act(state, session, tab, None, ctx, "browser_mouse_click_xy", async {
+        act(reach, session, tab, None, ctx, "browser_mouse_click_xy", async {
             input::click_at(tab, x, y, MouseButton::Left, false).await
         })
         .await
@@ -463,11 +461,12 @@ pub async fn click_xy(state: &Rc<State>, session: &str, params: MouseClickXyPara
 }
 
 /// `browser_mouse_drag_xy`: a drag between two points.
-pub async fn drag_xy(state: &Rc<State>, session: &str, params: MouseDragXyParams, ctx: &CallContext) -> ActionResult {
+pub async fn drag_xy(reach: &Reach<'_>, session: &str, params: MouseDragXyParams, ctx: &CallContext) -> ActionResult {
     let (from, to) = ((params.start_x, params.start_y), (params.end_x, params.end_y));
-    on_tab(state, session, params.tab, None, ctx, |tab, _| async move {
+    on_tab(reach, session, params.tab, None, ctx, |tab, _| async move {
         in_view(tab, &[from, to]).await?;
-        act(state, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(&state.tabs, tab, from, to)).await
+        act(reach, session, tab, None, ctx, "browser_mouse_drag_xy", drag::drag(reach.custody.tabs, tab, from, to))
+            .await
     })
     .await
 }

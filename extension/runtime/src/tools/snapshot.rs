@@ -2,8 +2,6 @@
 //! answer says (the full page, a delta, "no change") is decided and written by the session's
 //! page state in core; this module captures, times and hands over.
 
-use std::rc::Rc;
-
 use sightline_core::page_state::{Answer, Delta, PageError};
 use sightline_core::protocol::{SnapshotParams, SnapshotStats, ToolOutput};
 use sightline_core::snapshot::Snapshot;
@@ -12,29 +10,39 @@ use super::{ToolResult, target_tab};
 use crate::capture::{self, Captured};
 use crate::error::ToolError;
 use crate::navigation::{self, CapturedAhead, Waited};
-use crate::state::{AsksState, Sessions, State, TabsState, TimelineState};
+use crate::state::{AsksState, Reach, Sessions, TabsState, TimelineState};
 use crate::timer;
 
 /// `browser_snapshot`.
-pub async fn run(state: &Rc<State>, session: &str, params: SnapshotParams) -> ToolResult {
-    let tab = target_tab(state, session, params.tab, false).await?;
-    let lock = state.tabs.lock(tab);
+pub async fn run(reach: &Reach<'_>, session: &str, params: SnapshotParams) -> ToolResult {
+    let tab = target_tab(&reach.custody, session, params.tab, false).await?;
+    let lock = reach.custody.tabs.lock(tab);
     let _guard = lock.lock().await;
-    state.tabs.ensure_attached(tab).await?;
-    super::refuse_if_dialog(&state.tabs, tab, "browser_snapshot")?;
+    reach.custody.tabs.ensure_attached(tab).await?;
+    super::refuse_if_dialog(reach.custody.tabs, tab, "browser_snapshot")?;
     if params.page.unwrap_or(1) > 1 {
         // Later pages continue the snapshot the agent is reading, not a new one.
-        return state.sessions.with_session(session, |s| match s.pages.get(&tab) {
+        return reach.custody.sessions.with_session(session, |s| match s.pages.get(&tab) {
             Some(page) => Ok(page.continue_snapshot(&params)?),
             None => Err(PageError::NothingToContinue.into()),
         });
     }
-    let snapshot =
-        capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?;
-    state.sessions.with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
+    let snapshot = capture_and_compile(
+        reach.custody.tabs,
+        reach.custody.sessions,
+        reach.custody.timeline,
+        reach.asks,
+        session,
+        tab,
+    )
+    .await?;
+    reach
+        .custody
+        .sessions
+        .with_session(session, |s| Ok(s.pages.entry(tab).or_default().answer_snapshot(snapshot, &params)?))
 }
 
-/// Captures the tab and compiles it with the session's page state, timing both. Images, style
+/// Captures the tab and compiles it with the session's page reach, timing both. Images, style
 /// sheets and fonts the page is still loading are waited for first (bounded; see
 /// [`navigation::await_rendering_loads`]).
 pub async fn capture_and_compile(
@@ -50,7 +58,7 @@ pub async fn capture_and_compile(
     Ok(compile(sessions, asks, session, tab, captured, loads_ms).await)
 }
 
-/// Compiles a capture with the session's page state, and says in its stats what it cost.
+/// Compiles a capture with the session's page reach, and says in its stats what it cost.
 async fn compile(
     sessions: &Sessions,
     asks: &AsksState,
@@ -83,19 +91,19 @@ async fn compile(
 /// Captures the page and answers for `session`, prefixed by `notes` (waits that hit their
 /// limit) and `notice` (what changed before the action of an agent acting on an older version).
 pub async fn answer(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     how: Answer,
     notes: &[String],
     notice: Option<&Delta>,
 ) -> Result<ToolOutput, ToolError> {
-    answer_waited(state, session, tab, how, notes, notice, Waited::default()).await
+    answer_waited(reach, session, tab, how, notes, notice, Waited::default()).await
 }
 
 /// [`answer`] after a navigation, whose waits are reported in the snapshot's stats.
 pub async fn answer_waited(
-    state: &Rc<State>,
+    reach: &Reach<'_>,
     session: &str,
     tab: i32,
     how: Answer,
@@ -104,10 +112,20 @@ pub async fn answer_waited(
     waited: Waited,
 ) -> Result<ToolOutput, ToolError> {
     // The capture taken as soon as the page loaded, when it held until the page settled.
-    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(&state.tabs, tab));
+    let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(reach.custody.tabs, tab));
     let mut snapshot = match held {
-        Some(captured) => compile(&state.sessions, &state.asks, session, tab, captured, None).await,
-        None => capture_and_compile(&state.tabs, &state.sessions, &state.timeline, &state.asks, session, tab).await?,
+        Some(captured) => compile(reach.custody.sessions, reach.asks, session, tab, captured, None).await,
+        None => {
+            capture_and_compile(
+                reach.custody.tabs,
+                reach.custody.sessions,
+                reach.custody.timeline,
+                reach.asks,
+                session,
+                tab,
+            )
+            .await?
+        }
     };
     snapshot.stats.load_ms = waited.load_ms;
     snapshot.stats.settle_ms = waited.settle_ms;
@@ -115,7 +133,10 @@ pub async fn answer_waited(
     if let Some(ahead) = waited.ahead {
         count_capture_ahead(&mut snapshot.stats, ahead);
     }
-    Ok(state.sessions.with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
+    Ok(reach
+        .custody
+        .sessions
+        .with_session(session, |s| s.pages.entry(tab).or_default().answer(snapshot, how, notes, notice)))
 }
 
 /// Adds what the capture taken ahead of a navigation's settle wait cost to the stats of the

@@ -1,7 +1,5 @@
 //! `browser_tabs`: list, open, select and close the tabs the agent may use.
 
-use std::rc::Rc;
-
 use sightline_core::protocol::{TabsAction, TabsParams, ToolOutput};
 use sightline_core::snapshot::render::quote;
 use sightline_core::urls::redact_url;
@@ -13,7 +11,7 @@ use crate::cdp::Subscription;
 use crate::chrome;
 use crate::error::ToolError;
 use crate::options::Options;
-use crate::state::State;
+use crate::state::{Custody, Reach};
 use crate::tabs::Grant;
 use futures::future::Either;
 use sightline_core::custody::Access;
@@ -22,33 +20,33 @@ use sightline_core::custody::Access;
 const LEAVE_QUESTION_MS: u32 = 10_000;
 
 /// `browser_tabs`.
-pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolResult {
+pub async fn run(reach: &Reach<'_>, session: &str, params: TabsParams) -> ToolResult {
     match params.action {
-        TabsAction::List => list(state, session).await,
+        TabsAction::List => list(reach, session).await,
         TabsAction::New => {
-            let tab = open_tab(state, session).await?;
+            let tab = open_tab(&reach.custody, session).await?;
             match params.url {
                 Some(url) => {
-                    let mut out = actions::load(state, session, tab, &url).await?;
+                    let mut out = actions::load(reach, session, tab, &url).await?;
                     out.text = format!("Opened tab {tab}.\n{}", out.text);
                     Ok(out)
                 }
-                None => list(state, session).await,
+                None => list(reach, session).await,
             }
         }
         TabsAction::Select => {
             let tab = params.tab.ok_or(ToolError::Arguments("select needs `tab` (an id from browser_tabs list)"))?;
-            let tab = target_tab(state, session, Some(tab), false).await?;
+            let tab = target_tab(&reach.custody, session, Some(tab), false).await?;
             chrome::activate_tab(tab).await?;
-            list(state, session).await
+            list(reach, session).await
         }
         TabsAction::Close => {
-            let tab = target_tab(state, session, params.tab, false).await?;
+            let tab = target_tab(&reach.custody, session, params.tab, false).await?;
             // A page that asks before it is left ("leave this page?") stays open until the
             // question is answered: the answer is the question, as for browser_navigate.
             // The browser's removal waits for that answer; a tab that closes ends the wait for
             // a question at once (its debugger leaves).
-            let mut dialogs = Subscription::new(&state.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
+            let mut dialogs = Subscription::new(&reach.custody.tabs.hub, tab, &["Page.javascriptDialogOpening"]);
             let remove = std::pin::pin!(chrome::remove_tab(tab));
             let asked = std::pin::pin!(dialogs.next_where(LEAVE_QUESTION_MS, |e| e.session_id.is_none()));
             match futures::future::select(remove, asked).await {
@@ -59,40 +57,40 @@ pub async fn run(state: &Rc<State>, session: &str, params: TabsParams) -> ToolRe
                 },
                 Either::Right((None, remove)) => remove.await?,
             }
-            state.tab_closed(tab, Some(session)).await;
+            reach.custody.tab_closed(tab, Some(session)).await;
             // The browser may have reported the close before the removal answered: the session
             // closed its own tab and needs no telling.
-            state.sessions.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
-            list(state, session).await
+            reach.custody.sessions.with_session(session, |s| s.lost = s.lost.filter(|(lost, _)| *lost != tab));
+            list(reach, session).await
         }
     }
 }
 
 /// Opens a blank tab owned by this session and makes it the session's current tab (unless the
 /// user stopped Sightline).
-pub async fn open_tab(state: &Rc<State>, session: &str) -> Result<i32, ToolError> {
-    state.tabs.require_not_stopped()?;
+pub async fn open_tab(custody: &Custody<'_>, session: &str) -> Result<i32, ToolError> {
+    custody.tabs.require_not_stopped()?;
     let tab = chrome::create_tab("about:blank", true).await?;
     let id = tab.id.ok_or(ToolError::Unexpected { what: "a new tab", message: "it has no id".into() })?;
-    state.grant(id, Grant::Created, Some(session)).await;
-    state.sessions.with_session(session, |s| s.current_tab = Some(id));
+    custody.grant(id, Grant::Created, Some(session)).await;
+    custody.sessions.with_session(session, |s| s.current_tab = Some(id));
     Ok(id)
 }
 
-async fn list(state: &Rc<State>, session: &str) -> ToolResult {
+async fn list(reach: &Reach<'_>, session: &str) -> ToolResult {
     let controlled: Vec<(i32, Grant)> =
-        state.tabs.registry.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
-    let policy = Options::for_call(&state.asks).url_policy();
-    let current = state.sessions.with_session(session, |s| s.current_tab);
+        reach.custody.tabs.registry.borrow().grants.tabs.iter().map(|(t, g)| (*t, *g)).collect();
+    let policy = Options::for_call(reach.asks).url_policy();
+    let current = reach.custody.sessions.with_session(session, |s| s.current_tab);
     let mut text = String::new();
     let mut rows = Vec::new();
     for (tab, grant) in controlled {
         let Ok(info) = chrome::get_tab(tab).await else {
-            state.tab_closed(tab, None).await;
+            reach.custody.tab_closed(tab, None).await;
             continue;
         };
         let marker = if current == Some(tab) { " (current)" } else { "" };
-        let access = state.tabs.registry.borrow().grants.access(tab, session);
+        let access = reach.custody.tabs.registry.borrow().grants.access(tab, session);
         let how = match (grant, access) {
             // Another agent's tab: that it exists, nothing of what it shows.
             (_, Access::Another) => {
