@@ -149,18 +149,7 @@ pub fn copy_tree(src: &Path, dst: &Path, keep: &dyn Fn(&Path) -> bool) -> anyhow
 }
 
 /// Formatting and lints for every crate, the wasm runtime included.
-/// Which of the lint's checks a run makes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum LintScope {
-    /// Every check.
-    All,
-    /// All but the host's checks for the other systems' targets (which `cargo xtask test
-    /// --lint-other-platforms` runs beside the end-to-end tests).
-    ThisPlatform,
-}
-
-/// Checks formatting, lints and the extension's types (see [`LintScope`] for which).
-pub fn lint(scope: LintScope) -> anyhow::Result<()> {
+pub fn lint() -> anyhow::Result<()> {
     let root = workspace_root();
     // The runtime is linted for the target it ships on; a fresh machine may not have it yet.
     ensure_wasm_target()?;
@@ -188,35 +177,21 @@ pub fn lint(scope: LintScope) -> anyhow::Result<()> {
         "-D",
         "warnings",
     ]))?;
-    if scope == LintScope::All {
-        run(&mut lint_other_platforms(None)?)?;
-    }
-    engine_files_stay_small(&root.join("core/src"))
-}
-
-/// The host is also built for macOS and Windows: the command that lints it for their targets
-/// (std only, no linker needed), so code for one system cannot break on another unseen. One Mac
-/// target is enough: the host has no code that depends on the processor. With `target_dir`, it
-/// compiles there, out of the way of (and not waiting for) another cargo run in `target/`.
-pub fn lint_other_platforms(target_dir: Option<&Path>) -> anyhow::Result<Command> {
+    // The host is also built for macOS and Windows: lint it for their targets (std only, no
+    // linker needed), so code for one system cannot break on another unseen. One Mac target is
+    // enough: the host has no code that depends on the processor.
     let installed = output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
     let mut clippy = cargo();
-    clippy.current_dir(workspace_root()).args(["clippy", "--package", "sightline-host"]);
-    if let Some(dir) = target_dir {
-        clippy.arg("--target-dir").arg(dir);
-    }
-    for target in OTHER_PLATFORMS {
+    clippy.current_dir(&root).args(["clippy", "--package", "sightline-host"]);
+    for target in ["x86_64-pc-windows-gnu", "aarch64-apple-darwin"] {
         if !installed.lines().any(|l| l.trim() == target) {
             run(Command::new("rustup").args(["target", "add", target]))?;
         }
         clippy.args(["--target", target]);
     }
-    clippy.args(["--", "-D", "warnings"]);
-    Ok(clippy)
+    run(clippy.args(["--", "-D", "warnings"]))?;
+    engine_files_stay_small(&root.join("core/src"))
 }
-
-/// The other systems the host ships for, as the lint checks them.
-const OTHER_PLATFORMS: [&str; 2] = ["x86_64-pc-windows-gnu", "aarch64-apple-darwin"];
 
 /// Type-checks the extension's JavaScript (`// @ts-check`, JSDoc types) with the TypeScript
 /// compiler and Chrome's extension types, pinned in `xtask/typecheck/package.json` and installed

@@ -39,10 +39,6 @@ enum Command {
     Build,
     /// Install missing tools, build, and run every test.
     Test {
-        /// Also lint the host for the other systems' targets, beside the end-to-end tests (which
-        /// mostly wait on the browser), in `target/lint-platforms/`.
-        #[arg(long)]
-        lint_other_platforms: bool,
         /// Extra arguments for `cargo test` (e.g. a test name filter).
         #[arg(trailing_var_arg = true)]
         cargo_args: Vec<String>,
@@ -50,12 +46,7 @@ enum Command {
     /// Show a short scripted agent session against a demo page.
     Demo,
     /// Check formatting and lints.
-    Lint {
-        /// Leave out the host's checks for the other systems' targets (`cargo xtask test
-        /// --lint-other-platforms` runs them).
-        #[arg(long)]
-        skip_other_platforms: bool,
-    },
+    Lint,
     /// Record CDP captures (and ground truth) of pages for the engine's tests and benchmarks.
     Capture(sightline_harness::recording::CaptureArgs),
     /// Write the release packages to target/dist/: the extension (store zip and unpacked), the host
@@ -86,15 +77,13 @@ fn main() -> anyhow::Result<()> {
             println!("host:      {}", built.host_binary.display());
             Ok(())
         }
-        Command::Test { lint_other_platforms, cargo_args } => test::run(&cargo_args, lint_other_platforms),
+        Command::Test { cargo_args } => test::run(&cargo_args),
         Command::Demo => {
             setup::ensure_chromium()?;
             let built = build::build()?;
             demo::run(&built)
         }
-        Command::Lint { skip_other_platforms } => {
-            build::lint(if skip_other_platforms { build::LintScope::ThisPlatform } else { build::LintScope::All })
-        }
+        Command::Lint => build::lint(),
         Command::Dist { targets } => {
             let built = build::build()?;
             let packages = dist::run_dist(&built, &targets, &build::workspace_root().join("target/dist"))?;

@@ -25,9 +25,8 @@ const IDLE_DRILL: &str = "idle::after_10_idle_minutes_the_next_call_answers";
 /// writes the optimised ones to `target/dist/`).
 const TEST_DIST: &str = "target/test-dist";
 
-/// Runs every test, or with `cargo_args` (e.g. a name filter) what `cargo test` selects; with
-/// `lint_other_platforms`, lints the host for the other systems beside the tests.
-pub fn run(cargo_args: &[String], lint_other_platforms: bool) -> anyhow::Result<()> {
+/// Runs every test, or with `cargo_args` (e.g. a name filter) what `cargo test` selects.
+pub fn run(cargo_args: &[String]) -> anyhow::Result<()> {
     let started = Instant::now();
     setup::ensure_chromium()?;
     setup::ensure_xvfb()?;
@@ -65,41 +64,11 @@ pub fn run(cargo_args: &[String], lint_other_platforms: bool) -> anyhow::Result<
     if idle.is_some() {
         tests.args(["--", "--skip", IDLE_DRILL]);
     }
-    let platforms = lint_other_platforms.then(start_platform_lint).transpose()?;
     let rest = crate::build::run(test_env(&mut tests, &built, &dist_dir));
     let idle = idle.map(finish_idle_drill);
     eprintln!("xtask: tests done after {:.0} s", started.elapsed().as_secs_f64());
-    let platforms = platforms.map(finish_platform_lint);
     rest?;
     idle.transpose()?;
-    platforms.transpose()?;
-    Ok(())
-}
-
-/// Where the host's lint for the other systems compiles, and the file its output goes to.
-const PLATFORM_LINT_DIR: &str = "target/lint-platforms";
-
-/// Starts the host's lint for the other systems (see [`build::lint_other_platforms`]) in a target
-/// directory of its own, so it neither waits for nor holds up the `cargo test` run beside it;
-/// its output goes to a file, printed if it fails.
-fn start_platform_lint() -> anyhow::Result<(Child, PathBuf)> {
-    let dir = workspace_root().join(PLATFORM_LINT_DIR);
-    std::fs::create_dir_all(&dir)?;
-    let log_path = dir.join("lint.log");
-    let log = std::fs::File::create(&log_path)?;
-    let mut cmd = build::lint_other_platforms(Some(&dir))?;
-    cmd.stdout(log.try_clone()?).stderr(log);
-    eprintln!("xtask: the host's lint for the other systems runs beside the tests: {cmd:?}");
-    Ok((cmd.spawn().context("starting the host's lint for the other systems")?, log_path))
-}
-
-fn finish_platform_lint((mut child, log): (Child, PathBuf)) -> anyhow::Result<()> {
-    let status = child.wait().context("waiting for the host's lint for the other systems")?;
-    if !status.success() {
-        let output = std::fs::read_to_string(&log).unwrap_or_default();
-        bail!("the host's lint for the other systems failed ({status}):\n{output}");
-    }
-    eprintln!("xtask: the host's lint for the other systems passed");
     Ok(())
 }
 
