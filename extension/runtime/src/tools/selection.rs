@@ -39,20 +39,7 @@ pub async fn run(reach: &Reach<'_>, session: &str, params: UserSelectionParams) 
             reach.custody.sessions.with_session(session, |s| s.pages.get(&tab).and_then(|p| p.snapshot().cloned())),
         )
     } else {
-        (
-            None,
-            Some(
-                capture_and_compile(
-                    reach.custody.tabs,
-                    reach.custody.sessions,
-                    reach.custody.timeline,
-                    reach.asks,
-                    session,
-                    tab,
-                )
-                .await?,
-            ),
-        )
+        (None, Some(capture_and_compile(reach, session, tab).await?))
     };
     let version = reach.custody.sessions.with_session(session, |s| s.pages.get(&tab).map_or(0, |p| p.version()));
     // Backend ids are per process: only frames of the process the node came from can match.

@@ -10,7 +10,7 @@ use super::{ToolResult, target_tab};
 use crate::capture::{self, Captured};
 use crate::error::ToolError;
 use crate::navigation::{self, CapturedAhead, Waited};
-use crate::state::{AsksState, Reach, Sessions, TabsState, TimelineState};
+use crate::state::{AsksState, Reach, Sessions};
 use crate::timer;
 
 /// `browser_snapshot`.
@@ -27,15 +27,7 @@ pub async fn run(reach: &Reach<'_>, session: &str, params: SnapshotParams) -> To
             None => Err(PageError::NothingToContinue.into()),
         });
     }
-    let snapshot = capture_and_compile(
-        reach.custody.tabs,
-        reach.custody.sessions,
-        reach.custody.timeline,
-        reach.asks,
-        session,
-        tab,
-    )
-    .await?;
+    let snapshot = capture_and_compile(reach, session, tab).await?;
     reach
         .custody
         .sessions
@@ -45,17 +37,10 @@ pub async fn run(reach: &Reach<'_>, session: &str, params: SnapshotParams) -> To
 /// Captures the tab and compiles it with the session's page reach, timing both. Images, style
 /// sheets and fonts the page is still loading are waited for first (bounded; see
 /// [`navigation::await_rendering_loads`]).
-pub async fn capture_and_compile(
-    tabs: &TabsState,
-    sessions: &Sessions,
-    timeline: &TimelineState,
-    asks: &AsksState,
-    session: &str,
-    tab: i32,
-) -> Result<Snapshot, ToolError> {
-    let loads_ms = navigation::await_rendering_loads(timeline, tab).await;
-    let captured = capture::capture(tabs, tab).await?;
-    Ok(compile(sessions, asks, session, tab, captured, loads_ms).await)
+pub async fn capture_and_compile(reach: &Reach<'_>, session: &str, tab: i32) -> Result<Snapshot, ToolError> {
+    let loads_ms = navigation::await_rendering_loads(reach.custody.timeline, tab).await;
+    let captured = capture::capture(reach.custody.tabs, tab).await?;
+    Ok(compile(reach.custody.sessions, reach.asks, session, tab, captured, loads_ms).await)
 }
 
 /// Compiles a capture with the session's page reach, and says in its stats what it cost.
@@ -115,17 +100,7 @@ pub async fn answer_waited(
     let held = waited.ahead.as_ref().filter(|ahead| ahead.held).and_then(|_| capture::kept(reach.custody.tabs, tab));
     let mut snapshot = match held {
         Some(captured) => compile(reach.custody.sessions, reach.asks, session, tab, captured, None).await,
-        None => {
-            capture_and_compile(
-                reach.custody.tabs,
-                reach.custody.sessions,
-                reach.custody.timeline,
-                reach.asks,
-                session,
-                tab,
-            )
-            .await?
-        }
+        None => capture_and_compile(reach, session, tab).await?,
     };
     snapshot.stats.load_ms = waited.load_ms;
     snapshot.stats.settle_ms = waited.settle_ms;
