@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use sightline_harness::browser::REMOTE_DEBUGGING;
-use sightline_harness::client::Reply;
+use sightline_harness::client::{PendingCall, Reply};
 use sightline_harness::ui::ExtensionPage;
 use sightline_harness::{Rig, ref_named, ref_of, service_worker};
 
@@ -76,6 +76,17 @@ fn refused(reply: &Reply, words: &str) {
     assert!(reply.text.contains("Nothing was done"), "{}", reply.text);
 }
 
+/// The person denies the question `pending` raised, with a real click on Deny in its window:
+/// the call is refused as denied; returns the action as the window put it, and the answer.
+async fn deny(rig: &Rig, pending: PendingCall) -> (String, Reply) {
+    let mut window = question(rig);
+    let action = text(&mut window, "action");
+    window.click("#deny").expect("click Deny");
+    let answer = pending.answer().await.expect("answer");
+    refused(&answer, "the person denied it");
+    (action, answer)
+}
+
 async fn open_shop(rig: &Rig) -> Reply {
     let page = rig.client.call("browser_navigate", json!({"url": site_url(rig, "shop.example", "shop.html")})).await;
     let page = page.expect("navigate");
@@ -116,10 +127,7 @@ async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() 
     let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
     let pending =
         c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
-    let mut window = question(&rig);
-    window.click("#deny").expect("click Deny");
-    let answer = pending.answer().await.expect("answer");
-    refused(&answer, "the person denied it");
+    let (_, answer) = deny(&rig, pending).await;
     assert!(answer.text.contains("will not retry"), "{}", answer.text);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "ordered"), 1, "denied: the form was not submitted again");
@@ -228,10 +236,8 @@ async fn a_shop_can_be_used_freely_with_a_question_before_paying() {
     assert!(rig.server.wait_for_event("ordered", WAIT), "a submit runs freely");
     let page = c.call("browser_snapshot", json!({})).await.expect("snapshot");
     let pending = c.start("browser_click", json!({"ref": ref_of(&page, "button", "Pay now")})).await.expect("start");
-    let mut window = question(&rig);
-    assert_eq!(text(&mut window, "action"), "click \"Pay now\" (payment) on shop.example");
-    window.click("#deny").expect("click Deny");
-    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    let (action, _) = deny(&rig, pending).await;
+    assert_eq!(action, "click \"Pay now\" (payment) on shop.example");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "paid"), 0);
 }
@@ -375,11 +381,8 @@ async fn leaving_for_another_site_asks_and_a_denial_keeps_the_tab_where_it_was()
     let c = &rig.client;
     open_shop(&rig).await;
     let leaving = c.start("browser_navigate", json!({"url": site_url(&rig, "news.example", "bank.html")})).await;
-    let mut window = question(&rig);
-    let action = text(&mut window, "action");
+    let (action, _) = deny(&rig, leaving.expect("start")).await;
     assert!(action.contains("news.example") && action.contains("leave"), "{action}");
-    window.click("#deny").expect("click Deny");
-    refused(&leaving.expect("start").answer().await.expect("answer"), "the person denied it");
     assert_eq!(count(&rig, "ready:bank"), 0, "denied: the other site never loaded");
     let page = c.ok("browser_snapshot", json!({})).await;
     assert!(page.contains("shop.example"), "the tab stayed on the shop: {page}");
@@ -396,10 +399,8 @@ async fn a_script_asks_before_it_runs_and_a_denied_one_never_runs() {
     open_shop(&rig).await;
     let script = json!({"function": "() => { document.title = 'Changed by a script'; return 1; }"});
     let running = c.start("browser_evaluate", script.clone()).await.expect("start");
-    let mut window = question(&rig);
-    assert!(text(&mut window, "action").contains("run a script"), "{}", text(&mut window, "action"));
-    window.click("#deny").expect("click Deny");
-    refused(&running.answer().await.expect("answer"), "the person denied it");
+    let (action, _) = deny(&rig, running).await;
+    assert!(action.contains("run a script"), "{action}");
     let page = c.ok("browser_snapshot", json!({})).await;
     assert!(!page.contains("Changed by a script"), "denied: the script never ran: {page}");
 
@@ -424,10 +425,8 @@ async fn an_upload_asks_first_and_a_denied_one_hands_the_page_no_file() {
     std::fs::write(&cv, "my cv").unwrap();
     let upload = json!({"ref": ref_named(&page, "CV"), "paths": [cv.to_string_lossy()]});
     let pending = c.start("browser_file_upload", upload).await.expect("start");
-    let mut window = question(&rig);
-    assert!(text(&mut window, "action").contains("upload"), "{}", text(&mut window, "action"));
-    window.click("#deny").expect("click Deny");
-    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    let (action, _) = deny(&rig, pending).await;
+    assert!(action.contains("upload"), "{action}");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(!rig.server.events().iter().any(|e| e.starts_with("cv ")), "denied: no file: {:?}", rig.server.events());
 }
@@ -558,10 +557,8 @@ async fn a_click_at_a_point_asks_only_when_what_is_under_it_submits() {
     // The order form's submit button under the point: a submit, which asks.
     let (x, y) = centre_of(&rig, "shop.example", "#order button");
     let pending = vision.start("browser_mouse_click_xy", json!({"x": x, "y": y})).await.expect("start");
-    let mut window = question(&rig);
-    assert_eq!(text(&mut window, "action"), "click \"Place order\" (submit) on shop.example");
-    window.click("#deny").expect("click Deny");
-    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    let (action, _) = deny(&rig, pending).await;
+    assert_eq!(action, "click \"Place order\" (submit) on shop.example");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "ordered"), 0, "denied: the order was not placed");
 }
@@ -608,10 +605,8 @@ async fn a_question_open_while_the_worker_restarts_ends_its_call_and_approves_no
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
     let again = c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
-    let mut window = question(&rig);
-    assert_eq!(text(&mut window, "action"), "click \"Place order\" (submit) on shop.example");
-    window.click("#deny").expect("click Deny");
-    refused(&again.answer().await.expect("answer"), "the person denied it");
+    let (action, _) = deny(&rig, again).await;
+    assert_eq!(action, "click \"Place order\" (submit) on shop.example");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(count(&rig, "ordered"), 0, "denied: the order is still not placed");
 }
