@@ -14,6 +14,20 @@ use serde_json::{Value, json};
 use crate::cdp::CdpConnection;
 use crate::{EXTENSION_ID, paths};
 
+/// The target of an open extension page whose URL contains `url_part`, if there is one.
+fn open_extension_page(cdp: &mut CdpConnection, url_part: &str) -> anyhow::Result<Option<Value>> {
+    let targets = cdp.call(None, "Target.getTargets", json!({}))?;
+    Ok(targets["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| {
+            t["type"] == "page"
+                && t["url"].as_str().is_some_and(|u| u.starts_with("chrome-extension:") && u.contains(url_part))
+        })
+        .cloned())
+}
+
 /// One extension page in a tab of its own, under the test's control.
 pub struct ExtensionPage {
     cdp: CdpConnection,
@@ -50,18 +64,7 @@ impl ExtensionPage {
         let mut cdp = CdpConnection::connect(devtools)?;
         let deadline = Instant::now() + timeout;
         let target = loop {
-            let targets = cdp.call(None, "Target.getTargets", json!({}))?;
-            let found = targets["targetInfos"].as_array().and_then(|all| {
-                all.iter()
-                    .find(|t| {
-                        t["type"] == "page"
-                            && t["url"]
-                                .as_str()
-                                .is_some_and(|u| u.starts_with("chrome-extension:") && u.contains(url_part))
-                    })
-                    .cloned()
-            });
-            match found {
+            match open_extension_page(&mut cdp, url_part)? {
                 Some(target) => break target,
                 None if Instant::now() > deadline => bail!("no extension page at {url_part} after {timeout:?}"),
                 None => std::thread::sleep(Duration::from_millis(100)),
@@ -83,12 +86,7 @@ impl ExtensionPage {
         let mut cdp = CdpConnection::connect(devtools)?;
         let deadline = Instant::now() + timeout;
         loop {
-            let targets = cdp.call(None, "Target.getTargets", json!({}))?;
-            let open =
-                targets["targetInfos"].as_array().into_iter().flatten().any(|t| {
-                    t["url"].as_str().is_some_and(|u| u.starts_with("chrome-extension:") && u.contains(url_part))
-                });
-            if !open {
+            if open_extension_page(&mut cdp, url_part)?.is_none() {
                 return Ok(());
             }
             if Instant::now() > deadline {
