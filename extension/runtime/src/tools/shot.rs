@@ -128,11 +128,19 @@ async fn shoot(
         .map_err(|e| input::node_error(e, r))?;
     }
     let whole_page = if params.full_page { Some(WholePage::lay_out(tab).await?) } else { None };
-    let shot = take(tabs, sessions, session, tab, element.as_ref(), params, &masks).await;
+    let shot = take(tabs, sessions, session, tab, &Request { element: element.as_ref(), params, masks: &masks }).await;
     if let Some(whole_page) = whole_page {
         whole_page.restore(tab).await;
     }
     shot
+}
+
+/// What one screenshot call asks for, the same on every try: the element it is of (its frame,
+/// node and ref), the call's parameters, and the fields painted over.
+struct Request<'a> {
+    element: Option<&'a (NodeTarget, NodeKey, String)>,
+    params: &'a ScreenshotParams,
+    masks: &'a Masks,
 }
 
 /// The fields a screenshot paints over: each node, and whether it stands for a frame the
@@ -155,19 +163,12 @@ fn frames_of(tabs: &TabsState, tab: i32, masked: &[NodeKey]) -> Vec<NodeTarget> 
 
 /// Measures, captures and paints, taking the screenshot again (at most [`MOST_TRIES`] times)
 /// when a masked field moved meanwhile.
-async fn take(
-    tabs: &TabsState,
-    sessions: &Sessions,
-    session: &str,
-    tab: i32,
-    element: Option<&(NodeTarget, NodeKey, String)>,
-    params: &ScreenshotParams,
-    masks: &Masks,
-) -> ToolResult {
-    let masked = &masks.nodes;
+async fn take(tabs: &TabsState, sessions: &Sessions, session: &str, tab: i32, request: &Request<'_>) -> ToolResult {
+    let params = request.params;
+    let masked = &request.masks.nodes;
     for _ in 0..MOST_TRIES {
         let still = if masked.is_empty() { None } else { Some(Still::hold(tab, frames_of(tabs, tab, masked)).await) };
-        let taken = capture_once(tabs, sessions, session, tab, element, params, masks, still.as_ref()).await;
+        let taken = capture_once(tabs, sessions, session, tab, request, still.as_ref()).await;
         if let Some(still) = still {
             still.release().await;
         }
@@ -209,17 +210,15 @@ struct Shot {
 }
 
 /// One capture (see [`Shot`]).
-#[allow(clippy::too_many_arguments)]
 async fn capture_once(
     tabs: &TabsState,
     sessions: &Sessions,
     session: &str,
     tab: i32,
-    element: Option<&(NodeTarget, NodeKey, String)>,
-    params: &ScreenshotParams,
-    masks: &Masks,
+    request: &Request<'_>,
     still: Option<&Still>,
 ) -> Result<Shot, ToolError> {
+    let Request { element, params, masks } = *request;
     let (masked, frames) = (&masks.nodes, &masks.refused_frame);
     let metrics: Metrics = cdp::send(tab, "Page.getLayoutMetrics", serde_json::json!({})).await?;
     let view = &metrics.css_visual_viewport;
