@@ -103,7 +103,8 @@ struct Compiled {
 /// Compiles the `targets` of the workspace (always the host among them) the way `cargo test`
 /// would, without running anything: the whole workspace is selected, so each run resolves
 /// features as the later `cargo test` does, and the host and the tests share every compiled
-/// dependency.
+/// dependency (which also needs build scripts and proc-macros in the dev profile's debug
+/// setting: see `[profile.dev.build-override]` in the workspace manifest).
 fn compile(targets: &[&str]) -> anyhow::Result<Compiled> {
     let mut cmd = cargo();
     cmd.current_dir(workspace_root())
