@@ -1,6 +1,9 @@
 //! The session's downloads as the agent reads them (`browser_downloads`): each file's name, the
 //! site it came from, its state and size, and where it was saved; and how long the tool may wait
 //! for one to finish. The runtime asks the browser for each download's state and hands it here.
+//! Whose a download is, as the browser starts it, is [`claims`]'.
+
+pub mod claims;
 
 /// Seconds `browser_downloads` waits for a download by default.
 pub const DEFAULT_WAIT_SECONDS: f64 = 30.0;

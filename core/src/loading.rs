@@ -220,8 +220,13 @@ impl LoadWait {
 
 /// What the agent is told about a navigation that ended without a new page (a `204 No Content`
 /// or `205` answer, a download, a navigation the page stopped or the browser blocked), with
-/// what the server answered for the main frame's document when a response arrived.
-pub fn no_new_page(status: Option<u64>) -> String {
+/// what the server answered for the main frame's document when a response arrived, and the
+/// file's suggested name when the tab said the navigation became a download.
+pub fn no_new_page(status: Option<u64>, download: Option<&str>) -> String {
+    if let Some(file) = download {
+        let file = crate::downloads::claims::safe_file_name(file);
+        return format!("the navigation became a download ({file}); the page stayed");
+    }
     match status {
         Some(status @ (204 | 205)) => {
             format!("the request was sent; the server answered {status}, and the page stayed")

@@ -149,10 +149,19 @@ fn an_answer_after_silence_clears_it_and_a_failed_probe_changes_nothing() {
 
 #[test]
 fn no_new_page_says_what_the_server_answered() {
-    assert_eq!(no_new_page(Some(204)), "the request was sent; the server answered 204, and the page stayed");
-    assert!(no_new_page(Some(205)).contains("answered 205"));
-    assert!(no_new_page(Some(200)).contains("without a new page (the server answered 200)"));
-    assert!(no_new_page(None).contains("or it became a download"));
+    assert_eq!(no_new_page(Some(204), None), "the request was sent; the server answered 204, and the page stayed");
+    assert!(no_new_page(Some(205), None).contains("answered 205"));
+    assert!(no_new_page(Some(200), None).contains("without a new page (the server answered 200)"));
+    assert!(no_new_page(None, None).contains("or it became a download"));
+    assert_eq!(
+        no_new_page(Some(200), Some("report.csv")),
+        "the navigation became a download (report.csv); the page stayed"
+    );
+    // The name is the page's: no line of its own, no path.
+    assert_eq!(
+        no_new_page(None, Some("../x\n! pose.csv")),
+        "the navigation became a download (x! pose.csv); the page stayed"
+    );
 }
 
 #[test]

@@ -20,7 +20,6 @@ mod capture;
 mod cdp;
 mod choose;
 mod chrome;
-mod downloads;
 mod drag;
 mod error;
 mod fill;
@@ -47,6 +46,7 @@ use std::rc::Rc;
 
 use js_sys::Promise;
 use sightline_core::changes::record;
+use sightline_core::downloads::claims::DOWNLOAD_BEGAN;
 use sightline_core::frames;
 use sightline_core::protocol::{ExtensionToHost, HostToExtension, ToolOutput, WIRE_PROTOCOL};
 use sightline_core::review::ShotPair;
@@ -260,6 +260,7 @@ impl Runtime {
         }
         let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
+            || method == DOWNLOAD_BEGAN
             || record::records(&method);
         if !tracked && !self.state.tabs.hub.borrow().wants(tab_id, &method) {
             return;
@@ -274,6 +275,12 @@ impl Runtime {
             cdp::page_replaced(tab_id);
         }
         self.state.tabs.registry.borrow_mut().observe(&event);
+        if event.method == DOWNLOAD_BEGAN
+            && let Some(url) = event.params["url"].as_str()
+        {
+            // Heard before the browser names the file, which may be long after the action.
+            self.state.asks.downloads.borrow_mut().tab_began(tab_id, url, timer::now_ms());
+        }
         if event.method == "Page.frameNavigated"
             && let Some(child) = &event.session_id
         {
@@ -334,7 +341,9 @@ impl Runtime {
     pub fn on_download_naming(&self, item: JsValue) -> Promise {
         let state = self.state.clone();
         future_to_promise(async move {
-            let Ok(item) = chrome::from_js::<downloads::DownloadItem>(item) else { return Ok(JsValue::UNDEFINED) };
+            let Ok(item) = chrome::from_js::<sightline_core::downloads::claims::DownloadItem>(item) else {
+                return Ok(JsValue::UNDEFINED);
+            };
             let Some(claim) = state.asks.downloads.borrow_mut().claim(&item, timer::now_ms()) else {
                 return Ok(JsValue::UNDEFINED);
             };

@@ -12,6 +12,7 @@
 use std::future::Future;
 
 use serde::Deserialize;
+use sightline_core::downloads::claims::DOWNLOAD_BEGAN;
 use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, Settling, Step};
 use sightline_core::protocol::HistoryMove;
 
@@ -55,7 +56,7 @@ const FRAME_LOADING_EVENTS: &[&str] = &["Page.frameStartedLoading", "Page.frameS
 
 /// The responses an action's navigation may get, to say what a server answered when no new
 /// page came of it.
-const DOCUMENT_EVENTS: &[&str] = &["Network.responseReceived"];
+const DOCUMENT_EVENTS: &[&str] = &["Network.responseReceived", DOWNLOAD_BEGAN];
 
 const NAVIGATION_EVENTS: &[&str] = &[
     "Page.lifecycleEvent",
@@ -378,13 +379,21 @@ async fn wait_for_commit(events: &mut Subscription, main: &str, load: Deadline) 
 /// What the agent is told about a navigation that ended without a new page, with what the
 /// server answered when a response for the main frame's document arrived.
 fn no_new_page(documents: &mut Subscription, main: &str) -> String {
-    let answer = documents
-        .drain()
-        .into_iter()
-        .filter(|e| e.params["type"] == "Document" && e.params["frameId"].as_str() == Some(main))
+    let events = documents.drain();
+    let of_main = |e: &&CdpEvent| e.params["frameId"].as_str() == Some(main);
+    let answer = events
+        .iter()
+        .filter(of_main)
+        .filter(|e| e.params["type"] == "Document")
         .filter_map(|e| e.params["response"]["status"].as_u64())
         .next_back();
-    loading::no_new_page(answer)
+    let download = events
+        .iter()
+        .filter(of_main)
+        .filter(|e| e.method == DOWNLOAD_BEGAN)
+        .filter_map(|e| e.params["suggestedFilename"].as_str())
+        .next_back();
+    loading::no_new_page(answer, download)
 }
 
 /// Waits (bounded) for the child frames that started loading since the action to stop, so a

@@ -228,7 +228,7 @@ async fn judge(
 /// action's answer says). When the rules say ask, the person is asked in the browser, for at
 /// most their answer time; the browser holds the download meanwhile. A download whose action
 /// the rules already let through as a download (a link with `download`) is not asked again.
-pub async fn gate_download(reach: &Reach<'_>, claim: &crate::downloads::Claim) -> Result<(), String> {
+pub async fn gate_download(reach: &Reach<'_>, claim: &sightline_core::downloads::claims::Claim) -> Result<(), String> {
     if claim.allowed_already {
         return Ok(());
     }

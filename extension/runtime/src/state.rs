@@ -216,7 +216,7 @@ pub struct AsksState {
     /// [`crate::options::Options::for_call`]).
     pub options: RefCell<crate::options::Options>,
     /// The downloads the agents' actions started, and the actions running now.
-    pub downloads: RefCell<crate::downloads::Downloads>,
+    pub downloads: RefCell<sightline_core::downloads::claims::Downloads>,
 }
 
 /// Everything the runtime keeps between calls. Lives as long as the service worker. Grouped by

@@ -187,3 +187,28 @@ async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
     let saved = saved_file(&download_folder(&rig), "greeting.txt");
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), "hello from a blob\n");
 }
+
+/// A page that starts its download seconds after the click, when the click's answer has long
+/// been given, cannot slip it past the person's rules as if it were the person's own: the tab
+/// said it began it, so it is the action's, and the person is asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_a_page_delays_past_the_clicks_answer_is_still_put_to_the_person() {
+    let rig = downloads_page().await;
+    rig.set_permissions(&json!({"rules": [
+        {"site": "*", "level": "act_freely", "classes": {"download": "ask"}}
+    ], "answer_seconds": 60}));
+    let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
+    let answer =
+        rig.client.ok("browser_click", json!({"ref": ref_of(&page, "button", "Save a greeting in a moment")})).await;
+    assert!(!answer.contains("later.txt"), "the download comes after the answer: {answer}");
+    assert!(rig.server.wait_for_event("later", WAIT), "{:?}", rig.server.events());
+    let mut window = sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT)
+        .unwrap_or_else(|e| {
+            panic!("{e}: not asked; files: {:?}", listing(&download_folder(&rig)));
+        });
+    window.wait_for("document.getElementById('action').textContent.includes('later.txt')", WAIT).expect("shown");
+    window.click("#deny").expect("click Deny");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let files = listing(&download_folder(&rig));
+    assert!(files.iter().all(|p| !p.contains("later.txt")), "denied, so saved nowhere: {files:?}");
+}

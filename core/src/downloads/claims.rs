@@ -1,17 +1,17 @@
-//! Downloads an agent's action starts: a link with `download`, a form or link answered as an
-//! attachment, a `blob:` URL a script hands to a link.
+//! Whose a download is: the ledger that gives each download an agent's action starts to that
+//! action's session (a link with `download`, a form or link answered as an attachment, a `blob:`
+//! URL a script hands to a link), and leaves the person's own downloads alone.
 //!
-//! The browser runs a download itself, apart from the tab, so the tab is never detached or
-//! broken by one; the extension learns of it through `chrome.downloads` (the CDP commands for
-//! downloads are browser-level, and a debugger session of an extension may not send them). A
-//! download that begins while a session's action runs on a tab is that session's: it is saved
-//! in a folder of the session's own under the browser's download folder, never opened (the
-//! browser opens nothing by itself, and nothing here asks it to), and the action's answer says
-//! that a download started (the file's name, its site, its folder). A download that begins with
-//! no action running (the person's own) is left as the browser decides. Every download of an
-//! action is first decided by the person's site permissions, as the *download* action class
-//! (`crate::permissions::gate_download`): it proceeds, is refused, or waits for the person's
-//! answer in the browser.
+//! The browser runs a download apart from the tab and names its file later
+//! (`chrome.downloads.onDeterminingFilename`, which does not say which tab began it); the tab's
+//! debugger says earlier that it began one (`Page.downloadWillBegin`, with its URL). A download
+//! is an action's when the action is running as the browser names it, or when the tab the
+//! action acted on began it no more than [`TAB_GRACE_MS`] after the action ended: on a busy
+//! machine the browser can name a file seconds after the click's page settled, and such a
+//! download must still be decided by the person's rules, not saved as the person's own. With
+//! no word from a tab, a download named [`GRACE_MS`] after an action is the person's. The
+//! runtime feeds the ledger what the browser says, and waits (bounded) after an action until
+//! each download its tab began is decided, so the action's answer can say what became of it.
 
 use serde::Deserialize;
 
@@ -53,8 +53,8 @@ pub struct Download {
     pub action: u64,
 }
 
-/// An action running now (or that ended less than [`GRACE_MS`] ago), whose downloads are its
-/// session's.
+/// An action running now (or that ended less than [`TAB_GRACE_MS`] ago), whose downloads are
+/// its session's.
 struct Acting {
     action: u64,
     session: String,
@@ -66,9 +66,34 @@ struct Acting {
     ended_at: Option<f64>,
 }
 
-/// How long after an action ends a download that begins is still the action's: a response
-/// answered as an attachment can arrive just after the page looked settled.
-const GRACE_MS: f64 = 2000.0;
+/// How long after an action ends a download the browser names is still the action's, when no
+/// tab said it began it: a response answered as an attachment can arrive just after the page
+/// looked settled.
+pub const GRACE_MS: f64 = 2000.0;
+
+/// The debugger event by which a tab says it began a download.
+pub const DOWNLOAD_BEGAN: &str = "Page.downloadWillBegin";
+
+/// How long an action's answer waits, after its page settled, for the downloads its tab began
+/// to be decided (the browser names the file, the person's rules decide it).
+pub const DECISION_WAIT_MS: u32 = 5_000;
+
+/// How long after an action ends a download its own tab began is still the action's.
+pub const TAB_GRACE_MS: f64 = 10_000.0;
+
+/// Downloads a tab began, remembered at most (the oldest are forgotten first).
+const BEGUN_KEPT: usize = 50;
+
+/// A download a tab said it began (`Page.downloadWillBegin`).
+struct Begun {
+    id: u64,
+    tab: i32,
+    url: String,
+    /// When the runtime heard of it.
+    at: f64,
+    /// Decided: saved, refused, or put to the person.
+    decided: bool,
+}
 
 /// A download an action of a session started, before the person's rules decide it.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,6 +112,8 @@ pub struct Claim {
     pub site: String,
     /// The folder it goes in, relative to the browser's download folder.
     pub folder: String,
+    /// What its tab said of it, when it did ([`Begun::id`]).
+    begun: Option<u64>,
 }
 
 impl Claim {
@@ -102,6 +129,8 @@ pub struct Downloads {
     next_action: u64,
     acting: Vec<Acting>,
     started: Vec<Download>,
+    begun: Vec<Begun>,
+    next_begun: u64,
     /// What the answer of an action says of its downloads that did not start: refused by the
     /// person's rules, or waiting for the person's answer (by action).
     notes: Vec<(u64, String)>,
@@ -147,13 +176,37 @@ impl Downloads {
         self.started.iter().filter(|d| d.session == session).cloned().collect()
     }
 
-    /// Whose download this is, as the browser names its file: the session whose action is
-    /// running (the latest to start, when several are), or that ended less than [`GRACE_MS`]
-    /// ago; `None` for the person's own.
+    /// Says that `tab` began a download of `url` at `now` (its debugger's
+    /// `Page.downloadWillBegin`).
+    pub fn tab_began(&mut self, tab: i32, url: &str, now: f64) {
+        self.begun.retain(|b| now - b.at <= TAB_GRACE_MS);
+        self.next_begun += 1;
+        self.begun.push(Begun { id: self.next_begun, tab, url: url.to_owned(), at: now, decided: false });
+        if self.begun.len() > BEGUN_KEPT {
+            self.begun.remove(0);
+        }
+    }
+
+    /// Whether every download of `urls` that a tab began has been decided (saved, refused or
+    /// put to the person); one no tab began is not waited for.
+    pub fn decided(&self, urls: &[String]) -> bool {
+        urls.iter().all(|url| self.begun.iter().filter(|b| &b.url == url).all(|b| b.decided))
+    }
+
+    /// Whose download this is, as the browser names its file: when a tab said it began it, the
+    /// session whose action on that tab is running (the latest to start) or ended less than
+    /// [`TAB_GRACE_MS`] ago, else nobody's; when no tab did, the session whose action is
+    /// running or ended less than [`GRACE_MS`] ago. `None` for the person's own.
     pub fn claim(&mut self, item: &DownloadItem, now: f64) -> Option<Claim> {
-        self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= GRACE_MS));
-        let running = self.acting.iter().rev().find(|a| a.ended_at.is_none());
-        let acting = running.or(self.acting.last())?;
+        self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= TAB_GRACE_MS));
+        let begun = self.begun.iter().find(|b| !b.decided && b.url == item.url).map(|b| (b.id, b.tab));
+        let (candidates, grace): (Vec<&Acting>, f64) = match begun {
+            Some((_, tab)) => (self.acting.iter().filter(|a| a.tab == tab).collect(), TAB_GRACE_MS),
+            None => (self.acting.iter().collect(), GRACE_MS),
+        };
+        let running = candidates.iter().rev().find(|a| a.ended_at.is_none());
+        let recent = candidates.last().filter(|a| a.ended_at.is_some_and(|ended| now - ended <= grace));
+        let acting = running.or(recent)?;
         let from = if item.final_url.is_empty() { &item.url } else { &item.final_url };
         Some(Claim {
             session: acting.session.clone(),
@@ -163,11 +216,13 @@ impl Downloads {
             file_name: safe_file_name(&item.filename),
             site: site_of(from),
             folder: format!("{FOLDER}/{}", session_folder(&acting.session)),
+            begun: begun.map(|(id, _)| id),
         })
     }
 
     /// Records a download the person's rules let proceed, under the browser's `id`.
     pub fn started(&mut self, claim: Claim, id: i64) {
+        self.mark_decided(claim.begun);
         let Claim { session, action, file_name, site, folder, .. } = claim;
         self.started.push(Download { id, session, file_name, site, folder, action });
         if self.started.len() > KEPT {
@@ -178,16 +233,23 @@ impl Downloads {
     /// Notes, for the answer of the action that started it, what became of a download that did
     /// not start (refused, or waiting for the person).
     pub fn note(&mut self, claim: &Claim, note: String) {
+        self.mark_decided(claim.begun);
         self.notes.push((claim.action, note));
         if self.notes.len() > KEPT {
             self.notes.remove(0);
+        }
+    }
+
+    fn mark_decided(&mut self, begun: Option<u64>) {
+        if let Some(begun) = self.begun.iter_mut().find(|b| Some(b.id) == begun) {
+            begun.decided = true;
         }
     }
 }
 
 /// A file name the browser may save under: the last part of the suggested name, without the
 /// dots that would hide it or climb out of the folder.
-fn safe_file_name(suggested: &str) -> String {
+pub fn safe_file_name(suggested: &str) -> String {
     let base = suggested.rsplit(['/', '\\']).next().unwrap_or("");
     let cleaned: String =
         base.chars().filter(|c| !c.is_control() && !matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|')).collect();
@@ -244,5 +306,46 @@ mod tests {
         // Just after the action, still its; long after, the person's own.
         assert!(downloads.claim(&item("late.csv", "https://shop.test/x"), 1000.0).is_some());
         assert_eq!(downloads.claim(&item("mine.csv", "https://shop.test/y"), 5000.0), None);
+    }
+
+    #[test]
+    fn a_download_its_tab_began_is_the_actions_though_the_browser_names_it_seconds_after() {
+        let mut downloads = Downloads::default();
+        let token = downloads.action_starts("abc", 4, false);
+        downloads.action_ends(token, 100.0);
+        downloads.tab_began(4, "blob:https://shop.test/9", 3_000.0);
+        assert!(!downloads.decided(&["blob:https://shop.test/9".to_owned()]), "not decided yet");
+        let claim = downloads.claim(&item("late.txt", "blob:https://shop.test/9"), 6_000.0).expect("the action's");
+        assert_eq!((claim.session.as_str(), claim.tab), ("abc", 4));
+        downloads.note(&claim, "waits for the person".to_owned());
+        assert!(downloads.decided(&["blob:https://shop.test/9".to_owned()]));
+        // Past the tab's grace, the person's own.
+        downloads.tab_began(4, "blob:https://shop.test/10", 10_500.0);
+        assert_eq!(downloads.claim(&item("mine.txt", "blob:https://shop.test/10"), 10_500.0), None);
+    }
+
+    #[test]
+    fn a_download_another_tab_began_is_not_the_action_running_elsewhere() {
+        let mut downloads = Downloads::default();
+        downloads.action_starts("abc", 4, false);
+        downloads.tab_began(9, "https://bank.test/statement.pdf", 10.0);
+        assert_eq!(downloads.claim(&item("statement.pdf", "https://bank.test/statement.pdf"), 20.0), None);
+        // A download no tab spoke of, while the action runs, is the action's.
+        assert!(downloads.claim(&item("report.csv", "https://shop.test/r"), 30.0).is_some());
+    }
+
+    #[test]
+    fn the_same_url_begun_twice_is_decided_once_each() {
+        let mut downloads = Downloads::default();
+        downloads.action_starts("abc", 4, false);
+        let url = "https://shop.test/notes.html".to_owned();
+        downloads.tab_began(4, &url, 10.0);
+        downloads.tab_began(4, &url, 20.0);
+        let first = downloads.claim(&item("notes.html", &url), 30.0).expect("first");
+        downloads.started(first, 1);
+        assert!(!downloads.decided(std::slice::from_ref(&url)), "the second is still to be named");
+        let second = downloads.claim(&item("notes.html", &url), 40.0).expect("second");
+        downloads.started(second, 2);
+        assert!(downloads.decided(&[url]));
     }
 }
