@@ -8,8 +8,9 @@
 //! is an action's when the action is running as the browser names it, or when the tab the
 //! action acted on began it no more than [`TAB_GRACE_MS`] after the action ended: on a busy
 //! machine the browser can name a file seconds after the click's page settled, and such a
-//! download must still be decided by the person's rules, not saved as the person's own. With
-//! no word from a tab, a download named [`GRACE_MS`] after an action is the person's. The
+//! download must still be decided by the person's rules, not saved as the person's own. Any
+//! other download (no tab spoke of it, or another tab did: a link the action opened in a new
+//! tab) is the action's while it runs and for [`GRACE_MS`] after, and then the person's. The
 //! runtime feeds the ledger what the browser says, and waits (bounded) after an action until
 //! each download its tab began is decided, so the action's answer can say what became of it.
 
@@ -195,18 +196,18 @@ impl Downloads {
 
     /// Whose download this is, as the browser names its file: when a tab said it began it, the
     /// session whose action on that tab is running (the latest to start) or ended less than
-    /// [`TAB_GRACE_MS`] ago, else nobody's; when no tab did, the session whose action is
-    /// running or ended less than [`GRACE_MS`] ago. `None` for the person's own.
+    /// [`TAB_GRACE_MS`] ago; otherwise (no tab spoke of it, or one with no such action: a link
+    /// the action opened in a new tab) the session whose action on any tab is running or ended
+    /// less than [`GRACE_MS`] ago. `None` for the person's own.
     pub fn claim(&mut self, item: &DownloadItem, now: f64) -> Option<Claim> {
         self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= TAB_GRACE_MS));
         let begun = self.begun.iter().find(|b| !b.decided && b.url == item.url).map(|b| (b.id, b.tab));
-        let (candidates, grace): (Vec<&Acting>, f64) = match begun {
-            Some((_, tab)) => (self.acting.iter().filter(|a| a.tab == tab).collect(), TAB_GRACE_MS),
-            None => (self.acting.iter().collect(), GRACE_MS),
+        let latest = |on_tab: Option<i32>, grace: f64| {
+            let candidates: Vec<&Acting> = self.acting.iter().filter(|a| on_tab.is_none_or(|t| a.tab == t)).collect();
+            let running = candidates.iter().rev().find(|a| a.ended_at.is_none()).copied();
+            running.or(candidates.last().copied().filter(|a| a.ended_at.is_some_and(|ended| now - ended <= grace)))
         };
-        let running = candidates.iter().rev().find(|a| a.ended_at.is_none());
-        let recent = candidates.last().filter(|a| a.ended_at.is_some_and(|ended| now - ended <= grace));
-        let acting = running.or(recent)?;
+        let acting = begun.and_then(|(_, tab)| latest(Some(tab), TAB_GRACE_MS)).or_else(|| latest(None, GRACE_MS))?;
         let from = if item.final_url.is_empty() { &item.url } else { &item.final_url };
         Some(Claim {
             session: acting.session.clone(),
@@ -325,13 +326,20 @@ mod tests {
     }
 
     #[test]
-    fn a_download_another_tab_began_is_not_the_action_running_elsewhere() {
+    fn a_download_another_tab_began_gets_only_the_short_grace() {
         let mut downloads = Downloads::default();
-        downloads.action_starts("abc", 4, false);
-        downloads.tab_began(9, "https://bank.test/statement.pdf", 10.0);
-        assert_eq!(downloads.claim(&item("statement.pdf", "https://bank.test/statement.pdf"), 20.0), None);
-        // A download no tab spoke of, while the action runs, is the action's.
-        assert!(downloads.claim(&item("report.csv", "https://shop.test/r"), 30.0).is_some());
+        let token = downloads.action_starts("abc", 4, false);
+        // A link the action opened in a new tab, which downloads: the action's, while it runs.
+        downloads.tab_began(9, "https://shop.test/invoice.pdf", 10.0);
+        let claim = downloads.claim(&item("invoice.pdf", "https://shop.test/invoice.pdf"), 20.0).expect("the action's");
+        assert_eq!(claim.tab, 4);
+        downloads.action_ends(token, 100.0);
+        // Past the short grace, another tab's download is the person's own.
+        downloads.tab_began(9, "https://bank.test/statement.pdf", 5_000.0);
+        assert_eq!(downloads.claim(&item("statement.pdf", "https://bank.test/statement.pdf"), 5_000.0), None);
+        // The action's own tab still has the long one.
+        downloads.tab_began(4, "https://shop.test/late.csv", 5_000.0);
+        assert!(downloads.claim(&item("late.csv", "https://shop.test/late.csv"), 5_000.0).is_some());
     }
 
     #[test]
