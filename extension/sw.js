@@ -185,8 +185,12 @@ chrome.downloads.onDeterminingFilename.addListener((item, suggest) => {
     .then(
       (answer) => {
         if (answer?.cancel) {
-          suggest();
-          chrome.downloads.cancel(item.id).catch(() => {});
+          // Cancelled while the browser still waits for the name: named first, a small file
+          // could be complete (and stay, in the download folder) before the cancel arrived.
+          chrome.downloads
+            .cancel(item.id)
+            .catch(() => {})
+            .finally(() => suggest());
         } else if (typeof answer?.filename === 'string') {
           suggest({ filename: answer.filename, conflictAction: 'uniquify' });
         } else {

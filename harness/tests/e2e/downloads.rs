@@ -136,11 +136,6 @@ async fn browser_downloads_lists_the_sessions_files_waits_for_one_and_shows_anot
     assert!(theirs.contains("started no download") && !theirs.contains("report.csv"), "{theirs}");
 }
 
-/// The files saved under `Sightline/` of the rig's download folder.
-fn saved_files(rig: &Rig) -> Vec<String> {
-    listing(&download_folder(rig).join("Sightline")).into_iter().filter(|p| !p.ends_with(".crdownload")).collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_download_the_persons_rules_refuse_is_not_saved_and_the_answer_says_so() {
     let rig = downloads_page().await;
@@ -151,7 +146,8 @@ async fn a_download_the_persons_rules_refuse_is_not_saved_and_the_answer_says_so
     assert!(!answer.contains("a download started"), "{answer}");
     assert!(rig.server.events().iter().any(|e| e == "attachment:report.csv"), "the server answered it");
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(saved_files(&rig).iter().all(|p| !p.contains("report.csv")), "{:?}", saved_files(&rig));
+    let files = listing(&download_folder(&rig));
+    assert!(files.iter().all(|p| !p.contains("report.csv")), "refused, so saved nowhere: {files:?}");
     let listed = rig.client.ok("browser_downloads", json!({})).await;
     assert!(listed.contains("started no download"), "{listed}");
 }
@@ -174,7 +170,8 @@ async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
     window.wait_for("document.getElementById('action').textContent.includes('greeting.txt')", WAIT).expect("shown");
     window.click("#deny").expect("click Deny");
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(saved_files(&rig).iter().all(|p| !p.contains("greeting.txt")), "denied: {:?}", saved_files(&rig));
+    let files = listing(&download_folder(&rig));
+    assert!(files.iter().all(|p| !p.contains("greeting.txt")), "denied, so saved nowhere: {files:?}");
     // The answered window closes a moment later; the next question is a window of its own.
     sightline_harness::ui::ExtensionPage::wait_closed(&rig.devtools(), "question.html", WAIT).expect("closed");
 
