@@ -142,13 +142,29 @@ impl ExtensionPage {
     /// A page that goes away at the click (a window that closes on its answer) counts as reached.
     pub fn click(&mut self, selector: &str) -> anyhow::Result<()> {
         let selector = Value::String(selector.to_owned());
+        let measure = format!(
+            "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
+             window.__reached = false; \
+             if (!e.__watched) {{ e.__watched = true; e.addEventListener('click', (ev) => {{ if (ev.isTrusted) window.__reached = true; }}, {{capture: true}}); }} \
+             const r = e.getBoundingClientRect(); \
+             const on = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); \
+             return [r.x + r.width / 2, r.y + r.height / 2, innerWidth, innerHeight, !!on && e.contains(on)]; }})()"
+        );
         for _ in 0..5 {
-            let centre = self.eval(&format!(
-                "(() => {{ const e = document.querySelector({selector}); if (!e) return null; e.scrollIntoView({{block: 'center'}}); \
-                 window.__reached = false; \
-                 if (!e.__watched) {{ e.__watched = true; e.addEventListener('click', (ev) => {{ if (ev.isTrusted) window.__reached = true; }}, {{capture: true}}); }} \
-                 const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ))?;
+            // A window the browser just opened can still change size (its frame is drawn a
+            // moment after its page), and a layout that fills the window then moves every
+            // button: a press at the old place would land on its neighbour. Press only where
+            // two looks 150 ms apart agree and the element is what lies there.
+            let mut centre = self.eval(&measure)?;
+            for _ in 0..20 {
+                std::thread::sleep(Duration::from_millis(150));
+                let again = self.eval(&measure)?;
+                let settled = again == centre && again[4] == json!(true);
+                centre = again;
+                if settled {
+                    break;
+                }
+            }
             let (Some(x), Some(y)) = (centre[0].as_f64(), centre[1].as_f64()) else {
                 bail!("nothing on the page matches {selector}");
             };
