@@ -63,7 +63,7 @@ struct Acting {
     tab: i32,
     /// The person's rules already let the action through as a download.
     allowed: bool,
-    /// When it ended ([`crate::timer::now_ms`]).
+    /// When it ended (the runtime's clock, in ms).
     ended_at: Option<f64>,
 }
 
@@ -90,6 +90,8 @@ struct Begun {
     id: u64,
     tab: i32,
     url: String,
+    /// The action running on that tab when the runtime heard of it, whose answer waits for it.
+    during: Option<u64>,
     /// When the runtime heard of it.
     at: f64,
     /// Decided: saved, refused, or put to the person.
@@ -182,16 +184,17 @@ impl Downloads {
     pub fn tab_began(&mut self, tab: i32, url: &str, now: f64) {
         self.begun.retain(|b| now - b.at <= TAB_GRACE_MS);
         self.next_begun += 1;
-        self.begun.push(Begun { id: self.next_begun, tab, url: url.to_owned(), at: now, decided: false });
+        let during = self.acting.iter().rev().find(|a| a.tab == tab && a.ended_at.is_none()).map(|a| a.action);
+        self.begun.push(Begun { id: self.next_begun, tab, url: url.to_owned(), during, at: now, decided: false });
         if self.begun.len() > BEGUN_KEPT {
             self.begun.remove(0);
         }
     }
 
-    /// Whether every download of `urls` that a tab began has been decided (saved, refused or
-    /// put to the person); one no tab began is not waited for.
-    pub fn decided(&self, urls: &[String]) -> bool {
-        urls.iter().all(|url| self.begun.iter().filter(|b| &b.url == url).all(|b| b.decided))
+    /// Whether every download the tab of the action `token` began while it ran has been decided
+    /// (saved, refused or put to the person); one no tab spoke of is not waited for.
+    pub fn decided(&self, token: u64) -> bool {
+        self.begun.iter().filter(|b| b.during == Some(token)).all(|b| b.decided)
     }
 
     /// Whose download this is, as the browser names its file: when a tab said it began it, the
@@ -203,9 +206,11 @@ impl Downloads {
         self.acting.retain(|a| a.ended_at.is_none_or(|ended| now - ended <= TAB_GRACE_MS));
         let begun = self.begun.iter().find(|b| !b.decided && b.url == item.url).map(|b| (b.id, b.tab));
         let latest = |on_tab: Option<i32>, grace: f64| {
-            let candidates: Vec<&Acting> = self.acting.iter().filter(|a| on_tab.is_none_or(|t| a.tab == t)).collect();
-            let running = candidates.iter().rev().find(|a| a.ended_at.is_none()).copied();
-            running.or(candidates.last().copied().filter(|a| a.ended_at.is_some_and(|ended| now - ended <= grace)))
+            let on = |a: &&Acting| on_tab.is_none_or(|t| a.tab == t);
+            let running = self.acting.iter().rev().filter(on).find(|a| a.ended_at.is_none());
+            running.or_else(|| {
+                self.acting.iter().rev().find(on).filter(|a| a.ended_at.is_some_and(|ended| now - ended <= grace))
+            })
         };
         let acting = begun.and_then(|(_, tab)| latest(Some(tab), TAB_GRACE_MS)).or_else(|| latest(None, GRACE_MS))?;
         let from = if item.final_url.is_empty() { &item.url } else { &item.final_url };
@@ -315,11 +320,10 @@ mod tests {
         let token = downloads.action_starts("abc", 4, false);
         downloads.action_ends(token, 100.0);
         downloads.tab_began(4, "blob:https://shop.test/9", 3_000.0);
-        assert!(!downloads.decided(&["blob:https://shop.test/9".to_owned()]), "not decided yet");
+        assert!(downloads.decided(token), "begun after the action: its answer does not wait for it");
         let claim = downloads.claim(&item("late.txt", "blob:https://shop.test/9"), 6_000.0).expect("the action's");
         assert_eq!((claim.session.as_str(), claim.tab), ("abc", 4));
         downloads.note(&claim, "waits for the person".to_owned());
-        assert!(downloads.decided(&["blob:https://shop.test/9".to_owned()]));
         // Past the tab's grace, the person's own.
         downloads.tab_began(4, "blob:https://shop.test/10", 10_500.0);
         assert_eq!(downloads.claim(&item("mine.txt", "blob:https://shop.test/10"), 10_500.0), None);
@@ -345,15 +349,16 @@ mod tests {
     #[test]
     fn the_same_url_begun_twice_is_decided_once_each() {
         let mut downloads = Downloads::default();
-        downloads.action_starts("abc", 4, false);
-        let url = "https://shop.test/notes.html".to_owned();
-        downloads.tab_began(4, &url, 10.0);
-        downloads.tab_began(4, &url, 20.0);
-        let first = downloads.claim(&item("notes.html", &url), 30.0).expect("first");
+        let token = downloads.action_starts("abc", 4, false);
+        let url = "https://shop.test/notes.html";
+        downloads.tab_began(4, url, 10.0);
+        downloads.tab_began(4, url, 20.0);
+        assert!(!downloads.decided(token), "neither is named yet");
+        let first = downloads.claim(&item("notes.html", url), 30.0).expect("first");
         downloads.started(first, 1);
-        assert!(!downloads.decided(std::slice::from_ref(&url)), "the second is still to be named");
-        let second = downloads.claim(&item("notes.html", &url), 40.0).expect("second");
+        assert!(!downloads.decided(token), "the second is still to be named");
+        let second = downloads.claim(&item("notes.html", url), 40.0).expect("second");
         downloads.started(second, 2);
-        assert!(downloads.decided(&[url]));
+        assert!(downloads.decided(token));
     }
 }

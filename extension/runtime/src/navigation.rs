@@ -54,8 +54,8 @@ const FRAME_LOAD_TIMEOUT_MS: u32 = 5_000;
 
 const FRAME_LOADING_EVENTS: &[&str] = &["Page.frameStartedLoading", "Page.frameStoppedLoading"];
 
-/// The responses an action's navigation may get, to say what a server answered when no new
-/// page came of it.
+/// The responses an action's navigation may get, and the tab's word that it became a download,
+/// to say what happened when no new page came of it.
 const DOCUMENT_EVENTS: &[&str] = &["Network.responseReceived", DOWNLOAD_BEGAN];
 
 const NAVIGATION_EVENTS: &[&str] = &[

@@ -12,7 +12,7 @@
 
 use futures::future::{Either, select};
 use sightline_core::dialogs::OpenDialog;
-use sightline_core::downloads::claims::{DECISION_WAIT_MS, DOWNLOAD_BEGAN};
+use sightline_core::downloads::claims::DECISION_WAIT_MS;
 use sightline_core::keys;
 use sightline_core::page_state::{Answer, Delta, Staleness};
 use sightline_core::protocol::{
@@ -262,9 +262,8 @@ pub(super) async fn act_noting(
         let _ = cdp::send::<serde_json::Value>(tab, "Page.setInterceptFileChooserDialog", params).await;
     };
     let intercepting = OPEN_FILE_CHOOSERS.contains(&tool);
-    // A download that begins while the action runs is this session's; the tab says when it
-    // began one, and the answer waits (bounded) until the browser named it and the rules decided.
-    let mut begun = Subscription::new(&reach.custody.tabs.hub, tab, &[DOWNLOAD_BEGAN]);
+    // A download that begins while the action runs is this session's; when its tab says it
+    // began one, the answer waits (bounded) until the browser named it and the rules decided.
     let downloading = DownloadsOfAction {
         asks: reach.asks,
         token: reach.asks.downloads.borrow_mut().action_starts(session, tab, ctx.download_allowed.get()),
@@ -282,10 +281,8 @@ pub(super) async fn act_noting(
     if intercepting {
         wasm_bindgen_futures::spawn_local(intercept(false));
     }
-    let begun: Vec<String> =
-        begun.drain().into_iter().filter_map(|e| e.params["url"].as_str().map(str::to_owned)).collect();
     let wait_ms = DECISION_WAIT_MS.min(ctx.deadline().left_ms().saturating_sub(1_000));
-    let download_lines = downloading.end(&begun, wait_ms).await;
+    let download_lines = downloading.end(wait_ms).await;
     noted.borrow_mut().extend(download_lines);
     if let Some(opened) = choosers.drain().into_iter().rfind(|e| e.session_id.is_none())
         && let Some(backend_node_id) = opened.params["backendNodeId"].as_i64()
@@ -322,11 +319,11 @@ struct DownloadsOfAction<'s> {
 }
 
 impl DownloadsOfAction<'_> {
-    /// What the action's answer says of the downloads it started, a line each, once those of
-    /// `begun` (the URLs its tab said it began) are decided, or after `wait_ms` at most.
-    async fn end(self, begun: &[String], wait_ms: u32) -> Vec<String> {
+    /// What the action's answer says of the downloads it started, a line each, once those its
+    /// tab said it began are decided, or after `wait_ms` at most.
+    async fn end(self, wait_ms: u32) -> Vec<String> {
         let deadline = crate::timer::now_ms() + f64::from(wait_ms);
-        while !self.asks.downloads.borrow().decided(begun) && crate::timer::now_ms() < deadline {
+        while !self.asks.downloads.borrow().decided(self.token) && crate::timer::now_ms() < deadline {
             crate::timer::sleep(50).await;
         }
         self.asks.downloads.borrow_mut().action_ends(self.token, crate::timer::now_ms())
