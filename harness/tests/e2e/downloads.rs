@@ -145,19 +145,40 @@ async fn a_download_the_persons_rules_refuse_is_not_saved_and_the_answer_says_so
     assert!(answer.contains("a download of report.csv") && answer.contains("was not saved"), "{answer}");
     assert!(!answer.contains("a download started"), "{answer}");
     assert!(rig.server.events().iter().any(|e| e == "attachment:report.csv"), "the server answered it");
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let files = listing(&download_folder(&rig));
-    assert!(files.iter().all(|p| !p.contains("report.csv")), "refused, so saved nowhere: {files:?}");
+    saved_nowhere(&rig, "report.csv", "refused").await;
     let listed = rig.client.ok("browser_downloads", json!({})).await;
     assert!(listed.contains("started no download"), "{listed}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
+/// The downloads page, with rules that let the agent act freely but ask before each download.
+async fn asking_before_downloads() -> Rig {
     let rig = downloads_page().await;
     rig.set_permissions(&json!({"rules": [
         {"site": "*", "level": "act_freely", "classes": {"download": "ask"}}
     ], "answer_seconds": 60}));
+    rig
+}
+
+/// Waits for the question about a download of `file` and presses `button` in its window.
+fn answer_download_question(rig: &Rig, file: &str, button: &str) {
+    let mut window = sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT)
+        .unwrap_or_else(|e| panic!("{e}: not asked; files: {:?}", listing(&download_folder(rig))));
+    let shown = format!("document.getElementById('action').textContent.includes('{file}')");
+    window.wait_for(&shown, WAIT).expect("shown");
+    window.click(button).unwrap_or_else(|e| panic!("click {button}: {e}"));
+}
+
+/// Checks, a second after it was `why` (refused, denied), that no file named `file` is anywhere
+/// in the rig's download folder.
+async fn saved_nowhere(rig: &Rig, file: &str, why: &str) {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let files = listing(&download_folder(rig));
+    assert!(files.iter().all(|p| !p.contains(file)), "{why}, so saved nowhere: {files:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
+    let rig = asking_before_downloads().await;
     let greeting = |page: &sightline_harness::client::Reply| ref_of(page, "button", "Save a greeting");
     let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
     let answer = rig.client.ok("browser_click", json!({"ref": greeting(&page)})).await;
@@ -165,22 +186,14 @@ async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
         answer.contains("a download of greeting.txt") && answer.contains("waits for the person's answer"),
         "{answer}"
     );
-    let mut window =
-        sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("asked");
-    window.wait_for("document.getElementById('action').textContent.includes('greeting.txt')", WAIT).expect("shown");
-    window.click("#deny").expect("click Deny");
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let files = listing(&download_folder(&rig));
-    assert!(files.iter().all(|p| !p.contains("greeting.txt")), "denied, so saved nowhere: {files:?}");
+    answer_download_question(&rig, "greeting.txt", "#deny");
+    saved_nowhere(&rig, "greeting.txt", "denied").await;
     // The answered window closes a moment later; the next question is a window of its own.
     sightline_harness::ui::ExtensionPage::wait_closed(&rig.devtools(), "question.html", WAIT).expect("closed");
 
     let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
     rig.client.ok("browser_click", json!({"ref": greeting(&page)})).await;
-    let mut window =
-        sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT).expect("asked");
-    window.wait_for("document.getElementById('action').textContent.includes('greeting.txt')", WAIT).expect("shown");
-    window.click("#allow-once").expect("click Allow once");
+    answer_download_question(&rig, "greeting.txt", "#allow-once");
     let saved = saved_file(&download_folder(&rig), "greeting.txt");
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), "hello from a blob\n");
 }
@@ -190,22 +203,12 @@ async fn a_download_the_rules_ask_about_waits_for_the_persons_click() {
 /// said it began it, so it is the action's, and the person is asked.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_download_a_page_delays_past_the_clicks_answer_is_still_put_to_the_person() {
-    let rig = downloads_page().await;
-    rig.set_permissions(&json!({"rules": [
-        {"site": "*", "level": "act_freely", "classes": {"download": "ask"}}
-    ], "answer_seconds": 60}));
+    let rig = asking_before_downloads().await;
     let page = rig.client.call("browser_snapshot", json!({})).await.expect("browser_snapshot");
     let answer =
         rig.client.ok("browser_click", json!({"ref": ref_of(&page, "button", "Save a greeting in a moment")})).await;
     assert!(!answer.contains("later.txt"), "the download comes after the answer: {answer}");
     assert!(rig.server.wait_for_event("later", WAIT), "{:?}", rig.server.events());
-    let mut window = sightline_harness::ui::ExtensionPage::attach(&rig.devtools(), "question.html", WAIT)
-        .unwrap_or_else(|e| {
-            panic!("{e}: not asked; files: {:?}", listing(&download_folder(&rig)));
-        });
-    window.wait_for("document.getElementById('action').textContent.includes('later.txt')", WAIT).expect("shown");
-    window.click("#deny").expect("click Deny");
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let files = listing(&download_folder(&rig));
-    assert!(files.iter().all(|p| !p.contains("later.txt")), "denied, so saved nowhere: {files:?}");
+    answer_download_question(&rig, "later.txt", "#deny");
+    saved_nowhere(&rig, "later.txt", "denied").await;
 }
