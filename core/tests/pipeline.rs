@@ -834,3 +834,19 @@ fn the_id_index_answers_as_a_scan_of_the_page() {
         assert!(name != "controls" || labelled > 0, "controls has no labels pointing at its fields");
     }
 }
+
+#[test]
+fn lists_a_list_of_links_only_is_written_without_markers_and_keeps_its_hierarchy() {
+    let l = lines("menus");
+    let news = l.iter().position(|x| x == "[e1 News]").unwrap_or_else(|| panic!("menu without markers: {l:#?}"));
+    assert_eq!(&l[news + 1..news + 5], ["[e2 Sport]", "  [e3 Football]", "  [e4 Tennis]", "[e5 Weather]"], "{l:#?}");
+    // An item that is more than one link keeps the markers of its whole list; a list inside
+    // such an item that holds only links loses its own.
+    let products = l.iter().position(|x| x == "- Products").unwrap_or_else(|| panic!("{l:#?}"));
+    assert_eq!(&l[products + 1..products + 4], ["  [e6 Login]", "  [e7 Chat]", "- [e8 Shop]"], "{l:#?}");
+    assert!(has_line(&l, "- [e9 Guide] for beginners") && has_line(&l, "- [e10 FAQ]"), "{l:#?}");
+    // An ordered list's numbers are content.
+    assert!(has_line(&l, "1. [e11 First chapter]") && has_line(&l, "2. [e12 Second chapter]"), "{l:#?}");
+    // A list with a control beside its links keeps its markers.
+    assert!(has_line(&l, "- [e13 Alone]"), "{l:#?}");
+}

@@ -4,7 +4,8 @@
 //! Tiny shop
 //! http://127.0.0.1:8000/shop.html · v2
 //! <region name="nav" label="Main">
-//! - [e1 Home]
+//! [e1 Home]
+//! [e2 Sale]
 //! </region>
 //! # Tiny shop
 //! Basket: 0 items

@@ -86,6 +86,9 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn push_line(&mut self, anchor: NodeId, indent: u8, content: LineContent) {
+        if let Some(list) = self.lists.last_mut() {
+            list.wrote(indent, &content);
+        }
         let ordinal = self.ordinals.entry(anchor).or_insert(0);
         let line = Line { anchor, ordinal: *ordinal, region: self.regions.last().copied(), indent, content };
         *ordinal += 1;

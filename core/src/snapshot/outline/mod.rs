@@ -296,10 +296,14 @@ impl Builder<'_, '_> {
             return self.visit_children(id);
         }
         if self.in_cell == 0
-            && let Some(saved) = self.enter_region(id)
+            && let Some(mut saved) = self.enter_region(id)
         {
             self.visit_children(id);
             self.flush();
+            if let Some(list) = saved.last_mut() {
+                // A region inside a list item is more than a link.
+                list.links_only = false;
+            }
             self.lists = saved;
             self.regions.pop();
             return;
