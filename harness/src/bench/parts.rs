@@ -441,6 +441,11 @@ pub fn over_captures(corpus: Corpus, tokenizer: &Tokenizer) -> anyhow::Result<Op
         }
         pages.push(breakdown(tokenizer, &case, &text, &visible_text(&recorded)));
     }
+    if std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
+        // Each page's parts and floor, for comparing them with the bench's peers page by page.
+        let out = crate::paths::workspace_root().join("target/tokens").join(format!("{}.json", corpus.name()));
+        std::fs::write(out, serde_json::to_vec_pretty(&pages)?)?;
+    }
     Ok(Some(pages))
 }
 
