@@ -6,6 +6,38 @@
 const id = new URLSearchParams(location.search).get('id') ?? '';
 /** @param {string} name */
 const $ = (name) => /** @type {HTMLElement} */ (document.getElementById(name));
+const buttons = /** @type {HTMLButtonElement[]} */ ([...document.querySelectorAll('footer button')]);
+
+// A press in the window's first moments is not an answer. The window opens wherever the person
+// is looking, maybe under a click they meant for the page, and its buttons move once as it takes
+// its final size, so a press aimed at one can land on its neighbour. As with the browser's own
+// permission prompts, the buttons come alive only once the window has shown its question and
+// stayed still, in front, for ARM_MS; a resize, a return to the window or a hidden window starts
+// the wait again.
+const ARM_MS = 600;
+/** Whether the question is still open (shown, not answered, not expired). */
+let questionOpen = false;
+let armTimer = 0;
+
+function disarm() {
+  for (const b of buttons) b.disabled = true;
+  clearTimeout(armTimer);
+  if (questionOpen && document.visibilityState === 'visible') {
+    armTimer = setTimeout(() => {
+      if (questionOpen) for (const b of buttons) b.disabled = false;
+    }, ARM_MS);
+  }
+}
+
+/** Closes the question for good: no button answers any more. */
+function endQuestion() {
+  questionOpen = false;
+  disarm();
+}
+
+addEventListener('resize', disarm);
+addEventListener('focus', disarm);
+document.addEventListener('visibilitychange', disarm);
 
 /** @param {object} message */
 function send(message) {
@@ -16,8 +48,7 @@ async function show() {
   const q = await send({ question: 'details' });
   if (!q || q.error) {
     $('status').textContent = q?.error ?? 'This question has expired.';
-    for (const b of document.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = true;
-    return;
+    return endQuestion();
   }
   $('agent').textContent = q.agent;
   $('action').textContent = q.action;
@@ -31,6 +62,8 @@ async function show() {
   };
   tick();
   setInterval(tick, 1000);
+  questionOpen = true;
+  disarm();
 }
 
 /**
@@ -38,10 +71,10 @@ async function show() {
  * @param {MouseEvent} event
  */
 async function answer(choice, event) {
-  if (!event.isTrusted) return;
+  if (!event.isTrusted || !questionOpen || /** @type {HTMLButtonElement} */ (event.currentTarget).disabled) return;
   const reply = await send({ question: 'answer', choice, trusted: event.isTrusted });
   $('status').textContent = reply?.answered ? 'Answered.' : (reply?.error ?? 'Not answered.');
-  if (reply?.answered) for (const b of document.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = true;
+  if (reply?.answered) endQuestion();
 }
 
 $('allow-once').addEventListener('click', (e) => answer('allow_once', e));

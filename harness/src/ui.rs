@@ -148,13 +148,14 @@ impl ExtensionPage {
              if (!e.__watched) {{ e.__watched = true; e.addEventListener('click', (ev) => {{ if (ev.isTrusted) window.__reached = true; }}, {{capture: true}}); }} \
              const r = e.getBoundingClientRect(); \
              const on = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); \
-             return [r.x + r.width / 2, r.y + r.height / 2, innerWidth, innerHeight, !!on && e.contains(on)]; }})()"
+             return [r.x + r.width / 2, r.y + r.height / 2, innerWidth, innerHeight, !!on && e.contains(on) && !e.disabled]; }})()"
         );
         for _ in 0..5 {
             // A window the browser just opened can still change size (its frame is drawn a
             // moment after its page), and a layout that fills the window then moves every
             // button: a press at the old place would land on its neighbour. Press only where
-            // two looks 150 ms apart agree and the element is what lies there.
+            // two looks 150 ms apart agree and the element is what lies there, and (as a person
+            // waits for a greyed-out button) once it is enabled.
             let mut centre = self.eval(&measure)?;
             for _ in 0..20 {
                 std::thread::sleep(Duration::from_millis(150));
@@ -193,6 +194,36 @@ impl ExtensionPage {
             }
         }
         bail!("five clicks on {selector} never reached it")
+    }
+
+    /// Presses the pointer at once at the centre of what `selector` finds, without waiting for
+    /// it to stand still or come alive (a hand already on its way); returns whether it was
+    /// disabled and whether it was what lay at that point, just before the press.
+    pub fn press_now(&mut self, selector: &str) -> anyhow::Result<(bool, bool)> {
+        let selector = Value::String(selector.to_owned());
+        let seen = self.eval(&format!(
+            "(() => {{ const e = document.querySelector({selector}); if (!e) return null; const r = e.getBoundingClientRect(); \
+             const x = r.x + r.width / 2, y = r.y + r.height / 2; const on = document.elementFromPoint(x, y); \
+             return [x, y, !!e.disabled, !!on && e.contains(on)]; }})()"
+        ))?;
+        let (Some(x), Some(y)) = (seen[0].as_f64(), seen[1].as_f64()) else {
+            bail!("nothing on the page matches {selector}");
+        };
+        for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
+            self.send(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
+            )?;
+        }
+        Ok((seen[2] == json!(true), seen[3] == json!(true)))
+    }
+
+    /// Gives the page a viewport of `width` × `height` CSS pixels, as when its window changes
+    /// size (the page sees a `resize`).
+    pub fn resize(&mut self, width: u32, height: u32) -> anyhow::Result<()> {
+        let metrics = json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false});
+        self.send("Emulation.setDeviceMetricsOverride", metrics)?;
+        Ok(())
     }
 
     /// Picks `value` in the `<select>` that `selector` finds, as a person choosing from its list:

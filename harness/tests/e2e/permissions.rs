@@ -7,7 +7,7 @@
 //! lets the next submit run without asking, Deny and a time-out leave the page as it was), and
 //! a class rule (act freely on the shop, ask before paying). Only a click in the question's own
 //! window answers: a page script, another extension page and an MCP client all fail, and the
-//! question stays open. The rules survive a service-worker restart and a browser restart. A
+//! question stays open; a press as the window shows or changes size answers nothing either. The rules survive a service-worker restart and a browser restart. A
 //! question open when the worker restarts ends its call as not run, approves nothing from its
 //! old window, and the same call made again asks again.
 
@@ -114,6 +114,8 @@ async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() 
     // The MCP client's own name, from its `initialize`.
     assert_eq!(text(&mut window, "agent"), "rmcp");
     assert!(text(&mut window, "tab").contains("Shop"), "{}", text(&mut window, "tab"));
+    // Its buttons come alive once the window has stood still a moment.
+    window.wait_for("!document.getElementById('allow-once').disabled", WAIT).expect("the buttons come alive");
     window.screenshot("question-window.png").expect("screenshot");
     assert_eq!(count(&rig, "ordered"), 0, "nothing runs while the person is asked");
     window.click("#allow-once").expect("click Allow once");
@@ -293,6 +295,33 @@ async fn only_a_click_in_the_questions_own_window_answers_it() {
     window.click("#deny").expect("the person answers");
     refused(&pending.answer().await.expect("answer"), "the person denied it");
     assert_eq!(count(&rig, "ordered"), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_press_as_the_question_window_shows_or_moves_answers_nothing() {
+    let rig = rig().await;
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    let c = &rig.client;
+    let page = open_shop(&rig).await;
+    let pending =
+        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let mut window = question(&rig);
+    // The window takes another size, every button moves, and a press right then on "Allow for
+    // this session" (a click meant for what was there a moment ago) answers nothing.
+    window.resize(360, 300).expect("resize");
+    let (disabled, under) = window.press_now("#allow-session").expect("press");
+    assert!(disabled && under, "the press landed on the button while it was not yet alive: {disabled}, {under}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(text(&mut window, "status"), "", "no answer was sent");
+    let id = window.eval("new URLSearchParams(location.search).get('id')").expect("id");
+    let still = window.eval(&format!("chrome.runtime.sendMessage({{question: 'details', id: {id}}})"));
+    assert_eq!(still.expect("details")["id"], id, "the question is still open");
+    assert_eq!(count(&rig, "ordered"), 0, "nothing ran");
+    // Once the window has stood still a moment its buttons answer: the person denies.
+    window.click("#deny").expect("click Deny");
+    refused(&pending.answer().await.expect("answer"), "the person denied it");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(&rig, "ordered"), 0, "denied: the order was not placed");
 }
 
 #[tokio::test(flavor = "multi_thread")]
