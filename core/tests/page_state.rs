@@ -220,7 +220,7 @@ fn an_unchanged_nav_collapses_on_the_second_baseline() {
     );
     let second = baseline(&mut ps, &shop("L2", "Basket: 0 items", vec![]));
     let t = text(&ps, &second);
-    assert!(t.contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\" count=\"3\" />"), "{t}");
+    assert!(t.contains("<nav label=\"Main\" unchanged=\"true\" count=\"3\" />"), "{t}");
     assert!(!t.contains("[e1 Home]") && !t.contains("e1 link"), "{t}");
 }
 
@@ -237,7 +237,7 @@ fn a_region_with_different_refs_or_order_or_words_is_written_out() {
         let mut ps = PageState::new();
         baseline(&mut ps, &nav(vec![link(11, "Home"), link(12, "Mugs"), link(13, "About")]));
         let r = baseline(&mut ps, &next);
-        assert!(!text(&ps, &r).contains("<region name=\"nav\" label=\"Main\" unchanged"), "{case}: {}", text(&ps, &r));
+        assert!(!text(&ps, &r).contains("<nav label=\"Main\" unchanged"), "{case}: {}", text(&ps, &r));
     }
 }
 
@@ -267,7 +267,7 @@ fn responses_after_actions_do_not_move_the_baseline_regions() {
     act(&mut ps, &shop("L1", "Basket: 1 items", vec![]));
     let r = baseline(&mut ps, &shop("L2", "Basket: 1 items", vec![]));
     // The nav is compared with the first baseline, not with anything an action returned.
-    assert!(text(&ps, &r).contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\" count=\"3\" />"));
+    assert!(text(&ps, &r).contains("<nav label=\"Main\" unchanged=\"true\" count=\"3\" />"));
 }
 
 #[test]
@@ -419,10 +419,7 @@ fn an_explicit_snapshot_writes_every_region_unless_asked_to_collapse() {
     baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
     let next = shop("L2", "Basket: 0 items", vec![]);
     let navigated = baseline(&mut ps, &next);
-    assert!(
-        text(&ps, &navigated).contains("<region name=\"nav\" label=\"Main\" unchanged=\"true\""),
-        "a navigation collapses"
-    );
+    assert!(text(&ps, &navigated).contains("<nav label=\"Main\" unchanged=\"true\""), "a navigation collapses");
     let all = snapshot_call(&mut ps, &next, serde_json::json!({}));
     assert!(all.text.contains("[e1 Home]") || all.text.contains("e1 link \"Home\""), "{}", all.text);
     assert!(!all.text.contains("unchanged"), "{}", all.text);

@@ -31,6 +31,11 @@ fn has_line(lines: &[String], wanted: &str) -> bool {
     lines.iter().any(|l| l.trim_start() == wanted)
 }
 
+/// The region and frame tags among `lines` (page text never starts a line with `<` unmarked).
+fn tags(lines: &[String]) -> Vec<&String> {
+    lines.iter().filter(|l| l.trim_start().starts_with('<')).collect()
+}
+
 fn mentions(lines: &[String], text: &str) -> bool {
     lines.iter().any(|l| l.contains(text))
 }
@@ -80,7 +85,7 @@ fn visibility_hidden_attribute_and_hidden_inputs_are_dropped() {
 #[test]
 fn visibility_a_dialog_on_screen_survives_aria_hidden() {
     let l = lines("visibility");
-    let dialog = l.iter().position(|x| x == "<region name=\"dialog\">").expect("dialog region");
+    let dialog = l.iter().position(|x| x == "<dialog>").expect("dialog region");
     assert_eq!(l[dialog + 1], "A dialog on screen despite aria-hidden.");
     assert_eq!(l[dialog + 2], "e1 button \"Dialog button\"", "its name from its text");
 }
@@ -96,17 +101,17 @@ fn hidden_root_a_page_that_hides_itself_is_shown_under_a_first_line_saying_so() 
         body(&s),
         [
             format!("! {note}").as_str(),
-            "<region name=\"header\">",
+            "<header>",
             "[e1 Daily Courier]",
-            "</region>",
-            "<region name=\"main\">",
+            "</header>",
+            "<main>",
             "# Harbour reopens after the storm",
             "The harbour reopened on Tuesday morning after three days of closure, as crews cleared the last of the \
              debris that the storm had left across the quays and the fish market.",
             "Ferries to the islands resume their normal timetable tomorrow; the first crossing leaves at seven, and \
              passengers with tickets for the cancelled sailings may use them until Sunday.",
             "e2 button \"Read more\"",
-            "</region>",
+            "</main>",
         ]
         .join("\n")
     );
@@ -123,7 +128,7 @@ fn hidden_root_the_settling_wait_waits_for_a_page_that_shows_itself_soon() {
     // extension's own script) waited for it, so the capture holds the page as shown, with no note.
     let s = snapshot("hidden-root-brief");
     let l: Vec<String> = body(&s).lines().map(str::to_owned).collect();
-    assert_eq!(l[0], "<region name=\"main\">");
+    assert_eq!(l[0], "<main>");
     assert!(has_line(&l, "# Timetable changes"));
     assert!(has_line(&l, "[e1 Plan a journey]"));
     assert!(!s.stats.hidden_root);
@@ -341,9 +346,9 @@ fn controls_the_whole_booking_form_reads_as_its_controls() {
             "e20 button \"Close\": ×",
             "e21 button \"☰\"",
             "e22 button \"?\"",
-            "<region name=\"nav\" label=\"Pages\">",
+            "<nav label=\"Pages\">",
             "[e23 ‹] [e24 ›]",
-            "</region>",
+            "</nav>",
             "## Accordion",
             "tablist \"Sections\":",
             "  e25 tab \"Send\"",
@@ -435,7 +440,7 @@ fn accordion_a_header_holding_a_button_of_its_name_keeps_both_refs_and_is_no_reg
     // header holds a line break too, so it is not a mere wrapper of the button: both keep a
     // ref, and neither header is taken for the page's header region because of its class.
     let l = lines("accordion");
-    assert!(!mentions(&l, "<region"), "{l:#?}");
+    assert!(tags(&l).is_empty(), "no region: {l:#?}");
     assert!(has_line(&l, "e1 tab \"Section #9\" selected expanded"), "{l:#?}");
     let tab = l.iter().position(|x| x == "e2 tab \"Submit\" collapsed").unwrap_or_else(|| panic!("{l:#?}"));
     assert_eq!(l.get(tab + 1).map(String::as_str), Some("  e3 button \"Submit\""), "{l:#?}");
@@ -576,12 +581,12 @@ fn password_and_payment_values_never_leave_the_engine() {
 fn landmarks_become_regions_and_pages_without_them_get_fallbacks() {
     let l = lines("containers");
     for tag in [
-        "<region name=\"header\">",
-        "<region name=\"nav\" label=\"Primary\">",
-        "<region name=\"main\">",
-        "<region name=\"form\" label=\"Newsletter\">",
-        "<region name=\"aside\" label=\"Related\">",
-        "<region name=\"footer\">",
+        "<header>",
+        "<nav label=\"Primary\">",
+        "<main>",
+        "<form label=\"Newsletter\">",
+        "<aside label=\"Related\">",
+        "<footer>",
     ] {
         assert!(has_line(&l, tag), "{tag}: {l:#?}");
     }
@@ -745,7 +750,7 @@ fn scripted_a_list_bound_with_mousedown_gives_its_items_the_refs() {
 fn scripted_a_menu_item_with_a_menu_class_is_a_control_not_a_nav_region() {
     let l = lines("scripted");
     assert!(has_target(&l, "clickable", "\"Mute this user\""), "{l:#?}");
-    assert!(!mentions(&l, "<region"), "{l:#?}");
+    assert!(tags(&l).is_empty(), "no region: {l:#?}");
 }
 
 #[test]

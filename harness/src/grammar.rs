@@ -244,43 +244,81 @@ fn frame_tag(line: &str) -> anyhow::Result<(FrameTag, bool)> {
     Ok((FrameTag { origin, refused: None }, true))
 }
 
+/// A tag open around the lines that follow it.
+#[derive(Debug, Clone)]
+enum Open {
+    /// A region, by its kind (`nav`).
+    Region(String),
+    /// Another site's frame, by its origin.
+    Frame(String),
+}
+
+/// The kinds of region a snapshot tags (`<nav …>` … `</nav>`).
+const REGION_KINDS: [&str; 9] = ["header", "nav", "main", "aside", "footer", "search", "form", "section", "dialog"];
+
+/// The origin of the innermost frame of `open`, if any.
+fn innermost_frame(open: &[Open]) -> Option<String> {
+    open.iter().rev().find_map(|o| match o {
+        Open::Frame(origin) => Some(origin.clone()),
+        Open::Region(_) => None,
+    })
+}
+
 /// The elements of `line`, each shown in the innermost frame of `open` (the tags open around
-/// it: `Some(origin)` for a frame, `None` for a region).
-fn elements_in(line: &str, open: &[Option<String>]) -> Vec<Element> {
-    let frame = open.iter().rev().find_map(Clone::clone);
+/// it).
+fn elements_in(line: &str, open: &[Open]) -> Vec<Element> {
+    let frame = innermost_frame(open);
     scan_line(line).into_iter().map(|e| Element { frame: frame.clone(), ..e }).collect()
+}
+
+/// The kind of the region `line` opens or stands for (`<nav label="Main">`, `<main>`,
+/// `<header unchanged="true" count="3" />`), if it is such a tag.
+fn region_opened(line: &str) -> Option<&'static str> {
+    let rest = line.strip_prefix('<')?;
+    REGION_KINDS.into_iter().find(|k| rest.strip_prefix(k).is_some_and(|after| after.starts_with([' ', '>'])))
 }
 
 /// Reads a line that opens, closes or stands for a region or a frame into `out`, keeping `open`
 /// (the tags open, innermost last); `false` when the line is none of these.
-fn tag_line(line: &str, n: usize, open: &mut Vec<Option<String>>, out: &mut Parsed) -> anyhow::Result<bool> {
-    if line.starts_with("<region ") {
+fn tag_line(line: &str, n: usize, open: &mut Vec<Open>, out: &mut Parsed) -> anyhow::Result<bool> {
+    if let Some(kind) = region_opened(line) {
         let closed = line.ends_with(" />");
         if !closed && !line.ends_with('>') {
             bail!("line {n}: a region tag that does not end: {line}");
         }
         if let Some(r) = region_ref(line) {
-            let frame = open.iter().rev().find_map(Clone::clone);
-            out.elements.push(Element { element_ref: r, role: String::new(), name: None, frame });
+            out.elements.push(Element {
+                element_ref: r,
+                role: String::new(),
+                name: None,
+                frame: innermost_frame(open),
+            });
         }
         out.regions.push(RegionTag { tag: line.to_owned(), opens: true });
         if !closed {
-            open.push(None);
+            open.push(Open::Region(kind.to_owned()));
         }
-    } else if line == "</region>" {
-        if open.pop().with_context(|| format!("line {n}: </region> closes nothing"))?.is_some() {
-            bail!("line {n}: </region> closes a frame");
+    } else if let Some(kind) =
+        line.strip_prefix("</").and_then(|t| t.strip_suffix('>')).filter(|k| REGION_KINDS.contains(k))
+    {
+        match open.pop() {
+            None => bail!("line {n}: {line} closes nothing"),
+            Some(Open::Frame(_)) => bail!("line {n}: {line} closes a frame"),
+            Some(Open::Region(opened)) if opened != kind => bail!("line {n}: {line} closes <{opened}>"),
+            Some(Open::Region(_)) => {}
         }
         out.regions.push(RegionTag { tag: line.to_owned(), opens: false });
     } else if line.starts_with("<frame ") {
         let (tag, opens) = frame_tag(line).with_context(|| format!("line {n}"))?;
         if opens {
-            open.push(Some(tag.origin.clone()));
+            open.push(Open::Frame(tag.origin.clone()));
         }
         out.frames.push(tag);
     } else if line == "</frame>" {
-        if open.pop().with_context(|| format!("line {n}: </frame> closes nothing"))?.is_none() {
-            bail!("line {n}: </frame> closes a region");
+        match open.pop() {
+            None => bail!("line {n}: </frame> closes nothing"),
+            Some(Open::Region(kind)) => bail!("line {n}: </frame> closes <{kind}>"),
+            Some(Open::Frame(_)) => {}
         }
     } else {
         return Ok(false);
@@ -297,7 +335,7 @@ fn region_ref(tag: &str) -> Option<String> {
 
 /// Reads the body lines of a snapshot (after its header) into `out`.
 fn body(lines: &[&str], out: &mut Parsed) -> anyhow::Result<()> {
-    let mut open: Vec<Option<String>> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
     let mut fence: Option<(String, Vec<String>)> = None;
     for (n, raw) in lines.iter().enumerate() {
         let indent = raw.len() - raw.trim_start_matches(' ').len();
@@ -379,7 +417,7 @@ pub fn parse_answer(text: &str) -> anyhow::Result<Parsed> {
         out
     } else if lines.get(first).is_some_and(|l| is_answer_header(l)) {
         let mut out = Parsed { notes: notes(), header: vec![lines[first].to_owned()], ..Parsed::default() };
-        let mut open: Vec<Option<String>> = Vec::new();
+        let mut open: Vec<Open> = Vec::new();
         for (n, line) in lines[first + 1..].iter().enumerate() {
             if line.starts_with("gone: ") || line.starts_with("- ") || tag_line(line, n, &mut open, &mut out)? {
                 continue;
@@ -435,22 +473,28 @@ mod tests {
     #[test]
     fn a_snapshot_reads_as_header_regions_and_elements() -> anyhow::Result<()> {
         let parsed = parse_snapshot(
-            "Shop\nhttp://x/ · v2\n<region name=\"main\">\n\\v9 · no change\n```\n\\e7 button\n```\ne3 button \"Pay\"\n</region>",
+            "Shop\nhttp://x/ · v2\n<main>\n\\v9 · no change\n```\n\\e7 button\n```\ne3 button \"Pay\"\n</main>",
         )?;
         assert_eq!(parsed.header.len(), 2);
         assert_eq!(parsed.regions.len(), 2);
         assert_eq!(parsed.fences, vec![vec!["\\e7 button".to_owned()]]);
         assert_eq!(parsed.refs(), vec!["e3".to_owned()]);
-        assert!(parse_snapshot("Shop\nhttp://x/ · v2\n<region name=\"main\">").is_err());
+        assert!(parse_snapshot("Shop\nhttp://x/ · v2\n<main>").is_err());
+        assert!(parse_snapshot("Shop\nhttp://x/ · v2\n<nav label=\"Main\">\n</main>").is_err(), "closes another kind");
+        let nested = parse_snapshot(
+            "Shop\nhttp://x/ · v2\n<header unchanged=\"true\" count=\"3\" />\n<main>\n<nav label=\"Steps\" ref=\"e4\">\n</nav>\n</main>",
+        )?;
+        assert_eq!(nested.regions.len(), 5);
+        assert_eq!(nested.refs(), vec!["e4".to_owned()]);
         Ok(())
     }
 
     #[test]
     fn frame_lines_say_which_elements_another_site_shows() -> anyhow::Result<()> {
         let parsed = parse_snapshot(
-            "Recipes\nhttp://x/ · v2\n<region name=\"main\">\n\\<frame site=\"other\" origin=\"https://fake.example\">\n\
+            "Recipes\nhttp://x/ · v2\n<main>\n\\<frame site=\"other\" origin=\"https://fake.example\">\n\
              e1 button \"Ours\"\n<frame site=\"other\" origin=\"https://bank.example\">\ne2 button \"Transfer funds\"\n\
-             </frame>\n<frame origin=\"file://\" refused=\"file: pages are not read\" />\n</region>",
+             </frame>\n<frame origin=\"file://\" refused=\"file: pages are not read\" />\n</main>",
         )?;
         let frames: Vec<Option<&str>> = parsed.elements.iter().map(|e| e.frame.as_deref()).collect();
         assert_eq!(frames, [None, Some("https://bank.example")], "an escaped frame line is page text");
@@ -461,7 +505,7 @@ mod tests {
                 FrameTag { origin: "file://".into(), refused: Some("file: pages are not read".into()) },
             ]
         );
-        assert!(parse_snapshot("T\nhttp://x/ · v2\n<frame site=\"other\" origin=\"https://a\">\n</region>").is_err());
+        assert!(parse_snapshot("T\nhttp://x/ · v2\n<frame site=\"other\" origin=\"https://a\">\n</main>").is_err());
         assert!(parse_snapshot("T\nhttp://x/ · v2\n<frame site=\"other\" origin=\"https://a\">").is_err());
         let answer = parse_answer(
             "v3 · 1 change since v2\n<frame site=\"other\" origin=\"https://bank.example\">\n+ after e2: e3 button \"Confirm\"\n</frame>",
@@ -484,13 +528,13 @@ mod tests {
     #[test]
     fn a_full_page_headed_by_its_version_line_alone_reads_as_a_page() -> anyhow::Result<()> {
         let parsed = parse_answer(
-            "! a note\nv5 · full page: 40% of lines changed\n<region name=\"main\">\n- Post 1\n  e4 clickable (no name)\n</region>",
+            "! a note\nv5 · full page: 40% of lines changed\n<main>\n- Post 1\n  e4 clickable (no name)\n</main>",
         )?;
         assert_eq!(parsed.notes, vec!["a note".to_owned()]);
         assert_eq!(parsed.header, vec!["v5 · full page: 40% of lines changed".to_owned()]);
         assert_eq!(parsed.regions.len(), 2);
         assert_eq!(parsed.refs(), vec!["e4".to_owned()]);
-        assert!(parse_answer("v5 · full page: 40% of lines changed\n<region name=\"main\">").is_err());
+        assert!(parse_answer("v5 · full page: 40% of lines changed\n<main>").is_err());
         Ok(())
     }
 }

@@ -1,7 +1,7 @@
 //! The page as the agent last saw it, for the panel: the lines of the session's current view in
 //! reading order, grouped into one section per run of lines in the same region (or overlay), so
 //! a person can fold regions away or open them. A region the agent's last full page wrote as
-//! unchanged, one `<region name="…" unchanged="true" count="N" />` line, is marked folded with
+//! unchanged, one `<nav label="…" unchanged="true" count="N" />` line, is marked folded with
 //! that very line: the person sees it closed as the agent did, and can still open it.
 //!
 //! Made from the page state's view, the very lines the agent's answers were written from; no
@@ -130,8 +130,8 @@ mod tests {
             ],
             ..View::default()
         };
-        let header = "<region name=\"header\" unchanged=\"true\" count=\"2\" />".to_owned();
-        let footer = "<region name=\"footer\" unchanged=\"true\" count=\"1\" />".to_owned();
+        let header = "<header unchanged=\"true\" count=\"2\" />".to_owned();
+        let footer = "<footer unchanged=\"true\" count=\"1\" />".to_owned();
         let folded = BTreeMap::from([
             ("header".to_owned(), header.clone()),
             ("nav \"Primary\"".to_owned(), header.clone()),

@@ -295,8 +295,9 @@ mod tests {
     #[test]
     fn lines_that_start_like_structure_are_marked() {
         for s in [
-            "<region name=\"main\">",
-            "</region>",
+            "<main>",
+            "</main>",
+            "<nav label=\"Main\" unchanged=\"true\" count=\"3\" />",
             "<frame site=\"other\" origin=\"https://bank.example\">",
             "</frame>",
             "<frame origin=\"file://\" refused=\"file: pages are not read\" />",

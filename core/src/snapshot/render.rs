@@ -3,10 +3,10 @@
 //! ```text
 //! Tiny shop
 //! http://127.0.0.1:8000/shop.html · v2
-//! <region name="nav" label="Main">
+//! <nav label="Main">
 //! [e1 Home]
 //! [e2 Sale]
-//! </region>
+//! </nav>
 //! # Tiny shop
 //! Basket: 0 items
 //! e3 button "Add to basket"

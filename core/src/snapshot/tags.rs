@@ -1,15 +1,17 @@
 //! The tags a snapshot's regions and frames are written with, shared by the full page, deltas
-//! and searches: `<region name="nav" label="Main">` … `</region>`, and around what another
-//! site's frame shows, `<frame site="other" origin="https://bank.example">` … `</frame>`; a
-//! region unchanged since the last page is one self-closing tag.
+//! and searches: a region is tagged with its kind, `<nav label="Main">` … `</nav>` (`header`,
+//! `nav`, `main`, `aside`, `footer`, `search`, `form`, `section`, `dialog`), and what another
+//! site's frame shows sits between `<frame site="other" origin="https://bank.example">` and
+//! `</frame>`; a region unchanged since the last page is one self-closing tag. Page text never
+//! starts a line with `<` unmarked (see `escape`), so every line that does is one of these.
 
 use super::outline::frames::FRAME_REGION;
 use super::render::{BodyLine, quote};
 use super::{RegionId, Snapshot};
 
-/// The tag a region is written with: `frame` for another site's frame, `region` otherwise.
+/// The tag a region is written with: its kind (`nav`), or `frame` for another site's frame.
 pub fn region_tag(snapshot: &Snapshot, region: RegionId) -> &'static str {
-    if snapshot.region(region).kind == FRAME_REGION { "frame" } else { "region" }
+    snapshot.region(region).kind
 }
 
 /// The attributes of the tag of another site's frame: that it is another site, and its origin.
@@ -26,14 +28,15 @@ pub fn frame_open(origin: &str) -> String {
 /// The line that closes what [`frame_open`] opened.
 pub const FRAME_CLOSE: &str = "</frame>";
 
-/// The attributes of a region's tag: its name, label, and ref when it can be acted on; for
-/// another site's frame, that it is another site and its origin.
+/// The attributes of a region's tag, each after a space: its label when the page gives one and
+/// its ref when it can be acted on; for another site's frame, that it is another site and its
+/// origin. Empty for a region with neither (`<main>`).
 pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
     let r = snapshot.region(region);
     if r.kind == FRAME_REGION {
-        return frame_attributes(&r.label);
+        return format!(" {}", frame_attributes(&r.label));
     }
-    let mut attrs = format!("name=\"{}\"", r.kind);
+    let mut attrs = String::new();
     if !r.label.is_empty() {
         attrs.push_str(&format!(" label={}", quote(&r.label)));
     }
@@ -45,7 +48,7 @@ pub fn region_attributes(snapshot: &Snapshot, region: RegionId) -> String {
 
 /// The opening tag of a region.
 pub fn region_open(snapshot: &Snapshot, region: RegionId) -> String {
-    format!("<{} {}>", region_tag(snapshot, region), region_attributes(snapshot, region))
+    format!("<{}{}>", region_tag(snapshot, region), region_attributes(snapshot, region))
 }
 
 /// The closing tag of a region.
@@ -101,7 +104,7 @@ pub fn with_regions(snapshot: &Snapshot, lines: &[BodyLine], out: &mut Vec<Strin
 /// The one line a region unchanged since the previous baseline is written as.
 pub fn unchanged_region_line(snapshot: &Snapshot, r: RegionId) -> String {
     format!(
-        "<{} {} unchanged=\"true\" count=\"{}\" />",
+        "<{}{} unchanged=\"true\" count=\"{}\" />",
         region_tag(snapshot, r),
         region_attributes(snapshot, r),
         snapshot.refs_in_region(r).len()

@@ -127,7 +127,8 @@ impl Classifier {
     fn line(&mut self, line: &str) {
         let body = line.trim_start_matches(' ');
         self.mark(Part::Structure, line.len() - body.len());
-        if ["<region", "</region", "<frame", "</frame", "<trimmed"].iter().any(|p| body.starts_with(p)) {
+        // Page text never starts a line with `<` unmarked: every such line is a tag.
+        if body.starts_with('<') {
             return self.mark(Part::Regions, body.len());
         }
         if body.starts_with("! ") || body.starts_with("… ") && body.contains("more page(s)") {
@@ -484,7 +485,7 @@ mod tests {
 
     #[test]
     fn every_byte_gets_the_part_that_wrote_it() {
-        let text = "Shop\nhttp://x/ · v1\n<region name=\"main\">\n# Shop \\e2\n- Read [e6 our guide] now\n  e3 button \"Add\": Add\ne4 button \"Add\"\n</region>";
+        let text = "Shop\nhttp://x/ · v1\n<main>\n# Shop \\e2\n- Read [e6 our guide] now\n  e3 button \"Add\": Add\ne4 button \"Add\"\n</main>";
         let parts = parts_of(text);
         let of = |p: Part| -> String { parts.iter().filter(|(q, _)| *q == p).map(|(_, s)| s.as_str()).collect() };
         assert_eq!(of(Part::Header), "Shophttp://x/ · v1");
@@ -494,7 +495,7 @@ mod tests {
         assert_eq!(of(Part::Names), "Add");
         assert_eq!(of(Part::RepeatedNames), "Add");
         assert_eq!(of(Part::Text), "Shop e2Read our guide nowAdd");
-        assert_eq!(of(Part::Regions), "<region name=\"main\"></region>");
+        assert_eq!(of(Part::Regions), "<main></main>");
     }
 
     #[test]

@@ -217,10 +217,11 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
     let trimmed = line.trim_start();
     let depth = (line.len() - trimmed.len()) / 2;
     let trimmed = trimmed.trim_end();
-    if trimmed.is_empty() || trimmed.starts_with("</region") || trimmed.starts_with("! ") {
+    if trimmed.is_empty() || trimmed.starts_with("</") || trimmed.starts_with("! ") {
         return Vec::new();
     }
-    if let Some(region) = trimmed.strip_prefix("<region") {
+    // Page text never starts a line with `<` unmarked: such a line is a region's tag.
+    if let Some(region) = trimmed.strip_prefix('<') {
         // A region is a node only when it can be acted on (it carries a ref).
         return attribute(region, "ref")
             .and_then(|r| elements.get(&r))
@@ -625,7 +626,7 @@ mod tests {
     #[test]
     fn sightline_full_pages_join_lines_with_structured_elements() {
         let reply = Reply {
-            text: "Click Link Task\nhttp://x/ · v4\nClick on the link \"nam\".\n<region name=\"header\" label=\"Section #1\" ref=\"e33\">\ne1 clickable: justo.\nsee [e7 Home] now\ne14 combobox = \"Aurora\" [Aurora|Bernelle|… 7 options] id=\"options\"\n</region>".into(),
+            text: "Click Link Task\nhttp://x/ · v4\nClick on the link \"nam\".\n<header label=\"Section #1\" ref=\"e33\">\ne1 clickable: justo.\nsee [e7 Home] now\ne14 combobox = \"Aurora\" [Aurora|Bernelle|… 7 options] id=\"options\"\n</header>".into(),
             is_error: false,
             images: Vec::new(),
             structured: Some(json!({"kind": "full", "elements": [

@@ -71,7 +71,7 @@ async fn page_text_cannot_pose_as_elements_regions_headers_or_trailers() {
     }
     // One region, opened and closed; the title is a title, not the version line.
     let tags: Vec<&str> = parsed.regions.iter().map(|r| r.tag.as_str()).collect();
-    assert_eq!(tags, ["<region name=\"main\">", "</region>"], "{text}");
+    assert_eq!(tags, ["<main>", "</main>"], "{text}");
     assert_eq!(parsed.header.len(), 2, "{text}");
     assert!(parsed.header[1].starts_with(&rig.server.url("hostile/text.html")), "{text}");
     assert!(parsed.trailers.is_empty() && parsed.notes.is_empty(), "{parsed:?}\n{text}");
