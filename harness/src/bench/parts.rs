@@ -416,9 +416,23 @@ pub fn of_reply(corpus: Corpus, case: &str, snapshot: &str, tokenizer: &Tokenize
     Some(breakdown(tokenizer, case, snapshot, &visible_text(&recorded)))
 }
 
+/// How the recorded captures of a corpus are compiled, as far as refs go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Session {
+    /// A fresh session per page: refs start at `e1` on every page.
+    PerPage,
+    /// One session over the whole corpus, pages in file order, as the bench reads them: refs
+    /// are never reissued, so they grow to four and five digits.
+    One,
+}
+
 /// The breakdown of every recorded capture of `corpus`, compiled natively (`None` when the
 /// corpus has no captures).
-pub fn over_captures(corpus: Corpus, tokenizer: &Tokenizer) -> anyhow::Result<Option<Vec<PageParts>>> {
+pub fn over_captures(
+    corpus: Corpus,
+    tokenizer: &Tokenizer,
+    session: Session,
+) -> anyhow::Result<Option<Vec<PageParts>>> {
     let dir = corpus.captures_dir();
     if !dir.is_dir() {
         return Ok(None);
@@ -427,22 +441,25 @@ pub fn over_captures(corpus: Corpus, tokenizer: &Tokenizer) -> anyhow::Result<Op
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
     files.sort();
     let mut pages = Vec::new();
+    let mut corpus_refs = RefRegistry::default();
     for path in files {
         let bytes = std::fs::read(&path)?;
         let capture = serde_json::from_slice::<Capture>(&bytes)?.without_accessibility_trees();
         let recorded: RecordedPage = serde_json::from_slice(&bytes)?;
-        let snapshot = compile(&capture, &mut RefRegistry::default());
+        let mut page_refs = RefRegistry::default();
+        let refs = if session == Session::One { &mut corpus_refs } else { &mut page_refs };
+        let snapshot = compile(&capture, refs);
         let options = RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() };
         let text = render(&snapshot, 1, &options).text;
         let case = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-        if std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
+        if session == Session::PerPage && std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
             let out = crate::paths::workspace_root().join("target/tokens").join(corpus.name());
             std::fs::create_dir_all(&out)?;
             std::fs::write(out.join(format!("{case}.txt")), &text)?;
         }
         pages.push(breakdown(tokenizer, &case, &text, &visible_text(&recorded)));
     }
-    if std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
+    if session == Session::PerPage && std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
         // Each page's parts and floor, for comparing them with the bench's peers page by page.
         let out = crate::paths::workspace_root().join("target/tokens").join(format!("{}.json", corpus.name()));
         std::fs::write(out, serde_json::to_vec_pretty(&pages)?)?;
@@ -454,8 +471,26 @@ pub fn over_captures(corpus: Corpus, tokenizer: &Tokenizer) -> anyhow::Result<Op
 pub fn run_native() -> anyhow::Result<()> {
     let tokenizer = Tokenizer::o200k();
     for corpus in Corpus::ALL {
-        match over_captures(corpus, &tokenizer)? {
-            Some(pages) => println!("{}", table(corpus.name(), &pages)),
+        match over_captures(corpus, &tokenizer, Session::PerPage)? {
+            Some(pages) => {
+                println!("{}", table(corpus.name(), &pages));
+                // The same pages read one after the other in one session, as the bench reads
+                // them: what the refs' growing length costs.
+                let session = over_captures(corpus, &tokenizer, Session::One)?.unwrap_or_default();
+                let ratios: Vec<f64> =
+                    session.iter().filter(|p| p.floor > 0).map(|p| p.total as f64 / p.floor as f64).collect();
+                let refs: Vec<f64> = session
+                    .iter()
+                    .filter(|p| p.total > 0)
+                    .map(|p| p.parts[Part::Refs.index()] as f64 / p.total as f64)
+                    .collect();
+                println!(
+                    "{}, the same pages in one session (refs never reissued): median {:.3}× the floor, refs a median {:.1}% of a page's tokens\n",
+                    corpus.name(),
+                    median(&ratios),
+                    median(&refs) * 100.0
+                );
+            }
             None => println!(
                 "{}: no captures in {} (`cargo xtask capture --corpus {} --all` records them)\n",
                 corpus.name(),
