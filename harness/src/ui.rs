@@ -170,12 +170,7 @@ impl ExtensionPage {
                 bail!("nothing on the page matches {selector}");
             };
             self.send("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}))?;
-            for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
-                self.send(
-                    "Input.dispatchMouseEvent",
-                    json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
-                )?;
-            }
+            self.press_at(x, y)?;
             match self.eval("window.__reached === true") {
                 Ok(Value::Bool(false)) => {
                     let seen = self
@@ -209,13 +204,19 @@ impl ExtensionPage {
         let (Some(x), Some(y)) = (seen[0].as_f64(), seen[1].as_f64()) else {
             bail!("nothing on the page matches {selector}");
         };
+        self.press_at(x, y)?;
+        Ok((seen[2] == json!(true), seen[3] == json!(true)))
+    }
+
+    /// The left button pressed and released at (`x`, `y`), CSS pixels of the viewport.
+    fn press_at(&mut self, x: f64, y: f64) -> anyhow::Result<()> {
         for (kind, buttons) in [("mousePressed", 1), ("mouseReleased", 0)] {
             self.send(
                 "Input.dispatchMouseEvent",
                 json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}),
             )?;
         }
-        Ok((seen[2] == json!(true), seen[3] == json!(true)))
+        Ok(())
     }
 
     /// Gives the page a viewport of `width` × `height` CSS pixels, as when its window changes
