@@ -87,6 +87,25 @@ async fn deny(rig: &Rig, pending: PendingCall) -> (String, Reply) {
     (action, answer)
 }
 
+/// Every site asks before consequential actions; the person has a minute to answer.
+fn ask_everywhere(rig: &Rig) {
+    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+}
+
+/// With every site asking, the shop opened and a click on "Place order" waiting for the person.
+async fn order_waiting_for_the_person(rig: &Rig) -> PendingCall {
+    ask_everywhere(rig);
+    let page = open_shop(rig).await;
+    rig.client.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start")
+}
+
+/// The id of the question `window` shows, as the worker knows it now.
+fn open_question_id(window: &mut ExtensionPage) -> Value {
+    let details = window
+        .eval("chrome.runtime.sendMessage({question: 'details', id: new URLSearchParams(location.search).get('id')})");
+    details.expect("details")["id"].clone()
+}
+
 async fn open_shop(rig: &Rig) -> Reply {
     let page = rig.client.call("browser_navigate", json!({"url": site_url(rig, "shop.example", "shop.html")})).await;
     let page = page.expect("navigate");
@@ -98,7 +117,7 @@ async fn open_shop(rig: &Rig) -> Reply {
 #[tokio::test(flavor = "multi_thread")]
 async fn asking_allow_once_runs_the_submit_and_deny_leaves_the_page_as_it_was() {
     let rig = rig().await;
-    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    ask_everywhere(&rig);
     let c = &rig.client;
     let page = open_shop(&rig).await;
     // An act is not consequential: it runs without a question.
@@ -247,7 +266,7 @@ async fn a_shop_can_be_used_freely_with_a_question_before_paying() {
 #[tokio::test(flavor = "multi_thread")]
 async fn only_a_click_in_the_questions_own_window_answers_it() {
     let rig = rig().await;
-    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    ask_everywhere(&rig);
     let c = &rig.client;
     let page = open_shop(&rig).await;
     let order = ref_of(&page, "button", "Place order");
@@ -289,9 +308,7 @@ async fn only_a_click_in_the_questions_own_window_answers_it() {
 
     // The question is still open, and nothing ran.
     assert_eq!(count(&rig, "ordered"), 0);
-    let still = window
-        .eval("chrome.runtime.sendMessage({question: 'details', id: new URLSearchParams(location.search).get('id')})");
-    assert_eq!(still.expect("details")["id"], Value::String(id.clone()), "the question is still open");
+    assert_eq!(open_question_id(&mut window), Value::String(id.clone()), "the question is still open");
     window.click("#deny").expect("the person answers");
     refused(&pending.answer().await.expect("answer"), "the person denied it");
     assert_eq!(count(&rig, "ordered"), 0);
@@ -300,11 +317,7 @@ async fn only_a_click_in_the_questions_own_window_answers_it() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_press_as_the_question_window_shows_or_moves_answers_nothing() {
     let rig = rig().await;
-    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
-    let c = &rig.client;
-    let page = open_shop(&rig).await;
-    let pending =
-        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let pending = order_waiting_for_the_person(&rig).await;
     let mut window = question(&rig);
     // The window takes another size, every button moves, and a press right then on "Allow for
     // this session" (a click meant for what was there a moment ago) answers nothing.
@@ -314,8 +327,7 @@ async fn a_press_as_the_question_window_shows_or_moves_answers_nothing() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(text(&mut window, "status"), "", "no answer was sent");
     let id = window.eval("new URLSearchParams(location.search).get('id')").expect("id");
-    let still = window.eval(&format!("chrome.runtime.sendMessage({{question: 'details', id: {id}}})"));
-    assert_eq!(still.expect("details")["id"], id, "the question is still open");
+    assert_eq!(open_question_id(&mut window), id, "the question is still open");
     assert_eq!(count(&rig, "ordered"), 0, "nothing ran");
     // Once the window has stood still a moment its buttons answer: the person denies.
     window.click("#deny").expect("click Deny");
@@ -445,7 +457,7 @@ async fn a_script_asks_before_it_runs_and_a_denied_one_never_runs() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_upload_asks_first_and_a_denied_one_hands_the_page_no_file() {
     let rig = rig().await;
-    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
+    ask_everywhere(&rig);
     let c = &rig.client;
     let url = format!("http://shop.example:{}/actions/forms.html", rig.server.port());
     let page = c.call("browser_navigate", json!({"url": url})).await.expect("navigate");
@@ -595,11 +607,8 @@ async fn a_click_at_a_point_asks_only_when_what_is_under_it_submits() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_question_open_while_the_worker_restarts_ends_its_call_and_approves_nothing_afterwards() {
     let rig = rig().await;
-    rig.set_permissions(&json!({"rules": [{"site": "*", "level": "ask"}], "answer_seconds": 60}));
     let c = &rig.client;
-    let page = open_shop(&rig).await;
-    let pending =
-        c.start("browser_click", json!({"ref": ref_of(&page, "button", "Place order")})).await.expect("start");
+    let pending = order_waiting_for_the_person(&rig).await;
     let mut old = question(&rig);
     service_worker::stop_extension_worker(&rig.devtools()).expect("stop the worker");
     // The call ends (no hang), and says what the host knows: the question was open, nothing
