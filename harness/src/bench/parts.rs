@@ -368,11 +368,21 @@ pub fn breakdown(tokenizer: &Tokenizer, case: &str, snapshot: &str, visible: &st
     PageParts { case: case.to_owned(), total, parts, floor: tokenizer.count(visible) }
 }
 
+/// Each page's snapshot ÷ its visible-text floor (pages with no visible text left out).
+fn floor_ratios(pages: &[PageParts]) -> Vec<f64> {
+    pages.iter().filter(|p| p.floor > 0).map(|p| p.total as f64 / p.floor as f64).collect()
+}
+
+/// Each page's share of its tokens that `part` wrote (empty snapshots left out).
+fn shares(pages: &[PageParts], part: Part) -> Vec<f64> {
+    pages.iter().filter(|p| p.total > 0).map(|p| p.parts[part.index()] as f64 / p.total as f64).collect()
+}
+
 /// The table of one corpus: pages, the median of snapshot ÷ floor, the total, and each part's
 /// median share of a page's tokens and its share of all tokens.
 pub fn table(title: &str, pages: &[PageParts]) -> String {
     let mut out = String::new();
-    let ratios: Vec<f64> = pages.iter().filter(|p| p.floor > 0).map(|p| p.total as f64 / p.floor as f64).collect();
+    let ratios = floor_ratios(pages);
     let total: usize = pages.iter().map(|p| p.total).sum();
     let floor: usize = pages.iter().map(|p| p.floor).sum();
     let _ = writeln!(
@@ -386,8 +396,7 @@ pub fn table(title: &str, pages: &[PageParts]) -> String {
     let _ = writeln!(out, "|---|---:|---:|---:|");
     for part in PARTS {
         let k = part.index();
-        let shares: Vec<f64> =
-            pages.iter().filter(|p| p.total > 0).map(|p| p.parts[k] as f64 / p.total as f64).collect();
+        let shares = shares(pages, part);
         let of_floor: Vec<f64> =
             pages.iter().filter(|p| p.floor > 0).map(|p| p.parts[k] as f64 / p.floor as f64).collect();
         let all: usize = pages.iter().map(|p| p.parts[k]).sum();
@@ -416,23 +425,21 @@ pub fn of_reply(corpus: Corpus, case: &str, snapshot: &str, tokenizer: &Tokenize
     Some(breakdown(tokenizer, case, snapshot, &visible_text(&recorded)))
 }
 
-/// How the recorded captures of a corpus are compiled, as far as refs go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Session {
+/// The breakdowns of every recorded capture of a corpus, compiled natively two ways.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureBreakdowns {
     /// A fresh session per page: refs start at `e1` on every page.
-    PerPage,
-    /// One session over the whole corpus, pages in file order, as the bench reads them: refs
-    /// are never reissued, so they grow to four and five digits.
-    One,
+    pub per_page: Vec<PageParts>,
+    /// One session over the whole corpus, pages in file order, as the bench reads them: refs are
+    /// never reissued, so they grow to four and five digits.
+    pub one_session: Vec<PageParts>,
 }
 
-/// The breakdown of every recorded capture of `corpus`, compiled natively (`None` when the
-/// corpus has no captures).
-pub fn over_captures(
-    corpus: Corpus,
-    tokenizer: &Tokenizer,
-    session: Session,
-) -> anyhow::Result<Option<Vec<PageParts>>> {
+/// The breakdowns of every recorded capture of `corpus`, each capture read once and compiled
+/// with a fresh session and in the corpus's one session (`None` when the corpus has no
+/// captures). With `SIGHTLINE_TOKENS_DUMP` set, each fresh-session snapshot and the pages'
+/// parts are written under `target/tokens/`.
+pub fn over_captures(corpus: Corpus, tokenizer: &Tokenizer) -> anyhow::Result<Option<CaptureBreakdowns>> {
     let dir = corpus.captures_dir();
     if !dir.is_dir() {
         return Ok(None);
@@ -440,55 +447,47 @@ pub fn over_captures(
     let mut files: Vec<_> = std::fs::read_dir(&dir)?.filter_map(Result::ok).map(|e| e.path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
     files.sort();
-    let mut pages = Vec::new();
+    let dump = std::env::var_os("SIGHTLINE_TOKENS_DUMP")
+        .map(|_| crate::paths::workspace_root().join("target/tokens").join(corpus.name()));
+    let options = RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() };
+    let mut out = CaptureBreakdowns::default();
     let mut corpus_refs = RefRegistry::default();
     for path in files {
         let bytes = std::fs::read(&path)?;
         let capture = serde_json::from_slice::<Capture>(&bytes)?.without_accessibility_trees();
         let recorded: RecordedPage = serde_json::from_slice(&bytes)?;
-        let mut page_refs = RefRegistry::default();
-        let refs = if session == Session::One { &mut corpus_refs } else { &mut page_refs };
-        let snapshot = compile(&capture, refs);
-        let options = RenderOptions { ceiling_tokens: usize::MAX, ..Default::default() };
-        let text = render(&snapshot, 1, &options).text;
+        let visible = visible_text(&recorded);
         let case = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
-        if session == Session::PerPage && std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
-            let out = crate::paths::workspace_root().join("target/tokens").join(corpus.name());
-            std::fs::create_dir_all(&out)?;
-            std::fs::write(out.join(format!("{case}.txt")), &text)?;
+        let text = render(&compile(&capture, &mut RefRegistry::default()), 1, &options).text;
+        if let Some(dir) = &dump {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(dir.join(format!("{case}.txt")), &text)?;
         }
-        pages.push(breakdown(tokenizer, &case, &text, &visible_text(&recorded)));
+        out.per_page.push(breakdown(tokenizer, &case, &text, &visible));
+        let text = render(&compile(&capture, &mut corpus_refs), 1, &options).text;
+        out.one_session.push(breakdown(tokenizer, &case, &text, &visible));
     }
-    if session == Session::PerPage && std::env::var_os("SIGHTLINE_TOKENS_DUMP").is_some() {
+    if let Some(dir) = &dump {
         // Each page's parts and floor, for comparing them with the bench's peers page by page.
-        let out = crate::paths::workspace_root().join("target/tokens").join(format!("{}.json", corpus.name()));
-        std::fs::write(out, serde_json::to_vec_pretty(&pages)?)?;
+        std::fs::write(dir.with_extension("json"), serde_json::to_vec_pretty(&out.per_page)?)?;
     }
-    Ok(Some(pages))
+    Ok(Some(out))
 }
 
-/// `cargo xtask tokens`: prints the breakdown of both corpora from their recorded captures.
+/// `cargo xtask tokens`: prints the breakdown of both corpora from their recorded captures, and
+/// the same pages read one after the other in one session, as the bench reads them: what the
+/// refs' growing length costs.
 pub fn run_native() -> anyhow::Result<()> {
     let tokenizer = Tokenizer::o200k();
     for corpus in Corpus::ALL {
-        match over_captures(corpus, &tokenizer, Session::PerPage)? {
+        match over_captures(corpus, &tokenizer)? {
             Some(pages) => {
-                println!("{}", table(corpus.name(), &pages));
-                // The same pages read one after the other in one session, as the bench reads
-                // them: what the refs' growing length costs.
-                let session = over_captures(corpus, &tokenizer, Session::One)?.unwrap_or_default();
-                let ratios: Vec<f64> =
-                    session.iter().filter(|p| p.floor > 0).map(|p| p.total as f64 / p.floor as f64).collect();
-                let refs: Vec<f64> = session
-                    .iter()
-                    .filter(|p| p.total > 0)
-                    .map(|p| p.parts[Part::Refs.index()] as f64 / p.total as f64)
-                    .collect();
+                println!("{}", table(corpus.name(), &pages.per_page));
                 println!(
                     "{}, the same pages in one session (refs never reissued): median {:.3}× the floor, refs a median {:.1}% of a page's tokens\n",
                     corpus.name(),
-                    median(&ratios),
-                    median(&refs) * 100.0
+                    median(&floor_ratios(&pages.one_session)),
+                    median(&shares(&pages.one_session, Part::Refs)) * 100.0
                 );
             }
             None => println!(
