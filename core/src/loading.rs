@@ -240,6 +240,23 @@ pub fn no_new_page(status: Option<u64>, download: Option<&str>) -> String {
     }
 }
 
+/// Longest a navigation reads the page it loaded, counted from the end of the wait for `load`:
+/// waiting for a frame and a quiet DOM, capturing it and writing the answer all share it. A page
+/// whose scripts keep its main thread busy answers each step slowly; its navigation is answered
+/// within this all the same, saying so.
+pub const READ_CAP_MS: u32 = 15_000;
+
+/// What the agent is told when a navigation's page could not be read within [`READ_CAP_MS`];
+/// `what` says what the call did (`opened https://…`, `moved the tab`).
+pub fn unread_after_load(what: &str) -> String {
+    format!(
+        "browser_navigate {what}, but the page answered the browser too slowly to be read within {} s (a script \
+         on it is keeping it busy), so there is no snapshot of it yet. Take a browser_snapshot in a while, or \
+         navigate elsewhere.",
+        READ_CAP_MS / 1000
+    )
+}
+
 /// How a wait for a quiet DOM ended, as the agent is told it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Settling {

@@ -151,6 +151,7 @@ impl Runtime {
             };
             match message {
                 HostToExtension::Call { id, session, time_limit_ms, client, call } => {
+                    let received = timer::now_ms();
                     // Registered before the first await, so a cancel that follows finds it.
                     let (call_off, called_off) = futures::channel::oneshot::channel();
                     state.calls.borrow_mut().insert(id, call_off);
@@ -204,6 +205,9 @@ impl Runtime {
                         if let Some(note) = state.timeline.unsaved_note() {
                             output.text = format!("{note}\n{}", output.text);
                         }
+                        // The whole call as the worker saw it, from the host's message to the
+                        // answer: the rest of what the agent waited was the way to and fro.
+                        tools::add_stat(&mut output, "worker_ms", (timer::now_ms() - received).round().into());
                         output
                     });
                     Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))

@@ -13,7 +13,7 @@ use std::future::Future;
 
 use serde::Deserialize;
 use sightline_core::downloads::claims::DOWNLOAD_BEGAN;
-use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, Settling, Step};
+use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, READ_CAP_MS, Settling, Step};
 use sightline_core::protocol::HistoryMove;
 
 use crate::capture::{self, CaptureCosts};
@@ -84,6 +84,25 @@ pub struct Settled {
     pub on_its_way_to: Option<String>,
     /// How long the waits took.
     pub waited: Waited,
+    /// When reading the page after its load must be done by ([`READ_CAP_MS`] from the load's
+    /// end); set by the waits that capture ahead.
+    pub read_by: Option<Deadline>,
+    /// Whether the page could not be read by then.
+    pub unread: bool,
+}
+
+impl Settled {
+    /// Runs `read` (the answer's capture of the page) within what is left of the time to read it;
+    /// `None` when the page could not be read in time.
+    pub async fn within_read_cap<F: Future>(&self, read: F) -> Option<F::Output> {
+        if self.unread {
+            return None;
+        }
+        match self.read_by {
+            Some(by) => timer::within(by.left_ms(), read).await,
+            None => Some(read.await),
+        }
+    }
 }
 
 /// How long a navigation's waits took, in milliseconds.
@@ -628,6 +647,24 @@ async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id:
         // It answered no probe while loading; capturing and settling would only time out too.
         return Wait::Done;
     }
+    let read_by = Deadline::after(READ_CAP_MS);
+    settled.read_by = Some(read_by);
+    match timer::within(read_by.left_ms(), capture_then_settle_uncapped(tabs, timeline, tab_id, settled)).await {
+        Some(wait) => wait,
+        None => {
+            settled.unread = true;
+            Wait::Done
+        }
+    }
+}
+
+/// [`capture_then_settle`] without its cap.
+async fn capture_then_settle_uncapped(
+    tabs: &TabsState,
+    timeline: &TimelineState,
+    tab_id: i32,
+    settled: &mut Settled,
+) -> Wait {
     let loads_ms = await_rendering_loads(timeline, tab_id).await;
     let framing = timer::now_ms();
     next_frame(tabs, tab_id).await;

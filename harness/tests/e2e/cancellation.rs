@@ -75,6 +75,27 @@ async fn a_page_busy_right_after_commit_is_answered_within_the_navigation_cap() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_page_busy_right_after_its_load_is_answered_within_the_read_cap() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let started = Instant::now();
+    let url = rig.server.url("trust/busy.html?s=60&when=load");
+    let busy = c.call("browser_navigate", json!({"url": url})).await.unwrap();
+    let took = started.elapsed();
+    // It loads at once; reading it is capped at 15 s in all, however slowly it answers each step
+    // (each capture command alone may wait 15 s, and the answer captures again).
+    assert!(took < Duration::from_secs(25), "answered after {took:?}: {}", busy.text);
+    assert!(busy.is_error, "{}", busy.text);
+    assert!(busy.text.contains("too slowly to be read within 15 s"), "{}", busy.text);
+    assert!(busy.text.contains("Take a browser_snapshot in a while"), "{}", busy.text);
+
+    // The tab is free again: another site (another renderer) is served at once in a new tab.
+    let other = rig.server.url("shop.html").replace("127.0.0.1", "localhost");
+    let opened = c.call("browser_tabs", json!({"action": "new", "url": other})).await.unwrap();
+    assert!(!opened.is_error && opened.text.contains("# Tiny shop"), "{}", opened.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_click_retried_while_its_page_is_frozen_runs_once() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;

@@ -138,11 +138,16 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
     let url = format!("{}?hang={hang}&ws={}", rig.server.url("faults/flood.html"), sockets.url("flood"));
     let started = Instant::now();
     let page = c.call("browser_navigate", json!({"url": url})).await.expect("the call reaches the server");
-    // What the browser side measured of it (load, capture, settle...), for a slow one.
+    let took = started.elapsed();
+    // What the browser side measured of it (load, capture, settle, the whole call in the worker),
+    // for a slow one.
     let stats = page.structured.as_ref().map(|s| s["stats"].to_string()).unwrap_or_default();
-    eprintln!("browser_navigate to the flood: {:?}, stats {stats}", started.elapsed());
-    assert!(!page.is_error, "{}", page.text);
-    assert!(started.elapsed() < Duration::from_secs(30), "past the load cap: {:?}", started.elapsed());
+    eprintln!("browser_navigate to the flood: {took:?}, stats {stats}");
+    // The page loads at once; reading it under the flood is capped at 15 s. On a loaded machine
+    // the cap may pass: the answer then says the page was too busy to read, and the snapshots
+    // below read it.
+    assert!(took < Duration::from_secs(30), "the load and the read cap passed: {took:?}: {}", page.text);
+    assert!(!page.is_error || page.text.contains("too slowly to be read within 15 s"), "{}", page.text);
     // Set in the worker's global: gone if the browser restarts the worker during the flood.
     service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker = 1").expect("mark the worker");
 

@@ -173,8 +173,8 @@ async fn page_after_load(
     settled: Settled,
     url: Option<&str>,
 ) -> ActionResult {
+    let what = url.map(|u| format!("opened {}", redact_url(u))).unwrap_or_else(|| "moved the tab".to_owned());
     if let Some(silent_ms) = settled.silent_ms {
-        let what = url.map(|u| format!("opened {}", redact_url(u))).unwrap_or_else(|| "moved the tab".to_owned());
         if let Some(next) = &settled.on_its_way_to {
             return Err(Failure::Explained(format!(
                 "browser_navigate {what}, but the page sent the browser on to {next}, which had not answered after \
@@ -190,7 +190,12 @@ async fn page_after_load(
             silent_ms / 1000.0
         )));
     }
-    Ok(answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await?)
+    // Read within what is left of its cap: a page too busy to answer is said to be so in time.
+    let answer = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited.clone());
+    match settled.within_read_cap(answer).await {
+        Some(answer) => Ok(answer?),
+        None => Err(Failure::Explained(sightline_core::loading::unread_after_load(&what))),
+    }
 }
 
 /// Where an action stands before it runs.

@@ -212,11 +212,16 @@ pub async fn run_within(
 /// load, for the bench and for anyone weighing what a call costs. Other calls running meanwhile
 /// (another tab's) are counted too.
 fn count_commands(output: &mut ToolOutput, commands: u64) {
+    add_stat(output, "cdp_calls", commands.into());
+}
+
+/// Adds `key` to a page's `stats` in its answer, or beside the `kind` of an action's answer.
+pub fn add_stat(output: &mut ToolOutput, key: &str, value: serde_json::Value) {
     let Some(facts) = output.structured.as_mut().and_then(serde_json::Value::as_object_mut) else { return };
     if let Some(stats) = facts.get_mut("stats").and_then(serde_json::Value::as_object_mut) {
-        stats.insert("cdp_calls".to_owned(), commands.into());
+        stats.insert(key.to_owned(), value);
     } else if facts.contains_key("kind") {
-        facts.insert("cdp_calls".to_owned(), commands.into());
+        facts.insert(key.to_owned(), value);
     }
 }
 
