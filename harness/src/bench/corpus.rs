@@ -224,6 +224,10 @@ impl Measurer {
                 Ok(()) => {
                     let call = server.snapshot().await;
                     changed_lost = call.is_err();
+                    if let (ServerKind::Sightline, Ok(changed)) = (kind, &call) {
+                        let wall_ms = (changed.calls == 1).then(|| millis(changed));
+                        extras.extend(extensions::changed_page_extras(&changed.reply, wall_ms));
+                    }
                     Outcome::from_call(call.as_ref(), tokenizer)
                 }
                 Err(e) => {

@@ -101,10 +101,17 @@ pub async fn sightline_page_extras(probe: &PageProbe<'_>) -> Vec<ExtraColumn> {
     columns
 }
 
+/// The profile of a snapshot of the page after the bench changed it, its columns named
+/// `changed page: …`: a snapshot that cannot reuse a capture, so probe, capture, conversion and
+/// pipeline all run. `wall_ms` is its wall time when it took one call.
+pub fn changed_page_extras(snapshot: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn> {
+    profile("changed page: ", snapshot, wall_ms)
+}
+
 /// The profile of one call that captured the page, each column's name after `prefix`: the
 /// pipeline in wasm, the probe, the CDP capture with each method's own wait, payload conversion,
-/// loading and settling (a navigation), and the rest of the wall time (page-state work and
-/// rendering in the extension, the bridge, the host and MCP).
+/// loading and settling (a navigation), and the rest of the wall time: page-state work and
+/// rendering in the worker, then the bridge, the host and MCP.
 fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn> {
     let mut columns = Vec::new();
     let mut push = |name: &str, value: ExtraValue| columns.push(ExtraColumn { name: format!("{prefix}{name}"), value });
@@ -139,8 +146,16 @@ fn profile(prefix: &str, reply: &Reply, wall_ms: Option<f64>) -> Vec<ExtraColumn
             }
         }
         if let (Some(wall), Some(convert)) = (wall_ms, millis("convert_ms")) {
-            let rest = (wall - waits - probe - capture - convert - pipeline).max(0.0);
-            push("rest of the call", ExtraValue::Millis(rest));
+            let measured = waits + probe + capture + convert + pipeline;
+            // The extension also says how long the whole call took in its worker: the rest is
+            // then split between the worker and the way to and fro.
+            match millis("worker_ms") {
+                Some(worker) => {
+                    push("rest in the worker", ExtraValue::Millis((worker - measured).max(0.0)));
+                    push("bridge, host and MCP", ExtraValue::Millis((wall - worker).max(0.0)));
+                }
+                None => push("rest of the call", ExtraValue::Millis((wall - measured).max(0.0))),
+            }
         }
     }
     // Each CDP method's own wait (they overlap; the slowest bounds the capture).
