@@ -143,10 +143,11 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
     // for a slow one.
     let stats = page.structured.as_ref().map(|s| s["stats"].to_string()).unwrap_or_default();
     eprintln!("browser_navigate to the flood: {took:?}, stats {stats}");
-    // The page loads at once; reading it under the flood is capped at 15 s. On a loaded machine
-    // the cap may pass: the answer then says the page was too busy to read, and the snapshots
-    // below read it.
-    assert!(took < Duration::from_secs(30), "the load and the read cap passed: {took:?}: {}", page.text);
+    // The load is capped at 30 s and reading the page after it at 15 s; what is left for the
+    // steps before the load and the way to and fro is a few seconds. On a loaded machine the read
+    // cap may pass: the answer then says the page was too busy to read, and the snapshots below
+    // read it.
+    assert!(took < Duration::from_secs(50), "past the load and read caps: {took:?}: {}", page.text);
     assert!(!page.is_error || page.text.contains("too slowly to be read within 15 s"), "{}", page.text);
     // Set in the worker's global: gone if the browser restarts the worker during the flood.
     service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker = 1").expect("mark the worker");
