@@ -91,20 +91,6 @@ pub struct Settled {
     pub unread: bool,
 }
 
-impl Settled {
-    /// Runs `read` (the answer's capture of the page) within what is left of the time to read it;
-    /// `None` when the page could not be read in time.
-    pub async fn within_read_cap<F: Future>(&self, read: F) -> Option<F::Output> {
-        if self.unread {
-            return None;
-        }
-        match self.read_by {
-            Some(by) => timer::within(by.left_ms(), read).await,
-            None => Some(read.await),
-        }
-    }
-}
-
 /// How long a navigation's waits took, in milliseconds.
 #[derive(Debug, Default, Clone)]
 pub struct Waited {
@@ -134,6 +120,18 @@ impl Settled {
     fn note(&mut self, note: String) {
         if !self.notes.contains(&note) {
             self.notes.push(note);
+        }
+    }
+
+    /// Runs `read` (the answer's capture of the page) within what is left of the time to read it;
+    /// `None` when the page could not be read in time.
+    pub async fn within_read_cap<F: Future>(&self, read: F) -> Option<F::Output> {
+        if self.unread {
+            return None;
+        }
+        match self.read_by {
+            Some(by) => timer::within(by.left_ms(), read).await,
+            None => Some(read.await),
         }
     }
 }
@@ -641,7 +639,9 @@ enum Wait {
 /// watch counted no mutation), the capture is the settled page's and the navigation answers
 /// with it: a page already quiet when it loaded costs one capture, not a wait and then a
 /// capture. A page that changed meanwhile is captured afresh after the wait, as it would have
-/// been without the capture ahead.
+/// been without the capture ahead. All of it holds to [`READ_CAP_MS`] from now, and so does
+/// the answer's capture after it ([`Settled::within_read_cap`]); a page too slow to be read in
+/// that time is marked `unread`.
 async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id: i32, settled: &mut Settled) -> Wait {
     if settled.silent_ms.is_some() {
         // It answered no probe while loading; capturing and settling would only time out too.
