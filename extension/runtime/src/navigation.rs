@@ -85,10 +85,8 @@ pub struct Settled {
     /// How long the waits took.
     pub waited: Waited,
     /// When reading the page after its load must be done by ([`READ_CAP_MS`] from the load's
-    /// end); set by the waits that capture ahead.
+    /// end); set by the waits that capture ahead. Passed already when they ran out of it.
     pub read_by: Option<Deadline>,
-    /// Whether the page could not be read by then.
-    pub unread: bool,
 }
 
 /// How long a navigation's waits took, in milliseconds.
@@ -122,17 +120,15 @@ impl Settled {
             self.notes.push(note);
         }
     }
+}
 
-    /// Runs `read` (the answer's capture of the page) within what is left of the time to read it;
-    /// `None` when the page could not be read in time.
-    pub async fn within_read_cap<F: Future>(&self, read: F) -> Option<F::Output> {
-        if self.unread {
-            return None;
-        }
-        match self.read_by {
-            Some(by) => timer::within(by.left_ms(), read).await,
-            None => Some(read.await),
-        }
+/// Runs `read` (the answer's capture of the page) within what is left of a navigation's time to
+/// read it ([`Settled::read_by`]); `None` when the page could not be read in time.
+pub async fn within_read_cap<F: Future>(read_by: Option<Deadline>, read: F) -> Option<F::Output> {
+    match read_by {
+        Some(by) if by.passed() => None,
+        Some(by) => timer::within(by.left_ms(), read).await,
+        None => Some(read.await),
     }
 }
 
@@ -640,8 +636,7 @@ enum Wait {
 /// with it: a page already quiet when it loaded costs one capture, not a wait and then a
 /// capture. A page that changed meanwhile is captured afresh after the wait, as it would have
 /// been without the capture ahead. All of it holds to [`READ_CAP_MS`] from now, and so does
-/// the answer's capture after it ([`Settled::within_read_cap`]); a page too slow to be read in
-/// that time is marked `unread`.
+/// the answer's capture after it ([`within_read_cap`]).
 async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id: i32, settled: &mut Settled) -> Wait {
     if settled.silent_ms.is_some() {
         // It answered no probe while loading; capturing and settling would only time out too.
@@ -649,13 +644,10 @@ async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id:
     }
     let read_by = Deadline::after(READ_CAP_MS);
     settled.read_by = Some(read_by);
-    match timer::within(read_by.left_ms(), capture_then_settle_uncapped(tabs, timeline, tab_id, settled)).await {
-        Some(wait) => wait,
-        None => {
-            settled.unread = true;
-            Wait::Done
-        }
-    }
+    // Out of time, the answer's read finds the deadline passed and says so.
+    timer::within(read_by.left_ms(), capture_then_settle_uncapped(tabs, timeline, tab_id, settled))
+        .await
+        .unwrap_or(Wait::Done)
 }
 
 /// [`capture_then_settle`] without its cap.

@@ -214,11 +214,11 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
          capture — waiting on the browser, less the converting done meanwhile —, each CDP method's own wait from \
          request to reply — they run concurrently, so they overlap — and converting the payloads into the engine's \
          types, each as it arrives), a navigation's waits (from sending it to the new document's `load`, then for its \
-         next frame and for a quiet DOM), and the rest of the wall time the MCP client saw: in the worker (page-state work and rendering, \
-         up to the whole call's time the extension measured) and on the way (bridge, host and MCP). `changed page: …` \
-         profiles the snapshot after the bench changed the page, which captures it anew. A navigation captures the page as soon as it has loaded, ahead of the \
-         wait for a quiet DOM, and answers with that capture when the DOM did not change until the page settled \
-         (`navigate: captured ahead of the settle wait`, 100% or 0% per page; otherwise it captures again, and its \
+         next frame and for a quiet DOM), and the rest of the wall time the MCP client saw: in the worker \
+         (page-state work and rendering, up to the whole call's time the extension measured) and on the way \
+         (bridge, host and MCP). `changed page: …` profiles the snapshot after the bench changed the page, which \
+         captures it anew. A navigation captures the page as soon as it has loaded, ahead of the wait for a quiet \
+         DOM, and answers with that capture when the DOM did not change until the page settled (`navigate: captured ahead of the settle wait`, 100% or 0% per page; otherwise it captures again, and its \
          capture times add both). A snapshot of a page nothing changed on since the navigation is answered from its \
          capture (`snapshot reused the last capture`, 100% or 0% per page).\n"
     );

@@ -191,8 +191,8 @@ async fn page_after_load(
         )));
     }
     // Read within what is left of its cap: a page too busy to answer is said to be so in time.
-    let answer = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited.clone());
-    match settled.within_read_cap(answer).await {
+    let answer = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited);
+    match navigation::within_read_cap(settled.read_by, answer).await {
         Some(answer) => Ok(answer?),
         None => Err(Failure::Explained(sightline_core::loading::unread_after_load(&what))),
     }
