@@ -240,22 +240,52 @@ pub fn no_new_page(status: Option<u64>, download: Option<&str>) -> String {
     }
 }
 
+/// Longest wait for a page's `load` event, counted from when its navigation starts (sending it,
+/// waiting for the new document and for its `load` all share it).
+pub const LOAD_CAP_MS: u32 = 30_000;
+
 /// Longest a navigation reads the page it loaded, counted from the end of the wait for `load`:
 /// waiting for a frame and a quiet DOM, capturing it and writing the answer all share it. A page
 /// whose scripts keep its main thread busy answers each step slowly; its navigation is answered
 /// within this all the same, saying so.
 pub const READ_CAP_MS: u32 = 15_000;
 
-/// What the agent is told when a navigation's page could not be read within [`READ_CAP_MS`];
-/// `what` says what the call did (`opened https://…`, `moved the tab`).
-pub fn unread_after_load(what: &str) -> String {
+/// What the agent is told when the page a call loaded could not be read within
+/// [`READ_CAP_MS`]. `did` says what the call did, tool first: `browser_navigate opened https://…`,
+/// `browser_navigate moved the tab`, `browser_click ran and opened https://…`.
+pub fn unread_after_load(did: &str) -> String {
     format!(
-        "browser_navigate {what}, but the page answered the browser too slowly to be read within {} s (a script \
-         on it is keeping it busy), so there is no snapshot of it yet. Take a browser_snapshot in a while, or \
-         navigate elsewhere.",
+        "{did}, but the page answered the browser too slowly to be read within {} s (a script on it is keeping \
+         it busy), so there is no snapshot of it yet. {COME_BACK_LATER}",
         READ_CAP_MS / 1000
     )
 }
+
+/// What the agent is told when the page a call loaded had not finished loading within
+/// [`LOAD_CAP_MS`] and had not answered the browser for `silent_ms` (a script keeps its main
+/// thread busy), so reading it would only time out. `did` as for [`unread_after_load`].
+pub fn silent_after_load(did: &str, silent_ms: f64) -> String {
+    format!(
+        "{did}, but the page had not finished loading after {} s and has not answered the browser for {:.0} s \
+         (a script on it is keeping it busy), so it cannot be read yet. {COME_BACK_LATER}",
+        LOAD_CAP_MS / 1000,
+        silent_ms / 1000.0
+    )
+}
+
+/// What the agent is told when the page a call loaded sent the browser on to `next` (its
+/// secrets already masked), which had not answered after `silent_ms`, the load cap's end.
+/// `did` as for [`unread_after_load`].
+pub fn stuck_on_the_way(did: &str, next: &str, silent_ms: f64) -> String {
+    format!(
+        "{did}, but the page sent the browser on to {next}, which had not answered after {:.0} s, so there is \
+         no page to read yet. {COME_BACK_LATER}",
+        silent_ms / 1000.0
+    )
+}
+
+/// How each answer about a page that cannot be read yet ends: what the agent can do.
+const COME_BACK_LATER: &str = "Take a browser_snapshot in a while, or navigate elsewhere.";
 
 /// How a wait for a quiet DOM ended, as the agent is told it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -174,9 +174,23 @@ fn only_a_wait_that_did_not_end_quietly_has_a_note() {
 }
 
 #[test]
-fn a_page_too_busy_to_read_is_answered_with_what_the_navigation_did_and_what_to_do() {
-    let text = unread_after_load("opened https://shop.example/cart");
-    assert!(text.starts_with("browser_navigate opened https://shop.example/"), "{text}");
-    assert!(text.contains(&format!("within {} s", READ_CAP_MS / 1000)), "{text}");
-    assert!(text.contains("Take a browser_snapshot"), "{text}");
+fn a_page_too_busy_to_read_is_answered_with_what_the_call_did_and_what_to_do() {
+    let did = "browser_click ran and opened https://shop.example/cart";
+    for text in [
+        unread_after_load(did),
+        silent_after_load(did, 31_400.0),
+        stuck_on_the_way(did, "https://pay.example/", 30_000.0),
+    ] {
+        assert!(text.starts_with(&format!("{did}, but the page ")), "{text}");
+        assert!(text.ends_with("Take a browser_snapshot in a while, or navigate elsewhere."), "{text}");
+    }
+    assert!(unread_after_load(did).contains(&format!("too slowly to be read within {} s", READ_CAP_MS / 1000)));
+    let silent = silent_after_load(did, 31_400.0);
+    assert!(silent.contains(&format!("had not finished loading after {} s", LOAD_CAP_MS / 1000)), "{silent}");
+    assert!(silent.contains("has not answered the browser for 31 s"), "{silent}");
+    let stuck = stuck_on_the_way(did, "https://pay.example/", 30_000.0);
+    assert!(
+        stuck.contains("sent the browser on to https://pay.example/, which had not answered after 30 s"),
+        "{stuck}"
+    );
 }

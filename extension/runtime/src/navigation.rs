@@ -13,7 +13,9 @@ use std::future::Future;
 
 use serde::Deserialize;
 use sightline_core::downloads::claims::DOWNLOAD_BEGAN;
-use sightline_core::loading::{self, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, READ_CAP_MS, Settling, Step};
+use sightline_core::loading::{
+    self, LOAD_CAP_MS, LoadEvent, LoadWait, PROBE_TIMEOUT_MS, ProbeAnswer, READ_CAP_MS, Settling, Step,
+};
 use sightline_core::protocol::HistoryMove;
 
 use crate::capture::{self, CaptureCosts};
@@ -23,9 +25,6 @@ use crate::error::ToolError;
 use crate::state::{AsksState, TabsState, TimelineState};
 use crate::timer::{self, Deadline};
 
-/// Longest wait for a page's `load` event, counted from when its navigation starts: sending
-/// the navigation, waiting for the new document and waiting for its `load` all share it.
-pub const LOAD_TIMEOUT_MS: u32 = 30_000;
 /// Beyond the stabilisation cap, how long the settling script's round trip may take; a page
 /// too busy to run it at all is given up on after the cap plus this.
 const STABILIZE_SLACK_MS: u32 = 3_000;
@@ -85,7 +84,7 @@ pub struct Settled {
     /// How long the waits took.
     pub waited: Waited,
     /// When reading the page after its load must be done by ([`READ_CAP_MS`] from the load's
-    /// end); set by the waits that capture ahead. Passed already when they ran out of it.
+    /// end); set by every wait that follows a load. Passed already when they ran out of it.
     pub read_by: Option<Deadline>,
 }
 
@@ -145,7 +144,7 @@ struct NavigateResult {
 pub async fn goto(tabs: &TabsState, timeline: &TimelineState, tab_id: i32, url: &str) -> Result<Settled, ToolError> {
     let started = timer::now_ms();
     let mut events = Subscription::new(&tabs.hub, tab_id, NAVIGATION_EVENTS);
-    let load = Deadline::after(LOAD_TIMEOUT_MS);
+    let load = Deadline::after(LOAD_CAP_MS);
     let timeout = load.cap(cdp::COMMAND_TIMEOUT_MS);
     // The counters are turned off before the navigation, without waiting for the browser's
     // answer first: it handles the tab's commands in the order they were sent.
@@ -177,7 +176,7 @@ pub async fn goto_without_debugger(
     tab_id: i32,
     url: &str,
 ) -> Result<Settled, ToolError> {
-    let load = Deadline::after(LOAD_TIMEOUT_MS);
+    let load = Deadline::after(LOAD_CAP_MS);
     chrome::navigate_tab(tab_id, url).await?;
     let mut settled = Settled { navigated: true, ..Settled::default() };
     // The old page may still be showing for a moment: attaching fails until the new one commits.
@@ -198,7 +197,7 @@ pub async fn goto_without_debugger(
         if load.passed() {
             settled.note(format!(
                 "the page had not finished loading after {} s; what follows is what had loaded",
-                LOAD_TIMEOUT_MS / 1000
+                LOAD_CAP_MS / 1000
             ));
             break;
         }
@@ -234,7 +233,7 @@ pub async fn history(
     step: HistoryMove,
 ) -> Result<Settled, ToolError> {
     let mut events = Subscription::new(&tabs.hub, tab_id, NAVIGATION_EVENTS);
-    let load = Deadline::after(LOAD_TIMEOUT_MS);
+    let load = Deadline::after(LOAD_CAP_MS);
     crate::probe::pause_layout_counters(tabs, tab_id).await;
     match step {
         HistoryMove::Reload => {
@@ -291,7 +290,7 @@ pub async fn history(
             wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
         }
         Some(_) => {}
-        None => settled.note(format!("the page did not navigate within {} s", LOAD_TIMEOUT_MS / 1000)),
+        None => settled.note(format!("the page did not navigate within {} s", LOAD_CAP_MS / 1000)),
     }
     capture_then_settle(tabs, timeline, tab_id, &mut settled).await;
     Ok(settled)
@@ -326,7 +325,7 @@ where
         Some(event) => {
             // The document the DOM wait watched is going away: wait for the new one.
             settled.navigated = true;
-            let load = *load.get_or_insert_with(|| Deadline::after(LOAD_TIMEOUT_MS));
+            let load = *load.get_or_insert_with(|| Deadline::after(LOAD_CAP_MS));
             let committed = if event.method == "Page.frameNavigated" {
                 Commit::Document(event.params["frame"]["loaderId"].as_str().map(str::to_owned))
             } else {
@@ -335,27 +334,28 @@ where
             match committed {
                 Commit::Document(loader) => {
                     wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
+                    settle_after_load(tabs, tab_id, &mut settled).await
                 }
                 // The browser ended the navigation without a new document: the page stayed.
                 Commit::None => {
                     settled.navigated = false;
                     settled.note(no_new_page(&mut documents, &main));
+                    stabilize_into(tabs, tab_id, &mut settled).await
                 }
             }
-            stabilize_into(tabs, tab_id, &mut settled).await
         }
         None => note_stabilization(quiet, &mut settled),
     };
     if wait == Wait::Navigated {
         // The page left while we waited for it to settle: wait for the new document instead.
         settled.navigated = true;
-        let load = *load.get_or_insert_with(|| Deadline::after(LOAD_TIMEOUT_MS));
+        let load = *load.get_or_insert_with(|| Deadline::after(LOAD_CAP_MS));
         let loader = events
             .next_where(load.left_ms(), |e| e.method == "Page.frameNavigated" && is_main_frame_event(e, &main))
             .await
             .and_then(|e| e.params["frame"]["loaderId"].as_str().map(str::to_owned));
         wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
-        stabilize_into(tabs, tab_id, &mut settled).await;
+        settle_after_load(tabs, tab_id, &mut settled).await;
     }
     if !settled.navigated {
         wait_for_child_frames(&mut frames, &main, &mut settled).await;
@@ -682,6 +682,15 @@ async fn next_frame(tabs: &TabsState, tab_id: i32) {
     let params = serde_json::json!({"expression": expression, "awaitPromise": true});
     // A page that draws nothing in time, or whose watch world cannot be found, is captured as it is.
     let _ = crate::probe::evaluate_in_watch::<serde_json::Value>(tabs, &main, &frame, &params, FRAME_WAIT_MS).await;
+}
+
+/// After an action's navigation loaded its page: waits for a quiet DOM within the page's
+/// [`READ_CAP_MS`], which the answer's capture after it holds to as well ([`within_read_cap`]),
+/// as a navigation's does.
+async fn settle_after_load(tabs: &TabsState, tab_id: i32, settled: &mut Settled) -> Wait {
+    let read_by = Deadline::after(READ_CAP_MS);
+    settled.read_by = Some(read_by);
+    timer::within(read_by.left_ms(), stabilize_into(tabs, tab_id, settled)).await.unwrap_or(Wait::Done)
 }
 
 async fn stabilize_into(tabs: &TabsState, tab_id: i32, settled: &mut Settled) -> Wait {

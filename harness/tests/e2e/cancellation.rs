@@ -1,6 +1,7 @@
 //! Drills for calls that take too long or are given up on (issue 11), in the real browser: a
-//! page that stays busy after it commits, a click whose page freezes and an agent that retries
-//! it, a call cancelled over MCP while another holds the tab, and a call that runs out of time.
+//! page that stays busy after it commits or right after its load, a click that opens such a
+//! page, a click whose page freezes and an agent that retries it, a call cancelled over MCP while
+//! another holds the tab, and a call that runs out of time.
 //!
 //! Bounds here are caps the product states (the call's time limit, the 30 s load cap), never
 //! measurements of speed.
@@ -93,6 +94,38 @@ async fn a_page_busy_right_after_its_load_is_answered_within_the_read_cap() {
     let other = rig.server.url("shop.html").replace("127.0.0.1", "localhost");
     let opened = c.call("browser_tabs", json!({"action": "new", "url": other})).await.unwrap();
     assert!(!opened.is_error && opened.text.contains("# Tiny shop"), "{}", opened.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_that_opens_a_busy_page_is_answered_within_the_navigation_caps() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let links = c.call("browser_navigate", json!({"url": rig.server.url("trust/busy-link.html")})).await.unwrap();
+    assert!(!links.is_error, "{}", links.text);
+
+    // A page busy once it has loaded: reading it holds to the 15 s read cap, as a navigation's.
+    let started = Instant::now();
+    let after = c.call("browser_click", json!({"ref": ref_of(&links, "link", "Busy after its load")})).await.unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(25), "answered after {took:?}: {}", after.text);
+    assert!(after.is_error, "{}", after.text);
+    assert!(after.text.contains("browser_click ran and opened http://127.0.0.1"), "{}", after.text);
+    assert!(after.text.contains("busy.html?s=60&when=load"), "{}", after.text);
+    assert!(after.text.contains("too slowly to be read within 15 s"), "{}", after.text);
+    assert!(after.text.contains("Take a browser_snapshot in a while"), "{}", after.text);
+
+    // A page busy before it can load: the 30 s load cap, then nothing more is waited for.
+    let other = rig.server.url("trust/busy-link.html").replace("127.0.0.1", "localhost");
+    let links = c.call("browser_tabs", json!({"action": "new", "url": other})).await.unwrap();
+    assert!(!links.is_error, "{}", links.text);
+    let started = Instant::now();
+    let before = c.call("browser_click", json!({"ref": ref_of(&links, "link", "Busy before its load")})).await.unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(45), "answered after {took:?}: {}", before.text);
+    assert!(before.is_error, "{}", before.text);
+    assert!(before.text.contains("browser_click ran and opened http://localhost"), "{}", before.text);
+    assert!(before.text.contains("had not finished loading after 30 s"), "{}", before.text);
+    assert!(before.text.contains("has not answered the browser"), "{}", before.text);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -14,6 +14,7 @@ use futures::future::{Either, select};
 use sightline_core::dialogs::OpenDialog;
 use sightline_core::downloads::claims::DECISION_WAIT_MS;
 use sightline_core::keys;
+use sightline_core::loading;
 use sightline_core::page_state::{Answer, Delta, Staleness};
 use sightline_core::protocol::{
     ClickParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams, ToolOutput,
@@ -164,37 +165,50 @@ async fn load_within(reach: &Reach<'_>, session: &str, tab: i32, url: &str, ctx:
     Ok(answer)
 }
 
-/// The page after a navigation; for a page that stopped answering the browser while it loaded
-/// (reading it would only time out), what happened and what to do instead.
+/// The page after a navigation, read within its cap ([`read_loaded_page`]).
 async fn page_after_load(
     reach: &Reach<'_>,
     session: &str,
     tab: i32,
-    settled: Settled,
+    mut settled: Settled,
     url: Option<&str>,
 ) -> ActionResult {
-    let what = url.map(|u| format!("opened {}", redact_url(u))).unwrap_or_else(|| "moved the tab".to_owned());
+    let did = match url {
+        Some(url) => format!("browser_navigate opened {}", redact_url(url)),
+        None => "browser_navigate moved the tab".to_owned(),
+    };
+    let waited = std::mem::take(&mut settled.waited);
+    let read = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, waited);
+    read_loaded_page(&settled, &did, read).await
+}
+
+/// Reads the page a call loaded (`read`, the answer's capture) within what is left of its time
+/// to be read ([`Settled::read_by`]). A page that stopped answering the browser while it loaded
+/// is not read (it would only time out), and one too slow to read in time is given up on: the
+/// agent is told what the call did (`did`, tool first) and what to do instead.
+async fn read_loaded_page(
+    settled: &Settled,
+    did: &str,
+    read: impl std::future::Future<Output = ToolResult>,
+) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
-        if let Some(next) = &settled.on_its_way_to {
-            return Err(Failure::Explained(format!(
-                "browser_navigate {what}, but the page sent the browser on to {next}, which had not answered after \
-                 {:.0} s, so there is no page to read yet. Take a browser_snapshot in a while, or navigate elsewhere.",
-                silent_ms / 1000.0
-            )));
-        }
-        return Err(Failure::Explained(format!(
-            "browser_navigate {what}, but the page had not finished loading after {} s and has not answered the \
-             browser for {:.0} s (a script on it is keeping it busy), so it cannot be read yet. Take a \
-             browser_snapshot in a while, or navigate elsewhere.",
-            navigation::LOAD_TIMEOUT_MS / 1000,
-            silent_ms / 1000.0
-        )));
+        return Err(Failure::Explained(match &settled.on_its_way_to {
+            Some(next) => loading::stuck_on_the_way(did, next, silent_ms),
+            None => loading::silent_after_load(did, silent_ms),
+        }));
     }
-    // Read within what is left of its cap: a page too busy to answer is said to be so in time.
-    let answer = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited);
-    match navigation::within_read_cap(settled.read_by, answer).await {
+    match navigation::within_read_cap(settled.read_by, read).await {
         Some(answer) => Ok(answer?),
-        None => Err(Failure::Explained(sightline_core::loading::unread_after_load(&what))),
+        None => Err(Failure::Explained(loading::unread_after_load(did))),
+    }
+}
+
+/// What an action that loaded a new page did, for an answer that cannot show the page: the
+/// tool, and the address the tab shows now (its secrets masked).
+async fn action_opened(tool: &str, tab: i32) -> String {
+    match crate::chrome::get_tab(tab).await.ok().and_then(|t| t.url) {
+        Some(url) => format!("{tool} ran and opened {}", redact_url(&url)),
+        None => format!("{tool} ran and loaded a new page"),
     }
 }
 
@@ -303,17 +317,38 @@ pub(super) async fn act_noting(
         ));
     }
     let mut output = match outcome? {
+        Ok(mut settled) if settled.navigated => {
+            // The page it loaded is read within the same caps as a navigation's.
+            let did = action_opened(tool, tab).await;
+            let own = noted.take();
+            let notes: Vec<String> = own.iter().cloned().chain(std::mem::take(&mut settled.notes)).collect();
+            let read = answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref());
+            read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
+                // What the action itself noted (a download it began) is not lost with the page.
+                Failure::Explained(text) => Failure::Explained(with_notes(text, &own)),
+                failure => failure,
+            })
+        }
         Ok(settled) => {
             let notes: Vec<String> = noted.take().into_iter().chain(settled.notes).collect();
-            answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?
+            Ok(answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?)
         }
-        Err(dialog) => dialog_opened(dialog.opened_by(tool)),
+        Err(dialog) => Ok(dialog_opened(dialog.opened_by(tool))),
     };
     // Who allowed it, first.
     if let Some(note) = allowed {
-        output.text = format!("{note}\n{}", output.text);
+        match &mut output {
+            Ok(output) => output.text = format!("{note}\n{}", output.text),
+            Err(Failure::Explained(text)) => *text = format!("{note}\n{text}"),
+            Err(Failure::Tool(_)) => {}
+        }
     }
-    Ok(output)
+    output
+}
+
+/// `text` followed by `notes`, each on a `! ` line, as an answer shows them.
+fn with_notes(text: String, notes: &[String]) -> String {
+    notes.iter().fold(text, |text, note| format!("{text}\n! {note}"))
 }
 
 /// The downloads of one action: ends the action's claim on downloads when dropped, also when
