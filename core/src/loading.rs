@@ -251,8 +251,8 @@ pub const LOAD_CAP_MS: u32 = 30_000;
 pub const READ_CAP_MS: u32 = 15_000;
 
 /// What the agent is told when the page a call loaded could not be read within
-/// [`READ_CAP_MS`]. `did` says what the call did, tool first: `browser_navigate opened https://…`,
-/// `browser_navigate moved the tab`, `browser_click ran and opened https://…`.
+/// [`READ_CAP_MS`]. `did` says what the call did, tool first unless the answer starts with it:
+/// `browser_navigate opened https://…`, `browser_click ran and opened https://…`.
 pub fn unread_after_load(did: &str) -> String {
     format!(
         "{did}, but the page answered the browser too slowly to be read within {} s (a script on it is keeping \

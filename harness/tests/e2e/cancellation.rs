@@ -97,6 +97,25 @@ async fn a_page_busy_right_after_its_load_is_answered_within_the_read_cap() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_new_tab_on_a_page_busy_after_its_load_is_answered_within_the_read_cap() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let started = Instant::now();
+    let url = rig.server.url("trust/busy.html?s=60&when=load");
+    let busy = c.call("browser_tabs", json!({"action": "new", "url": url})).await.unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(25), "answered after {took:?}: {}", busy.text);
+    assert!(busy.is_error, "{}", busy.text);
+    assert!(busy.text.starts_with("browser_tabs: opened tab "), "{}", busy.text);
+    assert!(busy.text.contains(" at http://127.0.0.1:"), "{}", busy.text);
+    assert!(busy.text.contains("too slowly to be read within 15 s"), "{}", busy.text);
+
+    // The tab it opened is the agent's, and listed.
+    let tabs = c.ok("browser_tabs", json!({})).await;
+    assert!(tabs.contains("Busy page") || tabs.contains("busy.html"), "{tabs}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_click_that_opens_a_busy_page_is_answered_within_the_navigation_caps() {
     let rig = Rig::start().await.expect("rig");
     let c = &rig.client;

@@ -104,7 +104,8 @@ pub async fn navigate(reach: &Reach<'_>, session: &str, params: NavigateParams, 
 }
 
 /// Loads `url` in `tab` (if the user's options allow it) and answers with the page (for
-/// `browser_tabs new`, whose call is bounded as a whole).
+/// `browser_tabs new`, whose call is bounded as a whole), read within the navigation's caps as
+/// `browser_navigate` reads it.
 pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> ToolResult {
     let url = Options::for_call(reach.asks).url_policy().check(url)?.to_string();
     crate::permissions::gate_navigation(reach, session, None, &url, None).await.map_err(|refused| match refused {
@@ -113,7 +114,7 @@ pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> Tool
     })?;
     let lock = reach.custody.tabs.lock(tab);
     let _guard = lock.lock().await;
-    let settled = match reach.custody.tabs.ensure_attached(tab).await {
+    let mut settled = match reach.custody.tabs.ensure_attached(tab).await {
         Ok(()) => navigation::goto(reach.custody.tabs, reach.custody.timeline, tab, &url).await?,
         // The tab shows a page the browser does not let extensions debug (a browser page, a
         // source view): move it away without the debugger, then take control again.
@@ -122,7 +123,14 @@ pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> Tool
         }
         Err(e) => return Err(e),
     };
-    answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, settled.waited).await
+    // The error is shown after the tool's name (`browser_tabs: opened tab 7 at …`).
+    let did = format!("opened tab {tab} at {}", redact_url(&url));
+    let waited = std::mem::take(&mut settled.waited);
+    let read = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, waited);
+    read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
+        Failure::Explained(text) => ToolError::NotYet(text),
+        Failure::Tool(e) => e,
+    })
 }
 
 /// Loads `url` in `tab` for `browser_navigate` and answers with the page.
