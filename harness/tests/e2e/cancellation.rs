@@ -132,6 +132,12 @@ async fn a_click_that_opens_a_busy_page_is_answered_within_the_navigation_caps()
     assert!(after.text.contains("busy.html?s=60&when=load"), "{}", after.text);
     assert!(after.text.contains("too slowly to be read within 15 s"), "{}", after.text);
     assert!(after.text.contains("Take a browser_snapshot in a while"), "{}", after.text);
+    // What the click did is not shown, so the next action on the tab waits for a look: a key
+    // pressed blindly now would land on a page the agent has not seen.
+    let blind = c.call("browser_press_key", json!({"key": "Enter"})).await.unwrap();
+    assert!(blind.is_error, "{}", blind.text);
+    assert!(blind.text.contains("browser_press_key was not run"), "{}", blind.text);
+    assert!(blind.text.contains("you were not shown what it did"), "{}", blind.text);
 
     // A page busy before it can load: the 30 s load cap, then nothing more is waited for.
     let other = rig.server.url("trust/busy-link.html").replace("127.0.0.1", "localhost");

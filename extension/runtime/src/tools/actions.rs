@@ -109,7 +109,7 @@ pub async fn navigate(reach: &Reach<'_>, session: &str, params: NavigateParams, 
 pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> ToolResult {
     let url = Options::for_call(reach.asks).url_policy().check(url)?.to_string();
     crate::permissions::gate_navigation(reach, session, None, &url, None).await.map_err(|refused| match refused {
-        Failure::Explained(text) => ToolError::NotPermitted(text),
+        Failure::Explained(text) | Failure::Unseen(text) => ToolError::NotPermitted(text),
         Failure::Tool(e) => e,
     })?;
     let lock = reach.custody.tabs.lock(tab);
@@ -128,7 +128,7 @@ pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> Tool
     let waited = std::mem::take(&mut settled.waited);
     let read = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, waited);
     read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
-        Failure::Explained(text) => ToolError::NotYet(text),
+        Failure::Explained(text) | Failure::Unseen(text) => ToolError::NotYet(text),
         Failure::Tool(e) => e,
     })
 }
@@ -193,21 +193,22 @@ async fn page_after_load(
 /// Reads the page a call loaded (`read`, the answer's capture) within what is left of its time
 /// to be read ([`Settled::read_by`]). A page that stopped answering the browser while it loaded
 /// is not read (it would only time out), and one too slow to read in time is given up on: the
-/// agent is told what the call did (`did`, tool first) and what to do instead.
+/// agent is told what the call did (`did`, tool first) and what to do instead, as an action it
+/// has not seen the outcome of ([`Failure::Unseen`]).
 async fn read_loaded_page(
     settled: &Settled,
     did: &str,
     read: impl std::future::Future<Output = ToolResult>,
 ) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
-        return Err(Failure::Explained(match &settled.on_its_way_to {
+        return Err(Failure::Unseen(match &settled.on_its_way_to {
             Some(next) => loading::stuck_on_the_way(did, next, silent_ms),
             None => loading::silent_after_load(did, silent_ms),
         }));
     }
     match navigation::within_read_cap(settled.read_by, read).await {
         Some(answer) => Ok(answer?),
-        None => Err(Failure::Explained(loading::unread_after_load(did))),
+        None => Err(Failure::Unseen(loading::unread_after_load(did))),
     }
 }
 
@@ -333,7 +334,7 @@ pub(super) async fn act_noting(
             let read = answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref());
             read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
                 // What the action itself noted (a download it began) is not lost with the page.
-                Failure::Explained(text) => Failure::Explained(with_notes(text, &own)),
+                Failure::Unseen(text) => Failure::Unseen(with_notes(text, &own)),
                 failure => failure,
             })
         }
@@ -347,7 +348,7 @@ pub(super) async fn act_noting(
     if let Some(note) = allowed {
         match &mut output {
             Ok(output) => output.text = format!("{note}\n{}", output.text),
-            Err(Failure::Explained(text)) => *text = format!("{note}\n{text}"),
+            Err(Failure::Explained(text) | Failure::Unseen(text)) => *text = format!("{note}\n{text}"),
             Err(Failure::Tool(_)) => {}
         }
     }

@@ -49,6 +49,10 @@ pub enum Failure {
     Tool(ToolError),
     /// A complete explanation for the agent (what happened, what to do), answered as is.
     Explained(String),
+    /// An explanation, answered as is, of an action that ran but whose outcome the agent is not
+    /// shown (the page it loaded is too busy to read): like any action that reached the page
+    /// unseen, the session's next action on the tab waits until it has looked.
+    Unseen(String),
 }
 
 impl From<ToolError> for Failure {
@@ -317,6 +321,12 @@ async fn run(state: &Rc<State>, session: &str, call: ToolCall, ctx: &CallContext
         }
         (Ok(output), None) => output,
         (Err(Failure::Explained(text)), _) => ToolOutput::error(text),
+        (Err(Failure::Unseen(text)), action) => {
+            if let Some(tab) = ctx.reached() {
+                remember_unconfirmed(&state.sessions, session, tab, action);
+            }
+            ToolOutput::error(text)
+        }
         (Err(Failure::Tool(e)), action) => {
             let mut text = format!("{tool}: {e}");
             // It failed after reaching the page: whatever it sent may have acted.
