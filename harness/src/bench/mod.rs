@@ -369,14 +369,15 @@ fn print_headline(r: &Report) {
             );
         }
     }
-    println!("\nWall time, median / p90 ms (navigate, snapshot, snapshot of a changed page, action):");
+    println!("\nWall time, median / p90 ms (navigate, page in hand, snapshot, snapshot of a changed page, action):");
     let ms =
         |x: Option<stats::Summary>| x.map(|x| format!("{:.0} / {:.0}", x.median, x.p90)).unwrap_or_else(|| "—".into());
     for s in &r.summaries {
         println!(
-            "  {:<20} {:>13}  {:>13}  {:>13}  {:>13}",
+            "  {:<20} {:>13}  {:>13}  {:>13}  {:>13}  {:>13}",
             s.server.label(),
             ms(s.navigate_ms),
+            ms(s.page_in_hand_ms),
             ms(s.snapshot_ms),
             ms(s.changed_snapshot_ms),
             ms(s.action_ms)

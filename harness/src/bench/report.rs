@@ -154,6 +154,9 @@ pub struct ServerSummary {
     pub snapshot_chars: Option<Summary>,
     /// Navigation wall time over the corpus (ms).
     pub navigate_ms: Option<Summary>,
+    /// Wall time until the agent holds the page after a navigation, over the corpus (ms): see
+    /// [`page_in_hand_ms`].
+    pub page_in_hand_ms: Option<Summary>,
     /// Snapshot wall time over the corpus (ms).
     pub snapshot_ms: Option<Summary>,
     /// Wall time of a snapshot of a page changed since the last look, over the corpus (ms).
@@ -203,6 +206,7 @@ pub fn summarize_servers(corpora: &[&CorpusSection], flow: Option<&FlowSection>)
                 snapshot_tokens: summarize(&sizes.iter().map(|s| s.tokens as f64).collect::<Vec<_>>()),
                 snapshot_chars: summarize(&sizes.iter().map(|s| s.chars as f64).collect::<Vec<_>>()),
                 navigate_ms: summarize(&pages.iter().filter_map(|p| p.navigate.ms()).collect::<Vec<_>>()),
+                page_in_hand_ms: summarize(&pages.iter().filter_map(|p| page_in_hand_ms(p)).collect::<Vec<_>>()),
                 snapshot_ms: summarize(&pages.iter().filter_map(|p| p.snapshot.ms()).collect::<Vec<_>>()),
                 changed_snapshot_ms: summarize(
                     &pages.iter().filter_map(|p| p.changed_snapshot.ms()).collect::<Vec<_>>(),
@@ -214,11 +218,26 @@ pub fn summarize_servers(corpora: &[&CorpusSection], flow: Option<&FlowSection>)
         .collect()
 }
 
+/// How long a page took to be in the agent's hands after its navigation started (ms): the
+/// navigation alone when its answer carried the page (at least nine tenths of the snapshot's
+/// tokens, as Sightline's does), else the navigation and the snapshot read after it, as an agent
+/// of a server whose navigation answers without the page must ask for it. `None` when either
+/// call did not answer.
+pub fn page_in_hand_ms(page: &PageResult) -> Option<f64> {
+    let navigate = page.navigate.ms()?;
+    let carried = matches!(
+        (page.navigate.size(), page.snapshot.size()),
+        (Some(answer), Some(snapshot)) if answer.tokens * 10 >= snapshot.tokens * 9
+    );
+    if carried { Some(navigate) } else { Some(navigate + page.snapshot.ms()?) }
+}
+
 /// Sightline's median wall time over the faster peer's (the one with the lower median), with
-/// that peer, for navigate, snapshot, changed-page snapshot and action, in that order.
-pub fn to_faster_peer(summaries: &[ServerSummary]) -> [Option<(f64, ServerKind)>; 4] {
+/// that peer, for navigate, the page in hand after navigating, snapshot, changed-page snapshot
+/// and action, in that order.
+pub fn to_faster_peer(summaries: &[ServerSummary]) -> [Option<(f64, ServerKind)>; 5] {
     let median = |s: &ServerSummary, which: usize| {
-        [s.navigate_ms, s.snapshot_ms, s.changed_snapshot_ms, s.action_ms][which].map(|x| x.median)
+        [s.navigate_ms, s.page_in_hand_ms, s.snapshot_ms, s.changed_snapshot_ms, s.action_ms][which].map(|x| x.median)
     };
     std::array::from_fn(|which| {
         let ours = summaries.iter().find(|s| s.server == ServerKind::Sightline).and_then(|s| median(s, which))?;
@@ -233,7 +252,7 @@ pub fn to_faster_peer(summaries: &[ServerSummary]) -> [Option<(f64, ServerKind)>
 
 /// [`to_faster_peer`] written out (`0.87 (chrome-devtools-mcp)`, `—` when unmeasured): a row per
 /// corpus measured, then one over every page and the flow.
-pub fn faster_peer_rows(r: &Report) -> Vec<(String, [String; 4])> {
+pub fn faster_peer_rows(r: &Report) -> Vec<(String, [String; 5])> {
     let written = |summaries: &[ServerSummary]| {
         to_faster_peer(summaries)
             .map(|x| x.map(|(x, peer)| format!("{x:.2} ({})", peer.label())).unwrap_or_else(|| "—".to_owned()))
@@ -265,4 +284,34 @@ pub fn ratios(corpus: &CorpusSection) -> Vec<Ratio> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::corpus::Outcome;
+    use crate::bench::tokens::Size;
+
+    fn answered(tokens: usize, ms: f64) -> Outcome {
+        Outcome::Ok { size: Size { tokens, chars: tokens * 4 }, ms, calls: 1 }
+    }
+
+    fn page(navigate: Outcome, snapshot: Outcome) -> PageResult {
+        let changed_snapshot = answered(1, 1.0);
+        PageResult { case: "page".into(), navigate, snapshot, changed_snapshot, extras: Vec::new(), parts: None }
+    }
+
+    #[test]
+    fn the_page_is_in_hand_after_a_navigation_that_answers_with_it_else_after_the_snapshot_too() {
+        // Sightline: the navigation's answer is the page.
+        assert_eq!(page_in_hand_ms(&page(answered(5_094, 450.0), answered(5_017, 35.0))), Some(450.0));
+        // A peer: the navigation answers in a line; the page comes with the snapshot after it.
+        assert_eq!(page_in_hand_ms(&page(answered(58, 390.0), answered(11_142, 80.0))), Some(470.0));
+        // A navigation that failed holds no page: the snapshot after it is needed too.
+        let failed = Outcome::Failed { error: "busy".into(), ms: Some(16_000.0) };
+        assert_eq!(page_in_hand_ms(&page(failed, answered(900, 60.0))), Some(16_060.0));
+        // No snapshot answer: no page in hand to time.
+        let unanswered = Outcome::Failed { error: "gone".into(), ms: None };
+        assert_eq!(page_in_hand_ms(&page(answered(58, 390.0), unanswered)), None);
+    }
 }
