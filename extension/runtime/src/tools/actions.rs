@@ -127,7 +127,7 @@ pub async fn load(reach: &Reach<'_>, session: &str, tab: i32, url: &str) -> Tool
     let did = format!("opened tab {tab} at {}", redact_url(&url));
     let waited = std::mem::take(&mut settled.waited);
     let read = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, waited);
-    read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
+    read_loaded_page(&settled, std::future::ready(did), read).await.map_err(|failure| match failure {
         Failure::Explained(text) | Failure::Unseen(text) => ToolError::NotYet(text),
         Failure::Tool(e) => e,
     })
@@ -187,28 +187,30 @@ async fn page_after_load(
     };
     let waited = std::mem::take(&mut settled.waited);
     let read = answer_waited(reach, session, tab, Answer::Baseline, &settled.notes, None, waited);
-    read_loaded_page(&settled, &did, read).await
+    read_loaded_page(&settled, std::future::ready(did), read).await
 }
 
 /// Reads the page a call loaded (`read`, the answer's capture) within what is left of its time
 /// to be read ([`Settled::read_by`]). A page that stopped answering the browser while it loaded
 /// is not read (it would only time out), and one too slow to read in time is given up on: the
-/// agent is told what the call did (`did`, tool first) and what to do instead, as an action it
-/// has not seen the outcome of ([`Failure::Unseen`]).
+/// agent is told what the call did (`did`, tool first, worked out only then) and what to do
+/// instead, as an action it has not seen the outcome of ([`Failure::Unseen`]). A call that
+/// loaded no page (no cap, no silence) is simply read.
 async fn read_loaded_page(
     settled: &Settled,
-    did: &str,
+    did: impl std::future::Future<Output = String>,
     read: impl std::future::Future<Output = ToolResult>,
 ) -> ActionResult {
     if let Some(silent_ms) = settled.silent_ms {
+        let did = did.await;
         return Err(Failure::Unseen(match &settled.on_its_way_to {
-            Some(next) => loading::stuck_on_the_way(did, next, silent_ms),
-            None => loading::silent_after_load(did, silent_ms),
+            Some(next) => loading::stuck_on_the_way(&did, next, silent_ms),
+            None => loading::silent_after_load(&did, silent_ms),
         }));
     }
     match navigation::within_read_cap(settled.read_by, read).await {
         Some(answer) => Ok(answer?),
-        None => Err(Failure::Unseen(loading::unread_after_load(did))),
+        None => Err(Failure::Unseen(loading::unread_after_load(&did.await))),
     }
 }
 
@@ -326,21 +328,16 @@ pub(super) async fn act_noting(
         ));
     }
     let mut output = match outcome? {
-        Ok(mut settled) if settled.navigated => {
-            // The page it loaded is read within the same caps as a navigation's.
-            let did = action_opened(tool, tab).await;
+        Ok(mut settled) => {
+            // A page the action loaded is read within the same caps as a navigation's.
             let own = noted.take();
             let notes: Vec<String> = own.iter().cloned().chain(std::mem::take(&mut settled.notes)).collect();
             let read = answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref());
-            read_loaded_page(&settled, &did, read).await.map_err(|failure| match failure {
+            read_loaded_page(&settled, action_opened(tool, tab), read).await.map_err(|failure| match failure {
                 // What the action itself noted (a download it began) is not lost with the page.
                 Failure::Unseen(text) => Failure::Unseen(with_notes(text, &own)),
                 failure => failure,
             })
-        }
-        Ok(settled) => {
-            let notes: Vec<String> = noted.take().into_iter().chain(settled.notes).collect();
-            Ok(answer(reach, session, tab, Answer::AfterAction, &notes, notice.as_ref()).await?)
         }
         Err(dialog) => Ok(dialog_opened(dialog.opened_by(tool))),
     };
