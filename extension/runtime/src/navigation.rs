@@ -119,6 +119,13 @@ impl Settled {
             self.notes.push(note);
         }
     }
+
+    /// Starts the [`READ_CAP_MS`] the page that just loaded is read within, and returns it.
+    fn start_read_cap(&mut self) -> Deadline {
+        let read_by = Deadline::after(READ_CAP_MS);
+        self.read_by = Some(read_by);
+        read_by
+    }
 }
 
 /// Runs `read` (the answer's capture of the page) within what is left of a navigation's time to
@@ -642,8 +649,7 @@ async fn capture_then_settle(tabs: &TabsState, timeline: &TimelineState, tab_id:
         // It answered no probe while loading; capturing and settling would only time out too.
         return Wait::Done;
     }
-    let read_by = Deadline::after(READ_CAP_MS);
-    settled.read_by = Some(read_by);
+    let read_by = settled.start_read_cap();
     // Out of time, the answer's read finds the deadline passed and says so.
     timer::within(read_by.left_ms(), capture_then_settle_uncapped(tabs, timeline, tab_id, settled))
         .await
@@ -688,8 +694,7 @@ async fn next_frame(tabs: &TabsState, tab_id: i32) {
 /// [`READ_CAP_MS`], which the answer's capture after it holds to as well ([`within_read_cap`]),
 /// as a navigation's does.
 async fn settle_after_load(tabs: &TabsState, tab_id: i32, settled: &mut Settled) -> Wait {
-    let read_by = Deadline::after(READ_CAP_MS);
-    settled.read_by = Some(read_by);
+    let read_by = settled.start_read_cap();
     timer::within(read_by.left_ms(), stabilize_into(tabs, tab_id, settled)).await.unwrap_or(Wait::Done)
 }
 
