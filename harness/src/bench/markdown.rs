@@ -218,8 +218,9 @@ fn sightline_measures(out: &mut String, c: &CorpusSection) {
          (page-state work and rendering, up to the whole call's time the extension measured) and on the way \
          (bridge, host and MCP). `changed page: …` profiles the snapshot after the bench changed the page, which \
          captures it anew. A navigation captures the page as soon as it has loaded, ahead of the wait for a quiet \
-         DOM, and answers with that capture when the DOM did not change until the page settled (`navigate: captured ahead of the settle wait`, 100% or 0% per page; otherwise it captures again, and its \
-         capture times add both). A snapshot of a page nothing changed on since the navigation is answered from its \
+         DOM, and answers with that capture when the DOM did not change until the page settled (`navigate: \
+         captured ahead of the settle wait`, 100% or 0% per page; otherwise it captures again, and its capture \
+         times add both). A snapshot of a page nothing changed on since the navigation is answered from its \
          capture (`snapshot reused the last capture`, 100% or 0% per page).\n"
     );
     let _ = writeln!(out, "| measure | pages | median | p90 | minimum |\n|---|--:|--:|--:|--:|");
