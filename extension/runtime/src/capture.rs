@@ -60,14 +60,9 @@ pub struct CaptureCosts {
 struct JsPayload(JsValue);
 
 impl Payload for JsPayload {
-    /// Reads the reply through its JSON text: `JSON.stringify` walks the JS objects natively and
-    /// `serde_json` parses the one string in wasm, skipping the fields the engine does not read.
-    /// For the megabytes of a large page's DOM snapshot this is several times faster than
-    /// converting object by object across the wasm boundary.
+    /// Reads the reply through its JSON text ([`chrome::from_json`]).
     fn decode<T: DeserializeOwned>(&self) -> Result<T, String> {
-        let text = js_sys::JSON::stringify(&self.0).map_err(|e| chrome::ChromeError::from(e).to_string())?;
-        let text = text.as_string().ok_or("the reply is not JSON")?;
-        serde_json::from_str(&text).map_err(|e| e.to_string())
+        chrome::from_json(&self.0).map_err(|e| e.to_string())
     }
 }
 

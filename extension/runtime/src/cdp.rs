@@ -269,7 +269,7 @@ pub async fn send_to<T: DeserializeOwned>(
     timeout_ms: u32,
 ) -> Result<T, CdpError> {
     let raw = send_raw(target, method, params, timeout_ms).await?;
-    chrome::from_js(raw).map_err(|e| CdpError::Failed { method: method.to_owned(), message: e.to_string() })
+    chrome::from_json(&raw).map_err(|e| CdpError::Failed { method: method.to_owned(), message: e.to_string() })
 }
 
 struct Subscriber {

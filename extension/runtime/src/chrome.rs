@@ -3,7 +3,10 @@
 //! lives in the modules that use them. The browser's error messages are classified here, once,
 //! into [`ChromeError`] variants.
 
-use js_sys::Promise;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use js_sys::{JsString, Promise, Uint8Array};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
@@ -69,6 +72,19 @@ extern "C" {
     /// (`sw.js` posts it on the port the call came on, if that port is still open).
     #[wasm_bindgen(js_name = sightlineToHost)]
     fn sightline_to_host(message: JsValue);
+
+    /// `TextEncoder`, declared here because its `encode` must take the JavaScript string
+    /// itself (web-sys's takes a Rust `&str`, which would first have to be copied into wasm).
+    type Utf8Encoder;
+    #[wasm_bindgen(constructor, js_class = "TextEncoder")]
+    fn new() -> Utf8Encoder;
+    #[wasm_bindgen(method, js_class = "TextEncoder", js_name = encode)]
+    fn encode(this: &Utf8Encoder, text: &JsString) -> Uint8Array;
+}
+
+thread_local! {
+    static UTF8: Utf8Encoder = Utf8Encoder::new();
+    static KEYS: RefCell<HashMap<&'static str, JsValue>> = RefCell::new(HashMap::new());
 }
 
 /// A failed `chrome.*` call.
@@ -129,6 +145,38 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, ChromeError> {
     serde_wasm_bindgen::from_value(value).map_err(|e| ChromeError::Shape(e.to_string()))
 }
 
+/// Reads a CDP reply (a value the browser handed over as parsed JSON) through its JSON text:
+/// `JSON.stringify` walks the objects and `TextEncoder` makes the text UTF-8, both natively, and
+/// `serde_json` parses the bytes in wasm, skipping the fields `T` does not read. Converting a
+/// large reply property by property across the wasm boundary ([`from_js`]) costs several times
+/// more, and copying its text in as a Rust `String` goes character by character in JavaScript
+/// (wasm-bindgen's way for a string that may hold non-ASCII characters). Event parameters are
+/// not read this way: a page's console floods carry control characters, which JSON writes six
+/// bytes each.
+pub fn from_json<T: DeserializeOwned>(value: &JsValue) -> Result<T, ChromeError> {
+    let text = js_sys::JSON::stringify(value).map_err(ChromeError::from)?;
+    let bytes = UTF8.with(|utf8| utf8.encode(&text)).to_vec();
+    serde_json::from_slice(&bytes).map_err(|e| ChromeError::Shape(e.to_string()))
+}
+
+/// Turns `value` into the JavaScript value its JSON text stands for (`JSON.parse` of it): one
+/// string crosses into JavaScript instead of one per key.
+pub fn to_json_js(value: &serde_json::Value) -> Result<JsValue, ChromeError> {
+    js_sys::JSON::parse(&value.to_string()).map_err(ChromeError::from)
+}
+
+/// The JavaScript string for a property name, made once: a string made from Rust is decoded
+/// into JavaScript (a `TextDecoder` call) each time, and the path every debugger event takes
+/// reads a few names of it.
+pub fn key(name: &'static str) -> JsValue {
+    KEYS.with(|keys| keys.borrow_mut().entry(name).or_insert_with(|| JsValue::from_str(name)).clone())
+}
+
+/// Property `name` of `owner`, `None` when it cannot be read.
+pub fn property(owner: &JsValue, name: &'static str) -> Option<JsValue> {
+    js_sys::Reflect::get(owner, &key(name)).ok()
+}
+
 async fn settle(promise: Result<Promise, JsValue>) -> Result<JsValue, ChromeError> {
     Ok(JsFuture::from(promise?).await?)
 }
@@ -148,13 +196,11 @@ pub fn to_host(message: &sightline_core::protocol::ExtensionToHost) {
 }
 
 /// A `chrome.debugger` target: a tab, optionally one of its flat child sessions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DebuggeeTarget {
     /// Tab id.
     pub tab_id: i32,
     /// Child session (out-of-process iframe), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
 }
 
@@ -163,16 +209,27 @@ impl DebuggeeTarget {
     pub fn main(tab_id: i32) -> Self {
         DebuggeeTarget { tab_id, session_id: None }
     }
+
+    /// The `chrome.debugger.Debuggee` object, built with the keys made once ([`key`]): every
+    /// CDP command needs one.
+    fn debuggee(&self) -> JsValue {
+        let debuggee = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&debuggee, &key("tabId"), &JsValue::from(self.tab_id));
+        if let Some(session) = &self.session_id {
+            let _ = js_sys::Reflect::set(&debuggee, &key("sessionId"), &JsValue::from_str(session));
+        }
+        debuggee.into()
+    }
 }
 
 /// `chrome.debugger.attach`.
 pub async fn attach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_attach(&to_js(&DebuggeeTarget::main(tab_id))?, "1.3")).await.map(|_| ())
+    settle(debugger_attach(&DebuggeeTarget::main(tab_id).debuggee(), "1.3")).await.map(|_| ())
 }
 
 /// `chrome.debugger.detach`.
 pub async fn detach(tab_id: i32) -> Result<(), ChromeError> {
-    settle(debugger_detach(&to_js(&DebuggeeTarget::main(tab_id))?)).await.map(|_| ())
+    settle(debugger_detach(&DebuggeeTarget::main(tab_id).debuggee())).await.map(|_| ())
 }
 
 /// `chrome.debugger.sendCommand`, resolving to the raw JS result.
@@ -181,7 +238,7 @@ pub async fn send_command(
     method: &str,
     params: &serde_json::Value,
 ) -> Result<JsValue, ChromeError> {
-    settle(debugger_send_command(&to_js(target)?, method, &to_js(params)?)).await
+    settle(debugger_send_command(&target.debuggee(), method, &to_json_js(params)?)).await
 }
 
 /// The fields of `chrome.tabs.Tab` the runtime reads.

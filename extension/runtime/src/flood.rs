@@ -22,7 +22,7 @@ pub use sightline_core::changes::flood::{Admit, FloodGuard, Flooded, GUARDED, Se
 use sightline_core::changes::{ConsolePause, MAX_RECORDED_TEXT};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::chrome::DebuggeeTarget;
+use crate::chrome::{self, DebuggeeTarget};
 use crate::state::{TabsState, TimelineState};
 use crate::{cdp, timer};
 
@@ -47,16 +47,16 @@ pub fn cut_long_strings(params: &JsValue) {
         let Some((last, parents)) = path.split_last() else { continue };
         let mut owner = params.clone();
         for key in parents {
-            match js_sys::Reflect::get(&owner, &(*key).into()) {
-                Ok(next) if next.is_object() => owner = next,
+            match chrome::property(&owner, key) {
+                Some(next) if next.is_object() => owner = next,
                 _ => break,
             }
         }
-        let Ok(value) = js_sys::Reflect::get(&owner, &(*last).into()) else { continue };
+        let Some(value) = chrome::property(&owner, last) else { continue };
         if let Some(text) = value.dyn_ref::<js_sys::JsString>()
             && text.length() > MAX_COPIED_STRING
         {
-            let _ = js_sys::Reflect::set(&owner, &(*last).into(), &text.slice(0, MAX_COPIED_STRING));
+            let _ = js_sys::Reflect::set(&owner, &chrome::key(last), &text.slice(0, MAX_COPIED_STRING));
         }
     }
 }
@@ -68,7 +68,7 @@ pub fn counted_stamp(method: &str, params: &JsValue) -> Option<Option<f64>> {
     if !GUARDED.contains(&method) {
         return None;
     }
-    let get = |owner: &JsValue, key: &str| js_sys::Reflect::get(owner, &JsValue::from_str(key)).ok();
+    let get = chrome::property;
     let owner = if method == "Log.entryAdded" { get(params, "entry")? } else { params.clone() };
     let source = if method == "Log.entryAdded" { get(&owner, "source").and_then(|s| s.as_string()) } else { None };
     counts(method, source.as_deref()).then(|| get(&owner, "timestamp").and_then(|v| v.as_f64()))

@@ -233,10 +233,10 @@ impl Runtime {
     /// cut its long strings before handing it on.
     #[wasm_bindgen(js_name = onDebuggerEvent)]
     pub fn on_debugger_event(&self, source: JsValue, method: String, params: JsValue, characters: Option<f64>) {
-        let Some(tab_id) = js_sys::Reflect::get(&source, &"tabId".into()).ok().and_then(|v| v.as_f64()) else {
+        let Some(tab_id) = chrome::property(&source, "tabId").and_then(|v| v.as_f64()) else {
             return;
         };
-        let session_id = js_sys::Reflect::get(&source, &"sessionId".into()).ok().and_then(|v| v.as_string());
+        let session_id = chrome::property(&source, "sessionId").and_then(|v| v.as_string());
         let tab_id = tab_id as i32;
         if let Some(stamp) = flood::counted_stamp(&method, &params) {
             // Decided before the event is converted, so a flood costs as little as it can.

@@ -81,7 +81,7 @@ pub async fn probe(tabs: &TabsState, tab_id: i32) -> (Result<PageProbe, NotVouch
             replies
         })
         .collect();
-    let layout = layout.and_then(|raw| chrome::from_js::<Value>(raw).ok());
+    let layout = layout.and_then(|raw| chrome::from_json::<Value>(&raw).ok());
     (PageProbe::read(ProbeReplies { targets, layout }), held)
 }
 
@@ -112,7 +112,7 @@ async fn probe_target(tabs: &TabsState, target: &DebuggeeTarget) -> (TargetRepli
         count_layouts(tabs, target),
     );
     let raw_tree = frame_tree.ok();
-    let frame_tree = raw_tree.clone().and_then(|raw| chrome::from_js::<FrameTreeResult>(raw).ok());
+    let frame_tree = raw_tree.as_ref().and_then(|raw| chrome::from_json::<FrameTreeResult>(raw).ok());
     let unread: Vec<String> = frame_tree
         .iter()
         .flat_map(|tree| tree.frame_tree.frames())
