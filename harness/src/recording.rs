@@ -40,9 +40,27 @@ pub struct CaptureArgs {
     /// With --corpus: every page.
     #[arg(long)]
     pub all: bool,
-    /// Output directory; one `<name>.json` per page.
-    #[arg(long, default_value = "target/captures")]
-    pub out: PathBuf,
+    /// Output directory; one `<name>.json` per page. By default `target/captures`, and for a
+    /// whole corpus the folder the fidelity gate, `cargo xtask tokens` and the bench read it from
+    /// (`target/captures/corpus-all`, `target/captures/corpus-trafilatura`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+impl CaptureArgs {
+    /// Where the pages named on the command line go.
+    fn pages_out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| paths::workspace_root().join("target/captures"))
+    }
+
+    /// Where the pages of `corpus` go: a whole corpus where its readers look for it.
+    fn corpus_out(&self, corpus: Corpus) -> PathBuf {
+        match &self.out {
+            Some(out) => out.clone(),
+            None if self.all || corpus != Corpus::Readability => corpus.captures_dir(),
+            None => self.pages_out(),
+        }
+    }
 }
 
 fn parse_corpus(name: &str) -> Result<Corpus, String> {
@@ -54,24 +72,31 @@ fn parse_corpus(name: &str) -> Result<Corpus, String> {
 
 /// Records every requested page.
 pub fn run(args: &CaptureArgs) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)?;
     let mut browser = CdpBrowser::launch()?;
     let mut count = 0;
+    let out = args.pages_out();
+    let mut places = Vec::new();
+    if !args.pages.is_empty() {
+        std::fs::create_dir_all(&out)?;
+        places.push(out.clone());
+    }
     for page in &args.pages {
         if page.starts_with("http://") || page.starts_with("https://") {
             let name = page.trim_end_matches('/').rsplit('/').next().unwrap_or("page").replace(['?', '&', '='], "_");
-            save(&mut browser, page, &args.out.join(format!("{name}.json")))?;
+            save(&mut browser, page, &out.join(format!("{name}.json")))?;
         } else {
             let path = Path::new(page).canonicalize().with_context(|| format!("no such file {page}"))?;
             let dir = path.parent().context("file without a directory")?;
             let server = FixtureServer::start(dir)?;
             let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("page");
             let file = path.file_name().and_then(|s| s.to_str()).unwrap_or_default();
-            save(&mut browser, &server.url(file), &args.out.join(format!("{name}.json")))?;
+            save(&mut browser, &server.url(file), &out.join(format!("{name}.json")))?;
         }
         count += 1;
     }
     if let Some(corpus) = args.corpus {
+        let out = args.corpus_out(corpus);
+        std::fs::create_dir_all(&out)?;
         let dir =
             corpus.dir().with_context(|| format!("the {} corpus is not at {}", corpus.name(), corpus.expected_at()))?;
         let server = FixtureServer::start(&dir)?;
@@ -81,11 +106,14 @@ pub fn run(args: &CaptureArgs) -> anyhow::Result<()> {
             CORPUS_SUBSET.iter().map(|s| s.to_string()).collect()
         };
         for case in cases {
-            save(&mut browser, &server.url(&corpus.page(&case)), &args.out.join(format!("{case}.json")))?;
+            save(&mut browser, &server.url(&corpus.page(&case)), &out.join(format!("{case}.json")))?;
             count += 1;
         }
+        places.push(out);
     }
-    eprintln!("xtask: {count} capture(s) in {}", args.out.display());
+    places.dedup();
+    let places: Vec<String> = places.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("xtask: {count} capture(s) in {}", places.join(" and "));
     Ok(())
 }
 
@@ -139,5 +167,5 @@ fn ensure_captures_of(corpus: Corpus) -> anyhow::Result<()> {
     if fresh {
         return Ok(());
     }
-    run(&CaptureArgs { pages: Vec::new(), corpus: Some(corpus), all: true, out })
+    run(&CaptureArgs { pages: Vec::new(), corpus: Some(corpus), all: true, out: Some(out) })
 }
