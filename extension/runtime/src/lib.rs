@@ -57,6 +57,10 @@ use wasm_bindgen_futures::future_to_promise;
 use crate::cdp::CdpEvent;
 use crate::state::State;
 
+/// A save of where a session is that took at least this long is reported in the answer's stats
+/// (`saving_ms`).
+const SLOW_SAVE_MS: f64 = 100.0;
+
 /// The handle the service worker holds.
 #[wasm_bindgen]
 pub struct Runtime {
@@ -197,7 +201,9 @@ impl Runtime {
                     state.calls.borrow_mut().remove(&id);
                     // Told now, so no longer kept for a restart.
                     let notices = if output.is_some() { state.sessions.take_notices(&session) } else { Vec::new() };
+                    let saving = timer::now_ms();
                     state.custody().save_session_place(&session).await;
+                    let saving_ms = timer::now_ms() - saving;
                     let output = output.map(|mut output| {
                         for notice in notices.iter().rev() {
                             output.text = format!("! {notice}\n{}", output.text);
@@ -208,6 +214,11 @@ impl Runtime {
                         // The whole call as the worker saw it, from the host's message to the
                         // answer: the rest of what the agent waited was the way to and fro.
                         tools::add_stat(&mut output, "worker_ms", (timer::now_ms() - received).round().into());
+                        // Saving where the session is waits on the browser's storage; when that
+                        // was slow, the answer says so, to tell it from the call's own steps.
+                        if saving_ms >= SLOW_SAVE_MS {
+                            tools::add_stat(&mut output, "saving_ms", saving_ms.round().into());
+                        }
                         output
                     });
                     Ok(output.map(|output| reply(id, output)).unwrap_or(JsValue::UNDEFINED))
