@@ -251,8 +251,12 @@ async fn a_flooding_cross_site_frame_and_a_page_throwing_in_a_loop_cannot_stall_
     let url = rig.server.url("faults/frame-flood.html");
     let started = Instant::now();
     let page = c.call("browser_navigate", json!({"url": url})).await.expect("the call reaches the server");
-    eprintln!("browser_navigate to the frame flood: {:?}", started.elapsed());
-    assert!(!page.is_error, "{}", page.text);
+    let stats = page.structured.as_ref().map(|s| s["stats"].to_string()).unwrap_or_default();
+    eprintln!("browser_navigate to the frame flood: {:?}, stats {stats}", started.elapsed());
+    // On a loaded machine the page, throwing in a loop beside its flooding frame, may not be read
+    // within the 15 s read cap: the answer then says it was too busy to read, and the snapshots
+    // below read it.
+    assert!(!page.is_error || page.text.contains("too slowly to be read within 15 s"), "{}", page.text);
     assert!(started.elapsed() < Duration::from_secs(30), "past the load cap: {:?}", started.elapsed());
     // The frame of another site runs in a process of its own, reached through its own session.
     let devtools = rig.devtools();
