@@ -336,11 +336,20 @@ fn stored_value<T: DeserializeOwned>(all: &JsValue, key: &str) -> Result<Option<
     serde_json::from_str(&json).map(Some).map_err(|e| ChromeError::Shape(format!("{key}: {e}")))
 }
 
-/// Writes one key of `chrome.storage.session`.
-pub async fn session_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
-    let mut items = serde_json::Map::new();
-    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
-    settle(storage_session_set(&to_js(&items)?)).await.map(|_| ())
+/// Writes one key of `chrome.storage.session`. The value is handed to the browser at once and
+/// nothing of it is kept in wasm while the write is under way: a write can wait seconds on a
+/// busy browser, and the timeline's saves (up to 8 MiB each, one a second under a flood) would
+/// otherwise pile up in the runtime's memory, which never shrinks.
+pub fn session_storage_set<T: Serialize>(
+    key: &str,
+    value: &T,
+) -> impl std::future::Future<Output = Result<(), ChromeError>> + 'static {
+    let started = (|| {
+        let mut items = serde_json::Map::new();
+        items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
+        Ok::<_, ChromeError>(storage_session_set(&to_js(&items)?))
+    })();
+    async move { settle(started?).await.map(|_| ()) }
 }
 
 /// Removes one key of `chrome.storage.session` (which needs no room, so works when it is full).

@@ -277,7 +277,12 @@ impl TimelineState {
             store.timeline.saved_text(SAVED_MAX_BYTES)
         };
         let result = match saved {
-            Ok(saved) => chrome::session_storage_set(STATE_KEY, &saved.text).await.map_err(|e| e.to_string()),
+            Ok(saved) => {
+                let writing = chrome::session_storage_set(STATE_KEY, &saved.text);
+                // Not kept while the browser writes it (see `session_storage_set`).
+                drop(saved);
+                writing.await.map_err(|e| e.to_string())
+            }
             Err(e) => Err(e.to_string()),
         };
         self.saved("timeline", result);
