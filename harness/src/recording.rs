@@ -53,11 +53,16 @@ impl CaptureArgs {
         self.out.clone().unwrap_or_else(|| paths::workspace_root().join("target/captures"))
     }
 
+    /// Whether every page of `corpus` is captured (trafilatura always is).
+    fn whole(&self, corpus: Corpus) -> bool {
+        self.all || corpus != Corpus::Readability
+    }
+
     /// Where the pages of `corpus` go: a whole corpus where its readers look for it.
     fn corpus_out(&self, corpus: Corpus) -> PathBuf {
         match &self.out {
             Some(out) => out.clone(),
-            None if self.all || corpus != Corpus::Readability => corpus.captures_dir(),
+            None if self.whole(corpus) => corpus.captures_dir(),
             None => self.pages_out(),
         }
     }
@@ -100,7 +105,7 @@ pub fn run(args: &CaptureArgs) -> anyhow::Result<()> {
         let dir =
             corpus.dir().with_context(|| format!("the {} corpus is not at {}", corpus.name(), corpus.expected_at()))?;
         let server = FixtureServer::start(&dir)?;
-        let cases: Vec<String> = if args.all || corpus != Corpus::Readability {
+        let cases: Vec<String> = if args.whole(corpus) {
             corpus.cases(&dir)?
         } else {
             CORPUS_SUBSET.iter().map(|s| s.to_string()).collect()
