@@ -8,7 +8,8 @@
 //!   only tells it which tabs are shared and when the agent acts.
 //! * Worker restarts: the whole timeline is saved to `chrome.storage.session`, at most once per
 //!   [`SAVE_DELAY_MS`] while events arrive (never on every event), and right after a call that
-//!   moves a checkpoint; a timeline larger than [`SAVED_MAX_BYTES`] is saved without its oldest
+//!   moves a checkpoint; one save is written at a time, so saves never pile up behind a busy
+//!   browser; a timeline larger than [`SAVED_MAX_BYTES`] is saved without its oldest
 //!   entries (see `Timeline::saved_text`). It is read back lazily on first use; events that
 //!   arrive before that are held (bounded) and recorded after what was saved.
 //! * Browser restarts: `chrome.storage.session` is gone then, so named checkpoints are also kept
@@ -57,7 +58,10 @@ pub struct TimelineStore {
     /// Entries that arrived before it was.
     early: Vec<Kept>,
     load_started: bool,
+    /// A save is on its way: waiting out [`SAVE_DELAY_MS`] or being written.
     save_scheduled: bool,
+    /// The timeline changed since its text was last taken for a save.
+    unsaved: bool,
     flush_scheduled: bool,
 }
 
@@ -112,10 +116,25 @@ pub fn record(tabs: &TabsState, timeline: &Rc<TimelineState>, event: &CdpEvent) 
     schedule_save(timeline);
 }
 
-/// Saves the timeline once [`SAVE_DELAY_MS`] have passed, unless a save is already due.
+/// Saves the timeline once [`SAVE_DELAY_MS`] have passed, unless a save is already on its way.
 pub fn schedule_save(timeline: &Rc<TimelineState>) {
+    request_save(timeline, SAVE_DELAY_MS);
+}
+
+/// Saves the timeline as soon as the worker is free, without making the caller wait; a save
+/// already on its way takes the change instead.
+pub fn save_soon(timeline: &Rc<TimelineState>) {
+    request_save(timeline, 0);
+}
+
+/// One save at a time: while the browser writes one (which can take seconds when it is busy),
+/// changes wait for the next, written [`SAVE_DELAY_MS`] after it. Saves never queue up behind
+/// each other in the browser, so a small write (the tab grants before a tool answers) waits
+/// behind at most one timeline.
+fn request_save(timeline: &Rc<TimelineState>, first_delay_ms: u32) {
     {
         let mut store = timeline.store.borrow_mut();
+        store.unsaved = true;
         if store.save_scheduled {
             return;
         }
@@ -123,8 +142,19 @@ pub fn schedule_save(timeline: &Rc<TimelineState>) {
     }
     let timeline = timeline.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        timer::sleep(SAVE_DELAY_MS).await;
-        timeline.save_timeline().await;
+        let mut delay_ms = first_delay_ms;
+        loop {
+            if delay_ms > 0 {
+                timer::sleep(delay_ms).await;
+            }
+            timeline.save_timeline().await;
+            let mut store = timeline.store.borrow_mut();
+            if !store.unsaved {
+                store.save_scheduled = false;
+                return;
+            }
+            delay_ms = SAVE_DELAY_MS;
+        }
     });
 }
 
@@ -269,8 +299,10 @@ impl TimelineState {
     pub async fn save_timeline(&self) {
         let saved = {
             let mut store = self.store.borrow_mut();
-            store.save_scheduled = false;
-            // Never overwrite what was saved with a timeline that has not read it yet.
+            // What is taken now is what this save writes; later changes need another.
+            store.unsaved = false;
+            // Never overwrite what was saved with a timeline that has not read it yet (reading
+            // it schedules a save of what arrived meanwhile).
             if !store.loaded {
                 return;
             }
@@ -362,12 +394,6 @@ impl TimelineState {
         };
         self.store.borrow().recorder.pending().into_iter().filter(|request| attached(request.tab)).collect()
     }
-}
-
-/// Saves the timeline as soon as the worker is free, without making the caller wait.
-pub fn save_soon(timeline: &Rc<TimelineState>) {
-    let timeline = timeline.clone();
-    wasm_bindgen_futures::spawn_local(async move { timeline.save_timeline().await });
 }
 
 async fn read_noise_config() -> Option<NoiseConfig> {
