@@ -152,8 +152,12 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, ChromeError> {
 /// more, and copying its text in as a Rust `String` goes character by character in JavaScript
 /// (wasm-bindgen's way for a string that may hold non-ASCII characters). Event parameters are
 /// not read this way: a page's console floods carry control characters, which JSON writes six
-/// bytes each.
+/// bytes each. A reply with no result (`undefined`, which has no JSON text) reads as `null`,
+/// as it did through [`from_js`].
 pub fn from_json<T: DeserializeOwned>(value: &JsValue) -> Result<T, ChromeError> {
+    if value.is_undefined() {
+        return serde_json::from_value(serde_json::Value::Null).map_err(|e| ChromeError::Shape(e.to_string()));
+    }
     let text = js_sys::JSON::stringify(value).map_err(ChromeError::from)?;
     let bytes = UTF8.with(|utf8| utf8.encode(&text)).to_vec();
     serde_json::from_slice(&bytes).map_err(|e| ChromeError::Shape(e.to_string()))
