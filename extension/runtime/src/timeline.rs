@@ -62,6 +62,8 @@ pub struct TimelineStore {
     save_scheduled: bool,
     /// The timeline changed since its text was last taken for a save.
     unsaved: bool,
+    /// A change since then asked to be saved without waiting [`SAVE_DELAY_MS`].
+    save_soon: bool,
     flush_scheduled: bool,
 }
 
@@ -121,28 +123,29 @@ pub fn schedule_save(timeline: &Rc<TimelineState>) {
     request_save(timeline, SAVE_DELAY_MS);
 }
 
-/// Saves the timeline as soon as the worker is free, without making the caller wait; a save
-/// already on its way takes the change instead.
+/// Saves the timeline as soon as the worker is free, without making the caller wait: a save
+/// waiting out [`SAVE_DELAY_MS`] takes the change, and one being written is followed at once.
 pub fn save_soon(timeline: &Rc<TimelineState>) {
     request_save(timeline, 0);
 }
 
 /// One save at a time: while the browser writes one (which can take seconds when it is busy),
-/// changes wait for the next, written [`SAVE_DELAY_MS`] after it. Saves never queue up behind
-/// each other in the browser, so a small write (the tab grants before a tool answers) waits
-/// behind at most one timeline.
-fn request_save(timeline: &Rc<TimelineState>, first_delay_ms: u32) {
+/// changes wait for the next, written [`SAVE_DELAY_MS`] after it, or at once when one of them
+/// asked for a save without delay. Saves never queue up behind each other in the browser, so a
+/// small write (the tab grants before a tool answers) waits behind at most one timeline.
+fn request_save(timeline: &Rc<TimelineState>, delay_ms: u32) {
     {
         let mut store = timeline.store.borrow_mut();
         store.unsaved = true;
         if store.save_scheduled {
+            store.save_soon |= delay_ms == 0;
             return;
         }
         store.save_scheduled = true;
     }
     let timeline = timeline.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let mut delay_ms = first_delay_ms;
+        let mut delay_ms = delay_ms;
         loop {
             if delay_ms > 0 {
                 timer::sleep(delay_ms).await;
@@ -153,7 +156,7 @@ fn request_save(timeline: &Rc<TimelineState>, first_delay_ms: u32) {
                 store.save_scheduled = false;
                 return;
             }
-            delay_ms = SAVE_DELAY_MS;
+            delay_ms = if std::mem::take(&mut store.save_soon) { 0 } else { SAVE_DELAY_MS };
         }
     });
 }
@@ -301,6 +304,7 @@ impl TimelineState {
             let mut store = self.store.borrow_mut();
             // What is taken now is what this save writes; later changes need another.
             store.unsaved = false;
+            store.save_soon = false;
             // Never overwrite what was saved with a timeline that has not read it yet (reading
             // it schedules a save of what arrived meanwhile).
             if !store.loaded {
