@@ -120,9 +120,11 @@ async fn within_cap(rig: &Rig, tool: &str, args: Value) -> Reply {
     reply
 }
 
-/// How a navigation answers when the page it loaded could not be read within the 15 s read cap
+/// How a navigation answers when the page it loaded could not be read within the read cap
 /// (`sightline_core::loading::unread_after_load`): what a starved machine may give the drills.
-const TOO_BUSY_TO_READ: &str = "too slowly to be read within 15 s";
+fn too_busy_to_read() -> String {
+    format!("too slowly to be read within {} s", sightline_core::loading::READ_CAP_MS / 1000)
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() {
@@ -152,7 +154,7 @@ async fn under_a_flood_every_tool_answers_within_5_s_and_memory_stays_bounded() 
     // cap may pass: the answer then says the page was too busy to read, and the snapshots below
     // read it.
     assert!(took < Duration::from_secs(50), "past the load and read caps: {took:?}: {}", page.text);
-    assert!(!page.is_error || page.text.contains(TOO_BUSY_TO_READ), "{}", page.text);
+    assert!(!page.is_error || page.text.contains(&too_busy_to_read()), "{}", page.text);
     // Set in the worker's global: gone if the browser restarts the worker during the flood.
     service_worker::evaluate_in_extension_worker(&devtools, "globalThis.floodMarker = 1").expect("mark the worker");
 
@@ -260,7 +262,7 @@ async fn a_flooding_cross_site_frame_and_a_page_throwing_in_a_loop_cannot_stall_
     // On a loaded machine the page, throwing in a loop beside its flooding frame, may not be read
     // within the 15 s read cap: the answer then says it was too busy to read, and the snapshots
     // below read it.
-    assert!(!page.is_error || page.text.contains(TOO_BUSY_TO_READ), "{}", page.text);
+    assert!(!page.is_error || page.text.contains(&too_busy_to_read()), "{}", page.text);
     assert!(started.elapsed() < Duration::from_secs(30), "past the load cap: {:?}", started.elapsed());
     // The frame of another site runs in a process of its own, reached through its own session.
     let devtools = rig.devtools();
