@@ -42,7 +42,8 @@ pub struct ElementIdentity {
 /// Why a ref cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefError {
-    /// Not of the form `e<number>`.
+    /// Not of the form of a ref: one of [`REF_LETTERS`] and a number from 1 to 999 (`e` also
+    /// takes larger ones).
     #[error("`{0}` is not an element ref; refs look like `e12` and come from browser_snapshot")]
     Malformed(String),
     /// Never issued on this tab.
@@ -242,19 +243,79 @@ fn describe(reason: GoneReason, version: Option<u64>) -> String {
     }
 }
 
-/// Parses `e12` (surrounding whitespace and a leading `@` or `[ref=…]` wrapper are forgiven).
+/// The letters a ref starts with, in the order refs take them: `e1` … `e999`, then `f1` …
+/// `f999`, and so on to `Y999`. Each letter, alone or after `[`, is one o200k token, as is every
+/// number from 1 to 999, so each of the first 39,960 refs of a session costs two tokens, where a
+/// number of four digits or more would cost a third. `l`, `o`, `I` and `O` are left out as they
+/// read like digits, `v` as it starts a version (`v3`), and the capitals that are not one token
+/// after `[`. Past `Y999`, refs go on as `e1000`, `e1001`, … (what `e` and a number of four
+/// digits or more can only mean).
+pub const REF_LETTERS: &[u8] = b"efghijkmnpqrstuwxyzabcdEFGABCDJKMNPRSTXY";
+
+/// The numbers each letter takes before refs move to the next: 1 to 999.
+const PER_LETTER: u32 = 999;
+
+/// The refs written with a letter and a number of at most three digits: `e1` to `Y999`.
+const SHORT_REFS: u32 = REF_LETTERS.len() as u32 * PER_LETTER;
+
+/// Whether `c` is one of [`REF_LETTERS`].
+pub fn is_ref_letter(c: char) -> bool {
+    c.is_ascii() && REF_LETTERS.contains(&(c as u8))
+}
+
+/// A ref written at `chars[i]`: one of [`REF_LETTERS`] and a number without a leading zero, as
+/// a word of its own (no letter, digit or `_` on either side). Returns where it ends. What
+/// reads as a ref in page text is escaped ([`crate::snapshot::escape`]), so every ref this
+/// finds in a snapshot is a real one.
+pub fn ref_at(chars: &[char], i: usize) -> Option<usize> {
+    use crate::snapshot::escape::word_char;
+    if !chars.get(i).is_some_and(|&c| is_ref_letter(c)) || i > 0 && word_char(chars[i - 1]) {
+        return None;
+    }
+    let digits = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let end = i + 1 + digits;
+    (digits > 0 && chars[i + 1] != '0' && chars.get(end).is_none_or(|&c| !word_char(c))).then_some(end)
+}
+
+/// The length in bytes of a ref at the start of `s` (as [`ref_at`] reads it; refs are ASCII),
+/// for readers that walk bytes. Whatever precedes `s` is the caller's to check.
+pub fn leading_ref_len(s: &str) -> Option<usize> {
+    let head: Vec<char> = s.chars().take(REF_READ_AHEAD).collect();
+    ref_at(&head, 0).filter(|&end| end < head.len() || s.chars().nth(end).is_none())
+}
+
+/// Enough characters to read any ref a session could issue (`e` and ten digits) and the one
+/// after it.
+const REF_READ_AHEAD: usize = 16;
+
+/// Parses a ref such as `e12` or `f7` (surrounding whitespace and a leading `@` or `[ref=…]`
+/// wrapper are forgiven).
 pub fn parse_ref(text: &str) -> Result<u32, RefError> {
     let t = text.trim().trim_start_matches('@');
     let t = t.strip_prefix("[ref=").and_then(|s| s.strip_suffix(']')).unwrap_or(t);
-    t.strip_prefix('e')
-        .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|digits| digits.parse().ok())
-        .ok_or_else(|| RefError::Malformed(text.to_owned()))
+    let chars: Vec<char> = t.chars().collect();
+    let malformed = || RefError::Malformed(text.to_owned());
+    if ref_at(&chars, 0) != Some(chars.len()) {
+        return Err(malformed());
+    }
+    let letter = REF_LETTERS.iter().position(|&l| l == chars[0] as u8).unwrap_or(0) as u64;
+    let number: u64 = t[1..].parse().map_err(|_| RefError::Unknown(t.to_owned()))?;
+    let n = match number {
+        1..=999 => letter * u64::from(PER_LETTER) + number,
+        _ if chars[0] == 'e' => u64::from(SHORT_REFS) + number - u64::from(PER_LETTER),
+        _ => return Err(malformed()),
+    };
+    u32::try_from(n).map_err(|_| RefError::Unknown(t.to_owned()))
 }
 
-/// Formats a ref number.
+/// Writes ref number `n` (from 1): `e1` … `e999`, `f1` …, as [`REF_LETTERS`] says.
 pub fn format_ref(n: u32) -> String {
-    format!("e{n}")
+    if n == 0 || n > SHORT_REFS {
+        // 0 is never issued (refs count from 1) and `parse_ref` refuses `e0`.
+        return format!("e{}", u64::from(n.saturating_sub(SHORT_REFS)) + u64::from(PER_LETTER) * u64::from(n > 0));
+    }
+    let letter = REF_LETTERS[((n - 1) / PER_LETTER) as usize] as char;
+    format!("{letter}{}", (n - 1) % PER_LETTER + 1)
 }
 
 #[cfg(test)]
@@ -271,6 +332,31 @@ mod tests {
 
     fn frames(loader: &str) -> HashMap<String, String> {
         HashMap::from([("F".to_owned(), loader.to_owned())])
+    }
+
+    #[test]
+    fn refs_take_the_next_letter_past_999_and_read_back() {
+        let last_short = REF_LETTERS.len() as u32 * 999;
+        for (n, text) in [(1, "e1"), (999, "e999"), (1000, "f1"), (1998, "f999"), (last_short, "Y999")] {
+            assert_eq!(format_ref(n), text);
+            assert_eq!(parse_ref(text), Ok(n));
+        }
+        assert_eq!(format_ref(last_short + 1), "e1000");
+        assert_eq!(parse_ref("e1000"), Ok(last_short + 1));
+        for n in (1..200_000).step_by(997).chain([u32::MAX - 1, u32::MAX]) {
+            assert_eq!(parse_ref(&format_ref(n)), Ok(n), "{n} as {}", format_ref(n));
+        }
+        assert_eq!(parse_ref(" @f7 "), Ok(1006));
+        assert_eq!(parse_ref("[ref=e3]"), Ok(3));
+    }
+
+    #[test]
+    fn what_is_not_a_ref_is_refused_as_malformed() {
+        for text in ["e0", "e012", "f1000", "v3", "l5", "o1", "e", "12", "e12x", "ee1", "é1", "e-1", ""] {
+            assert!(matches!(parse_ref(text), Err(RefError::Malformed(_))), "{text}: {:?}", parse_ref(text));
+        }
+        // Well formed, but past any number a session can issue.
+        assert!(matches!(parse_ref("e99999999999"), Err(RefError::Unknown(_))));
     }
 
     #[test]

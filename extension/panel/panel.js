@@ -13,7 +13,9 @@ import { cardsView } from './cards.js';
 import { duringView, lanesView } from './lanes.js';
 
 const POLL_MS = 1000;
-const REF = /\be\d+\b/g;
+/** A ref as the snapshot writes it (`e12`, `f7`): a letter refs start with and a number, as a
+ * word of its own and not escaped by a backslash. */
+const REF = /(?<![\\\w])[efghijkmnpqrstuwxyzabcdEFGABCDJKMNPRSTXY][1-9]\d*(?!\w)/g;
 
 /** @type {number | undefined} */
 let tab;

@@ -330,10 +330,9 @@ pub fn without_link_markup(text: &str) -> String {
                 i += 1;
                 continue;
             }
-            b'[' if bytes.get(i + 1) == Some(&b'e') => {
-                let digits = bytes[i + 2..].iter().take_while(|b| b.is_ascii_digit()).count();
-                let after = i + 2 + digits;
-                if digits > 0 && matches!(bytes.get(after), Some(b' ' | b']')) {
+            b'[' => {
+                let after = sightline_core::refs::leading_ref_len(&text[i + 1..]).map_or(i, |len| i + 1 + len);
+                if after > i && matches!(bytes.get(after), Some(b' ' | b']')) {
                     in_link = bytes[after] == b' ';
                     i = after + 1;
                     continue;

@@ -72,10 +72,6 @@ impl Parsed {
     }
 }
 
-fn word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
 /// The version line of a snapshot: `<url> · v<N>` and more after ` · `.
 fn is_version_line(line: &str) -> bool {
     let Some((url, rest)) = line.split_once(" · v") else { return false };
@@ -111,15 +107,13 @@ pub fn unescape(s: &str) -> String {
     out
 }
 
-/// A ref (`e` and digits) starting at `chars[i]`, not preceded or followed by a word
-/// character; returns its end.
+/// A ref (`e12`, `f7`) starting at `chars[i]`, not preceded or followed by a word character;
+/// returns its end.
 fn ref_at(chars: &[char], i: usize) -> Option<usize> {
-    if chars.get(i) != Some(&'e') || i > 0 && word_char(chars[i - 1]) {
+    if i >= chars.len() {
         return None;
     }
-    let digits = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let end = i + 1 + digits;
-    (digits > 0 && chars.get(end).is_none_or(|&c| !word_char(c))).then_some(end)
+    sightline_core::refs::ref_at(chars, i)
 }
 
 /// A JSON string starting at `chars[i]` (a `"`): its value and its end.
@@ -456,6 +450,16 @@ fn place_removed(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_panel_reads_refs_with_the_engines_letters() {
+        // The panel makes refs live with a regular expression of its own; it must know every
+        // letter a ref can start with.
+        let panel = std::fs::read_to_string(crate::paths::workspace_root().join("extension/panel/panel.js"))
+            .expect("the panel's script");
+        let letters = std::str::from_utf8(sightline_core::refs::REF_LETTERS).expect("ASCII");
+        assert!(panel.contains(&format!("const REF = /(?<![\\\\\\w])[{letters}][1-9]\\d*(?!\\w)/g;")), "{letters}");
+    }
 
     #[test]
     fn elements_links_and_escapes_are_told_apart() {

@@ -62,7 +62,7 @@ pub fn count(delta: &Delta) -> String {
 pub fn delta_lines(delta: &Delta) -> Vec<String> {
     let mut out = Vec::new();
     if !delta.gone.is_empty() {
-        let refs: Vec<String> = delta.gone.iter().map(|(r, _)| format!("e{r}")).collect();
+        let refs: Vec<String> = delta.gone.iter().map(|(r, _)| format_ref(*r)).collect();
         let why =
             if delta.gone.iter().all(|(_, g)| *g == GoneReason::FrameDetached) { " (frame detached)" } else { "" };
         out.push(format!("gone: {}{why}", refs.join(" ")));

@@ -174,7 +174,7 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
     };
     let with_delta = |facts: &mut ResponseFacts, delta: &Delta| {
         facts.from = Some(delta.from);
-        facts.gone = delta.gone.iter().map(|(r, _)| format!("e{r}")).collect();
+        facts.gone = delta.gone.iter().map(|(r, _)| crate::refs::format_ref(*r)).collect();
         facts.lines = Some(LineChanges::of(&delta.lines, snapshot));
     };
     match &response.outcome {

@@ -86,7 +86,7 @@ pub fn targets_of(snapshot: &Snapshot, call: &ToolCall) -> Vec<ActionTarget> {
 
 /// The target `element_ref` names in `snapshot`, if it is there.
 pub fn target(snapshot: &Snapshot, element_ref: &str) -> Option<ActionTarget> {
-    let number = element_ref.trim().trim_start_matches('e').parse::<u32>().ok()?;
+    let number = crate::refs::parse_ref(element_ref).ok()?;
     let id = snapshot.element_ids().find(|&id| snapshot.element(id).number == number)?;
     let element = snapshot.element(id);
     let facts = &element.facts;

@@ -10,8 +10,9 @@
 //! of these forms:
 //!
 //! * a backslash escapes the character after it; a page's own backslash is written `\\`;
-//! * a word that reads as a ref (`e` and digits, even with invisible characters between them)
-//!   is written `\e7`, so every unescaped ref in the text is a real one;
+//! * a word that reads as a ref (a letter refs start with and digits, such as `e7` or `f12`,
+//!   even with invisible characters between them) is written `\e7`, so every unescaped ref in
+//!   the text is a real one;
 //! * inside a link's text or an image's alternative text, `[` and `]` are written `\[`, `\]`;
 //!   `→` (the separator of change lines) is written `\→`;
 //! * a line of page text that starts like a structural line (`<`, `!`, `…`, `~`, `+`, a fence,
@@ -19,8 +20,8 @@
 //!   leading `\`;
 //! * nothing from a page breaks a line: line breaks and other control characters in running
 //!   text become spaces; quoted strings are JSON, with the line and paragraph separators, C1
-//!   controls and bidirectional controls escaped as `\uXXXX`, and the `e` of a ref-like word
-//!   as `\u0065`.
+//!   controls and bidirectional controls escaped as `\uXXXX`, and the first letter of a
+//!   ref-like word as `\uXXXX` (`\u0065` for `e7`).
 //!
 //! Ordinary prose has none of these and reads exactly as the page has it.
 //!
@@ -29,6 +30,7 @@
 
 use std::borrow::Cow;
 
+use crate::refs::is_ref_letter;
 use crate::text::prefix_bytes;
 pub use crate::text::thousands;
 
@@ -60,11 +62,12 @@ pub fn word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// Whether `chars[i..]` starts a word that reads as a ref: `e` and at least one digit, not
-/// inside a word, invisible characters allowed between them. A ref-like word followed by
-/// letters (`e2e`) is not one, unless invisible characters hide what it is.
+/// Whether `chars[i..]` starts a word that reads as a ref: a letter a ref starts with
+/// ([`REF_LETTERS`](crate::refs::REF_LETTERS)) and at least one digit, not inside a word,
+/// invisible characters allowed between them. A ref-like word followed by letters (`e2e`) is
+/// not one, unless invisible characters hide what it is.
 fn ref_like_at(chars: &[char], i: usize) -> bool {
-    if chars[i] != 'e' || i > 0 && word_char(chars[i - 1]) {
+    if !is_ref_letter(chars[i]) || i > 0 && word_char(chars[i - 1]) {
         return false;
     }
     let mut j = i + 1;
@@ -128,7 +131,10 @@ fn write_text(s: &str, mode: Mode) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            'e' if ref_like_at(&chars, i) => out.push_str("\\e"),
+            c if ref_like_at(&chars, i) => {
+                out.push('\\');
+                out.push(c);
+            }
             '\t' if mode == Mode::Preformatted => out.push('\t'),
             c if mode == Mode::Preformatted && breaks_line(c) => out.push('\n'),
             c if c == '\t' || breaks_line(c) || c.is_control() => out.push(' '),
@@ -183,7 +189,7 @@ pub fn quote(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            'e' if ref_like_at(&chars, i) => out.push_str("\\u0065"),
+            c if ref_like_at(&chars, i) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c if c.is_control() || breaks_line(c) || bidi_control(c) => {
                 out.push_str(&format!("\\u{:04x}", c as u32));
             }

@@ -504,7 +504,7 @@ pub fn record_call(
 /// Whether `element_ref` is (or cannot be shown not to be) a field whose value is secret: its
 /// value is masked, or it is a password field.
 fn typed_into_secret(snapshot: &sightline_core::snapshot::Snapshot, element_ref: &str) -> bool {
-    let number = element_ref.trim().trim_start_matches('e').parse::<u32>().ok();
+    let number = sightline_core::refs::parse_ref(element_ref).ok();
     let Some(element) = snapshot.elements.iter().find(|e| Some(e.number) == number) else { return true };
     element.facts.value.as_deref() == Some(MASK)
         || element.facts.attrs.iter().any(|(k, v)| *k == "type" && v.eq_ignore_ascii_case("password"))

@@ -292,16 +292,12 @@ impl Classifier {
     }
 }
 
-/// The end of a ref (`e` and digits, not inside a word) at byte `i` of `s`.
+/// The end of a ref (`e12`, `f7`, not inside a word) at byte `i` of `s`.
 fn ref_end(s: &str, i: usize) -> Option<usize> {
-    let bytes = s.as_bytes();
-    if bytes.get(i) != Some(&b'e') || i > 0 && s[..i].chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+    if i > 0 && s[..i].chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    let digits = bytes[i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let end = i + 1 + digits;
-    let after_ok = s[end..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-    (digits > 0 && after_ok).then_some(end)
+    Some(i + sightline_core::refs::leading_ref_len(&s[i..])?)
 }
 
 /// The end (exclusive) of the JSON string starting at byte `i` of `s`.

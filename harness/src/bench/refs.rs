@@ -8,7 +8,8 @@
 //!
 //! Names are compared with surrounding and repeated whitespace collapsed (chrome-devtools-mcp
 //! keeps a label's trailing space). The first match in document order wins. Nothing here depends
-//! on more of Sightline's text than the `eN role "name"` line shape.
+//! on more of Sightline's text than the `eN role "name"` line shape (a ref is a letter and a
+//! number, `e12` or `f7`).
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -77,8 +78,9 @@ static PLAYWRIGHT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static DEVTOOLS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^\s*uid=(\S+) ([a-zA-Z]+)(?: "((?:[^"\\]|\\.)*)")?"#).expect("valid regex"));
-static SIGHTLINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"(?:^|\s)(e\d+) ([a-zA-Z]+)(?: "((?:[^"\\]|\\.)*)")?"#).expect("valid regex"));
+static SIGHTLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:^|\s)([a-zA-Z][1-9]\d*) ([a-zA-Z]+)(?: "((?:[^"\\]|\\.)*)")?"#).expect("valid regex")
+});
 
 fn playwright_line(line: &str) -> Option<Line> {
     let c = PLAYWRIGHT.captures(line)?;

@@ -55,4 +55,20 @@ mod tests {
         assert_eq!(t.count("hello world"), 2);
         assert_eq!(Size::of(&t, "héllo").chars, 5);
     }
+
+    #[test]
+    fn every_ref_of_one_letter_costs_two_tokens() {
+        // What the ref alphabet is chosen for: its letter and its number are one token each,
+        // at the start of an element line and after a link's `[`.
+        let t = Tokenizer::o200k();
+        let base = t.count(" button");
+        for (i, _) in sightline_core::refs::REF_LETTERS.iter().enumerate() {
+            for number in [1, 7, 42, 100, 999] {
+                let r = sightline_core::refs::format_ref(i as u32 * 999 + number);
+                assert_eq!(r.len(), 1 + number.to_string().len(), "{r}");
+                assert_eq!(t.count(&format!("{r} button")) - base, 2, "{r} on an element line");
+                assert_eq!(t.count(&format!("[{r} Home]")), 4, "{r} in a link");
+            }
+        }
+    }
 }

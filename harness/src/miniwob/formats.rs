@@ -287,16 +287,12 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
 
 /// `e12` and the rest, when `line` starts with a ref.
 fn leading_ref(line: &str) -> Option<(&str, &str)> {
-    let digits = line.strip_prefix('e')?;
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
-    if end == 0 {
-        return None;
-    }
-    let rest = &digits[end..];
+    let end = sightline_core::refs::leading_ref_len(line)?;
+    let rest = &line[end..];
     if !(rest.is_empty() || rest.starts_with(' ')) {
         return None;
     }
-    Some((&line[..end + 1], rest.trim_start()))
+    Some((&line[..end], rest.trim_start()))
 }
 
 /// `name="value"` inside `text`.

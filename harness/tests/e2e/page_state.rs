@@ -163,7 +163,7 @@ async fn deltas_replay_to_the_fresh_snapshot_over_a_thousand_random_mutations() 
             .as_array()
             .into_iter()
             .flatten()
-            .map(|r| r.as_str().unwrap().trim_start_matches('e').parse().unwrap())
+            .map(|r| sightline_core::refs::parse_ref(r.as_str().unwrap()).unwrap())
             .collect();
         match kind(&acted).as_str() {
             "delta" => {

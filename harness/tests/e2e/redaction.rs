@@ -11,7 +11,6 @@
 
 use std::time::{Duration, Instant};
 
-use regex::Regex;
 use serde_json::{Value, json};
 use sightline_harness::browser::REMOTE_DEBUGGING;
 use sightline_harness::client::Reply;
@@ -44,13 +43,12 @@ fn field_ref(snapshot: &Reply, locator: Locator) -> String {
         Locator::Name(name) => ref_of(snapshot, "textbox", name),
         Locator::Id(id) => {
             let by_id = format!("id=\"{id}\"");
-            let element = Regex::new(r"\be\d+\b").expect("a ref pattern");
             snapshot
                 .text
                 .lines()
                 .filter(|l| l.contains(&by_id))
-                .find_map(|l| element.find(l))
-                .map(|m| m.as_str().to_owned())
+                .find_map(|l| l.split([' ', '[']).find(|w| sightline_core::refs::leading_ref_len(w) == Some(w.len())))
+                .map(str::to_owned)
                 .unwrap_or_else(|| panic!("no field with id {id} in:\n{}", snapshot.text))
         }
     }

@@ -66,7 +66,7 @@ fn strip_place(line: &str) -> &str {
     let Some(rest) = line.strip_prefix("after ") else { return line };
     let tokens = tokens(rest);
     match tokens.first() {
-        Some(Token::Word(w)) if w.starts_with('e') && w.ends_with(':') => {
+        Some(Token::Word(w)) if w.strip_suffix(':').is_some_and(is_ref) => {
             rest.split_once(": ").map_or(line, |(_, r)| r)
         }
         Some(Token::Quoted(_, end)) if rest[*end..].starts_with(": ") => &rest[end + 2..],
@@ -164,7 +164,7 @@ fn element_of(line: &str) -> Option<(String, String)> {
 }
 
 fn is_ref(word: &str) -> bool {
-    word.strip_prefix('e').is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    crate::refs::parse_ref(word).is_ok() && !word.starts_with(['@', '['])
 }
 
 /// A word, or a quoted string (unescaped) with the byte offset just past its closing quote.

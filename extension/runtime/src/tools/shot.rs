@@ -432,7 +432,7 @@ async fn label_boxes(tabs: &TabsState, sessions: &Sessions, session: &str, tab: 
         if timer::now_ms() - started > 3_000.0 {
             break;
         }
-        let element_ref = format!("e{number}");
+        let element_ref = sightline_core::refs::format_ref(number);
         let Ok(node) = resolve_ref(tabs, sessions, session, tab, &element_ref) else { continue };
         let at = NodeTarget::of(tabs, tab, &node);
         if let Some([x, y, w, h]) = bounds(&at, node.backend_node_id).await {
