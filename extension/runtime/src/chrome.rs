@@ -348,12 +348,31 @@ pub fn session_storage_set<T: Serialize>(
     key: &str,
     value: &T,
 ) -> impl std::future::Future<Output = Result<(), ChromeError>> + 'static {
-    let started = (|| {
-        let mut items = serde_json::Map::new();
-        items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
-        Ok::<_, ChromeError>(storage_session_set(&to_js(&items)?))
-    })();
+    let started = js_value_of(value).map(|value| session_storage_set_js(key, &value));
+    async move { started?.await }
+}
+
+/// [`session_storage_set`] for a value already in JavaScript: the timeline's text goes over as
+/// one string, with no copy of it made in wasm on the way.
+pub fn session_storage_set_js(
+    key: &str,
+    value: &JsValue,
+) -> impl std::future::Future<Output = Result<(), ChromeError>> + 'static + use<> {
+    let started = storage_items(key, value).map(|items| storage_session_set(&items));
     async move { settle(started?).await.map(|_| ()) }
+}
+
+/// `value` as JavaScript, through JSON's data model: maps with number keys (the tab grants'
+/// tab ids) become objects with string keys, as `chrome.storage` keeps them anyway.
+fn js_value_of<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, ChromeError> {
+    to_js(&serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?)
+}
+
+/// `{[key]: value}`, the items `chrome.storage`'s `set` takes.
+fn storage_items(key: &str, value: &JsValue) -> Result<JsValue, ChromeError> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(&items, &JsValue::from_str(key), value).map_err(ChromeError::from)?;
+    Ok(items.into())
 }
 
 /// Removes one key of `chrome.storage.session` (which needs no room, so works when it is full).
@@ -369,9 +388,8 @@ pub async fn local_storage_get<T: DeserializeOwned>(key: &str) -> Result<Option<
 
 /// Writes one key of `chrome.storage.local`.
 pub async fn local_storage_set<T: Serialize>(key: &str, value: &T) -> Result<(), ChromeError> {
-    let mut items = serde_json::Map::new();
-    items.insert(key.to_owned(), serde_json::to_value(value).map_err(|e| ChromeError::Shape(e.to_string()))?);
-    settle(storage_local_set(&to_js(&items)?)).await.map(|_| ())
+    let items = storage_items(key, &js_value_of(value)?)?;
+    settle(storage_local_set(&items)).await.map(|_| ())
 }
 
 /// `chrome.windows.create({type: "popup", url, focused: true, width, height})`: a small window of

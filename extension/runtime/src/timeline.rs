@@ -26,6 +26,7 @@ use std::rc::Rc;
 
 use sightline_core::changes::record::{self, Intake, Kept, PendingRequest, Recorder};
 use sightline_core::changes::{ActionEntry, NamedCheckpoints, NoiseConfig, NoiseRules, SAVED_MAX_BYTES, Timeline};
+use wasm_bindgen::JsValue;
 
 use crate::cdp::CdpEvent;
 use crate::chrome;
@@ -314,8 +315,9 @@ impl TimelineState {
         };
         let result = match saved {
             Ok(saved) => {
-                let writing = chrome::session_storage_set(STATE_KEY, &saved.text);
-                // Not kept while the browser writes it (see `session_storage_set`).
+                // The text goes over as one JavaScript string, copied once, and is not kept
+                // while the browser writes it (see `session_storage_set`).
+                let writing = chrome::session_storage_set_js(STATE_KEY, &JsValue::from_str(&saved.text));
                 drop(saved);
                 writing.await.map_err(|e| e.to_string())
             }
