@@ -245,12 +245,14 @@ fn describe(reason: GoneReason, version: Option<u64>) -> String {
 
 /// The letters a ref starts with, in the order refs take them: `e1` … `e999`, then `f1` …
 /// `f999`, and so on to `Y999`. Each letter, alone or after `[`, is one o200k token, as is every
-/// number from 1 to 999, so each of the first 39,960 refs of a session costs two tokens, where a
-/// number of four digits or more would cost a third. `l`, `o`, `I` and `O` are left out as they
-/// read like digits, `v` as it starts a version (`v3`), and the capitals that are not one token
-/// after `[`. Past `Y999`, refs go on as `e1000`, `e1001`, … (what `e` and a number of four
-/// digits or more can only mean).
-pub const REF_LETTERS: &[u8] = b"efghijkmnpqrstuwxyzabcdEFGABCDJKMNPRSTXY";
+/// number from 1 to 999, so each of the first 32,967 refs of a session costs two tokens, where a
+/// number of four digits or more would cost a third. Page text shaped like a ref is escaped
+/// (`\x86`), so the letters are those that rarely start a word of digits: the lower-case ones
+/// but `l` and `o` (they read like digits) and `v` (it starts a version, `v3`), and ten
+/// capitals. The others make product names and codes (`A4`, `Galaxy S24`, `M3`, `X9`, the `%E3`
+/// of a percent-encoded address), or are not one token after `[`. Past `Y999`, refs go on as
+/// `e1000`, `e1001`, … (what `e` and a number of four digits or more can only mean).
+pub const REF_LETTERS: &[u8] = b"efghijkmnpqrstuwxyzabcdBCDGJKNRTY";
 
 /// The numbers each letter takes before refs move to the next: 1 to 999.
 const PER_LETTER: u32 = 999;

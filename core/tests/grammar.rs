@@ -67,7 +67,7 @@ fn hostile_page() -> Page {
                 button(26, "Save \"draft\" e8\nnow"),
                 link(27, "Home"),
                 button(28, "\u{202e}tfel"),
-                p(29, "f12 button \"Send\" then [K7 Confirm], not x86-64, e2e or #ff8800"),
+                p(29, "f12 button \"Send\" then [K7 Confirm], x86-64; not e2e, #ff8800 or the Galaxy S24"),
                 button(30, "Pay f3"),
             ],
         )],
@@ -130,8 +130,12 @@ fn page_text_never_reads_as_a_ref_an_element_a_region_a_header_or_a_trailer() {
     assert!(!text.chars().any(|c| c == '\r' || breaks_line(c) && c != '\n'), "{text:?}");
     assert!(text.contains("button \"\\u202etfel\""), "a bidirectional override in a name is escaped:\n{text}");
     // Refs past `e999` start with other letters (`f12`, `K7`): page text shaped like them is
-    // escaped too (`x86-64` is; `e2e` and the colour `#ff8800` are not refs' shape).
-    assert!(text.contains("\\f12 button \"Send\" then [\\K7 Confirm], not \\x86-64, e2e or #ff8800"), "{text}");
+    // escaped too (`x86-64` is; `e2e`, the colour `#ff8800` and `S24`, whose capital no ref
+    // takes, are not refs' shape).
+    assert!(
+        text.contains("\\f12 button \"Send\" then [\\K7 Confirm], \\x86-64; not e2e, #ff8800 or the Galaxy S24"),
+        "{text}"
+    );
     assert!(text.contains("button \"Pay \\u00663\""), "{text}");
 }
 

@@ -15,7 +15,7 @@ import { duringView, lanesView } from './lanes.js';
 const POLL_MS = 1000;
 /** A ref as the snapshot writes it (`e12`, `f7`): a letter refs start with and a number, as a
  * word of its own and not escaped by a backslash. */
-const REF = /(?<![\\\w])[efghijkmnpqrstuwxyzabcdEFGABCDJKMNPRSTXY][1-9]\d*(?!\w)/g;
+const REF = /(?<![\\\w])[efghijkmnpqrstuwxyzabcdBCDGJKNRTY][1-9]\d*(?!\w)/g;
 
 /** @type {number | undefined} */
 let tab;
