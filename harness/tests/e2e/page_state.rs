@@ -574,3 +574,34 @@ async fn a_long_snapshot_is_paged_and_its_facts_say_how_to_continue() {
         (0..1500).map(|i| format!("Paragraph {i} of a page too long for one answer.")).collect();
     assert_eq!(seen, expected, "every line once, in order, across the pages");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refs_past_e999_take_the_next_letter_and_act_on_their_own_element() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    rig.open("page-state/many-buttons.html").await;
+    let snapshot = c.call("browser_snapshot", json!({})).await.expect("browser_snapshot answers");
+    assert!(!snapshot.is_error, "{}", snapshot.text);
+    let first = ref_of(&snapshot, "button", "Item 1");
+    let late = ref_of(&snapshot, "button", "Item 1100");
+    assert!(first.starts_with('e') && late.starts_with('f'), "{first} and {late}");
+    assert_eq!(
+        sightline_core::refs::parse_ref(&late).expect("a ref")
+            - sightline_core::refs::parse_ref(&first).expect("a ref"),
+        1099
+    );
+
+    let pressed = c.ok("browser_click", json!({"ref": late})).await;
+    assert!(pressed.contains("Pressed item 1100"), "the answer shows what the click did: {pressed}");
+    assert!(rig.server.wait_for_event("pressed 1100", WAIT), "{:?}", rig.server.events());
+    // The same number under the first letter is another element.
+    let same_number = late.replacen('f', "e", 1);
+    c.ok("browser_click", json!({"ref": same_number})).await;
+    let n = sightline_core::refs::parse_ref(&same_number).expect("a ref")
+        - sightline_core::refs::parse_ref(&first).expect("a ref")
+        + 1;
+    assert!(rig.server.wait_for_event(&format!("pressed {n}"), WAIT), "{:?}", rig.server.events());
+    // A number no letter takes past 999 is no ref.
+    let malformed = c.call("browser_click", json!({"ref": "f1000"})).await.unwrap();
+    assert!(malformed.is_error && malformed.text.contains("is not an element ref"), "{}", malformed.text);
+}
