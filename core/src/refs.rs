@@ -312,9 +312,13 @@ pub fn parse_ref(text: &str) -> Result<u32, RefError> {
 
 /// Writes ref number `n` (from 1): `e1` … `e999`, `f1` …, as [`REF_LETTERS`] says.
 pub fn format_ref(n: u32) -> String {
-    if n == 0 || n > SHORT_REFS {
-        // 0 is never issued (refs count from 1) and `parse_ref` refuses `e0`.
-        return format!("e{}", u64::from(n.saturating_sub(SHORT_REFS)) + u64::from(PER_LETTER) * u64::from(n > 0));
+    if n == 0 {
+        // Never issued (refs count from 1), and refused by `parse_ref`.
+        return "e0".to_owned();
+    }
+    if n > SHORT_REFS {
+        // `e1000` follows `Y999` (no overflow: `SHORT_REFS` is larger than `PER_LETTER`).
+        return format!("e{}", n - SHORT_REFS + PER_LETTER);
     }
     let letter = REF_LETTERS[((n - 1) / PER_LETTER) as usize] as char;
     format!("{letter}{}", (n - 1) % PER_LETTER + 1)
@@ -348,6 +352,7 @@ mod tests {
         for n in (1..200_000).step_by(997).chain([u32::MAX - 1, u32::MAX]) {
             assert_eq!(parse_ref(&format_ref(n)), Ok(n), "{n} as {}", format_ref(n));
         }
+        assert_eq!(format_ref(0), "e0", "never issued, and no ref");
         assert_eq!(parse_ref(" @f7 "), Ok(1006));
         assert_eq!(parse_ref("[ref=e3]"), Ok(3));
     }
