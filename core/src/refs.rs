@@ -12,6 +12,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::snapshot::escape::word_char;
+
 /// The identity of a DOM node in one document of one frame.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeKey {
@@ -270,41 +272,52 @@ pub fn is_ref_letter(c: char) -> bool {
 /// reads as a ref in page text is escaped ([`crate::snapshot::escape`]), so every ref this
 /// finds in a snapshot is a real one.
 pub fn ref_at(chars: &[char], i: usize) -> Option<usize> {
-    use crate::snapshot::escape::word_char;
-    if !chars.get(i).is_some_and(|&c| is_ref_letter(c)) || i > 0 && word_char(chars[i - 1]) {
+    if i > 0 && chars.get(i - 1).is_some_and(|&c| word_char(c)) {
         return None;
     }
-    let digits = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let end = i + 1 + digits;
-    (digits > 0 && chars[i + 1] != '0' && chars.get(end).is_none_or(|&c| !word_char(c))).then_some(end)
+    Some(i + ref_len(chars.get(i..)?.iter().copied())?)
 }
 
-/// The length in bytes of a ref at the start of `s` (as [`ref_at`] reads it; refs are ASCII),
-/// for readers that walk bytes. Whatever precedes `s` is the caller's to check.
+/// The length in bytes of a ref at the start of `s` (as [`ref_at`] reads it; refs are ASCII,
+/// so characters and bytes count alike), for readers that walk bytes. Whatever precedes `s` is
+/// the caller's to check.
 pub fn leading_ref_len(s: &str) -> Option<usize> {
-    let head: Vec<char> = s.chars().take(REF_READ_AHEAD).collect();
-    ref_at(&head, 0).filter(|&end| end < head.len() || s.chars().nth(end).is_none())
+    ref_len(s.chars())
 }
 
-/// Enough characters to read any ref a session could issue (`e` and ten digits) and the one
-/// after it.
-const REF_READ_AHEAD: usize = 16;
+/// The one rule both readers share: the length of the ref `chars` start with, if they do.
+fn ref_len(mut chars: impl Iterator<Item = char>) -> Option<usize> {
+    if !chars.next().is_some_and(is_ref_letter) {
+        return None;
+    }
+    let mut digits = 0;
+    let mut leading_zero = false;
+    let after = loop {
+        match chars.next() {
+            Some(c) if c.is_ascii_digit() => {
+                leading_zero |= digits == 0 && c == '0';
+                digits += 1;
+            }
+            other => break other,
+        }
+    };
+    (digits > 0 && !leading_zero && after.is_none_or(|c| !word_char(c))).then_some(1 + digits)
+}
 
 /// Parses a ref such as `e12` or `f7` (surrounding whitespace and a leading `@` or `[ref=…]`
 /// wrapper are forgiven).
 pub fn parse_ref(text: &str) -> Result<u32, RefError> {
     let t = text.trim().trim_start_matches('@');
     let t = t.strip_prefix("[ref=").and_then(|s| s.strip_suffix(']')).unwrap_or(t);
-    let chars: Vec<char> = t.chars().collect();
     let malformed = || RefError::Malformed(text.to_owned());
-    if ref_at(&chars, 0) != Some(chars.len()) {
+    if leading_ref_len(t) != Some(t.len()) {
         return Err(malformed());
     }
-    let letter = REF_LETTERS.iter().position(|&l| l == chars[0] as u8).unwrap_or(0) as u64;
+    let letter = REF_LETTERS.iter().position(|&l| l == t.as_bytes()[0]).unwrap_or(0) as u64;
     let number: u64 = t[1..].parse().map_err(|_| RefError::Unknown(t.to_owned()))?;
     let n = match number {
         1..=999 => letter * u64::from(PER_LETTER) + number,
-        _ if chars[0] == 'e' => u64::from(SHORT_REFS) + number - u64::from(PER_LETTER),
+        _ if t.starts_with('e') => u64::from(SHORT_REFS) + number - u64::from(PER_LETTER),
         _ => return Err(malformed()),
     };
     u32::try_from(n).map_err(|_| RefError::Unknown(t.to_owned()))

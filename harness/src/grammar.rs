@@ -6,6 +6,7 @@
 //! element, a region, a frame or a trailer that is not there.
 
 use anyhow::{Context, bail};
+use sightline_core::refs::ref_at;
 
 /// An element as the text shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,15 +106,6 @@ pub fn unescape(s: &str) -> String {
         }
     }
     out
-}
-
-/// A ref (`e12`, `f7`) starting at `chars[i]`, not preceded or followed by a word character;
-/// returns its end.
-fn ref_at(chars: &[char], i: usize) -> Option<usize> {
-    if i >= chars.len() {
-        return None;
-    }
-    sightline_core::refs::ref_at(chars, i)
 }
 
 /// A JSON string starting at `chars[i]` (a `"`): its value and its end.

@@ -164,7 +164,7 @@ fn element_of(line: &str) -> Option<(String, String)> {
 }
 
 fn is_ref(word: &str) -> bool {
-    crate::refs::parse_ref(word).is_ok() && !word.starts_with(['@', '['])
+    crate::refs::leading_ref_len(word) == Some(word.len())
 }
 
 /// A word, or a quoted string (unescaped) with the byte offset just past its closing quote.
