@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::page::{Node, Page};
 use crate::client::Reply;
+use crate::grammar::unescape;
 
 // ---------------------------------------------------------------------------------------------
 // Sightline
@@ -239,7 +240,7 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
         if node.name.is_empty()
             && let Some((_, text)) = split_unquoted(rest, ": ")
         {
-            node.name = text.to_owned();
+            node.name = unescape(text);
         }
         if let Some(id) = attribute(rest, "id") {
             node.states.push(format!("id={id}"));
@@ -265,11 +266,12 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
     if let Some(title) = trimmed.strip_prefix('#').map(|t| t.trim_start_matches('#'))
         && title.starts_with(' ')
     {
-        return vec![Node { depth, role: "heading".into(), name: title.trim().to_owned(), ..Node::default() }];
+        return vec![Node { depth, role: "heading".into(), name: unescape(title.trim()), ..Node::default() }];
     }
     let text = trimmed.strip_prefix("- ").unwrap_or(trimmed);
     let (plain, links) = inline_links(text);
-    let mut nodes = vec![Node::text(depth, &plain)];
+    // Page text is read as the page has it: `\k9` is the page's `k9`, not a ref.
+    let mut nodes = vec![Node::text(depth, &unescape(&plain))];
     for (label, reference) in links {
         let mut node = elements.get(&reference).cloned().unwrap_or_else(|| Node {
             role: "link".into(),
@@ -277,7 +279,7 @@ fn sightline_line(line: &str, elements: &HashMap<String, Node>) -> Vec<Node> {
             ..Node::default()
         });
         if node.name.is_empty() {
-            node.name = label;
+            node.name = unescape(&label);
         }
         node.depth = depth + 1;
         nodes.push(node);
@@ -649,6 +651,36 @@ mod tests {
         assert_eq!(shown.page.nodes[5].options, ["Aurora", "Bernelle"]);
         assert_eq!(shown.page.nodes[5].value.as_deref(), Some("Aurora"));
         assert_eq!(shown.page.instruction(), "Click on the link \"nam\".");
+    }
+
+    #[test]
+    fn page_text_shaped_like_a_ref_is_read_as_the_page_has_it() {
+        // The page's `k9`, `x86` and `f1` are escaped so they cannot pass for refs; an agent
+        // matching the instruction's words against names reads them without the backslash.
+        let reply = Reply {
+            text: "T\nhttp://x/ · v1\nSelect \\k9 and click Submit.\n# About \\f1\nsee [e7 \\x86 guide] now\n\
+                   e2 clickable: \\b2\ne4 checkbox \"\\u006b9\""
+                .into(),
+            is_error: false,
+            images: Vec::new(),
+            structured: Some(json!({"kind": "full", "elements": [
+                {"ref": "e7", "role": "link", "name": ""},
+                {"ref": "e2", "role": "clickable", "name": ""},
+                {"ref": "e4", "role": "checkbox", "name": "k9"}]})),
+        };
+        let shown = sightline(&reply);
+        assert_eq!(
+            refs(&shown.page),
+            [
+                "text|Select k9 and click Submit.|",
+                "heading|About f1|",
+                "text|see x86 guide now|",
+                "link|x86 guide|e7",
+                "clickable|b2|e2",
+                "checkbox|k9|e4"
+            ]
+        );
+        assert_eq!(shown.page.instruction(), "Select k9 and click Submit.");
     }
 
     #[test]
