@@ -855,3 +855,45 @@ fn lists_a_list_of_links_only_is_written_without_markers_and_keeps_its_hierarchy
     // A list with a control beside its links keeps its markers.
     assert!(has_line(&l, "- [e13 Alone]"), "{l:#?}");
 }
+
+// Editable areas -------------------------------------------------------------------------
+
+/// A `contenteditable` area is typed into like a text field: it is a textbox named by its
+/// label, its text its value (a line per paragraph, list item and line break), with no ref for
+/// the paragraphs inside it (Chrome calls everything in it clickable). A control in a
+/// non-editable island inside it keeps its ref; `contenteditable="false"` is plain text. Read
+/// with Chrome's tree and with roles derived from the DOM alike.
+#[test]
+fn editable_areas_are_textboxes_whose_text_is_their_value() {
+    let with_tree = capture("editors");
+    for (reading, capture) in
+        [("Chrome's tree", with_tree.clone()), ("derived", with_tree.without_accessibility_trees())]
+    {
+        let l: Vec<String> = body(&compile(&capture, &mut RefRegistry::default())).lines().map(str::to_owned).collect();
+        let unref: Vec<String> = l.iter().map(|line| without_ref(line.trim_start())).collect();
+        let has = |wanted: &str| unref.iter().any(|line| line == wanted);
+        assert!(
+            has(
+                r#"textbox "Message body" = "Dear Ada,\nThe report is here.\nfirst point\nsecond point\n@Grace Remove Grace""#
+            ),
+            "{reading}: {l:#?}"
+        );
+        assert!(has(r#"link "here""#) && has(r#"button "Remove Grace""#), "{reading}: {l:#?}");
+        assert!(has(r#"textbox "Comment""#), "{reading}: {l:#?}");
+        assert!(has(r#"textbox "Title" = "Quarterly numbers""#), "{reading}: {l:#?}");
+        assert!(has_line(&l, "Read-only notice"), "{reading}: {l:#?}");
+        assert!(has(r#"textbox "Notes" = "first line\nsecond line""#), "{reading}: {l:#?}");
+        // Nothing else in the page has a ref: not the paragraphs, the list or the bold word.
+        let refs = l.iter().filter(|line| line.trim_start().starts_with('e')).count();
+        assert_eq!(refs, 6, "{reading}: {l:#?}");
+    }
+}
+
+/// `line` with its leading ref (`e12 `) taken off.
+fn without_ref(line: &str) -> String {
+    let digits = line.strip_prefix('e').map(|rest| rest.chars().take_while(char::is_ascii_digit).count());
+    match digits {
+        Some(n) if n > 0 && line[1 + n..].starts_with(' ') => line[2 + n..].to_owned(),
+        _ => line.to_owned(),
+    }
+}

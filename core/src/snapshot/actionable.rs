@@ -167,16 +167,29 @@ fn listener_only(tree: &PageTree, id: NodeId) -> bool {
     if node.kind != NodeKind::Element || matches!(node.tag.as_str(), "html" | "body" | "label") {
         return false;
     }
-    node.clickable || pointer_starts_at(tree, id)
+    // Chrome counts everything inside an editable area as clickable (a click there places the
+    // caret): that is the editor's text, reached through the area's own ref.
+    node.clickable && !in_editable_content(tree, id) || pointer_starts_at(tree, id)
 }
 
-fn is_editing_host(tree: &PageTree, id: NodeId) -> bool {
-    let editable = |n: NodeId| {
-        tree.nodes[n]
-            .attr("contenteditable")
-            .is_some_and(|v| v.is_empty() || v.eq_ignore_ascii_case("true") || v == "plaintext-only")
-    };
-    editable(id) && !tree.nodes[id].parent.is_some_and(editable)
+/// Whether the element is editable content inside an editing host (its `contenteditable`
+/// inherited, not switched off by a nearer `contenteditable="false"`).
+fn in_editable_content(tree: &PageTree, id: NodeId) -> bool {
+    let mut ancestors = tree.ancestors(id);
+    ancestors.find_map(|a| editable_attr(&tree.nodes[a])).unwrap_or(false)
+        && editable_attr(&tree.nodes[id]).is_none_or(|own| own)
+}
+
+/// What an element's own `contenteditable` says: editable, not editable, or nothing.
+fn editable_attr(node: &Node<'_>) -> Option<bool> {
+    node.attr("contenteditable")
+        .map(|v| v.is_empty() || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("plaintext-only"))
+}
+
+/// An element a person types into as into a text field: the outermost element made editable by
+/// `contenteditable` (a rich-text editor's body, a comment box).
+pub fn is_editing_host(tree: &PageTree, id: NodeId) -> bool {
+    editable_attr(&tree.nodes[id]) == Some(true) && !in_editable_content(tree, id)
 }
 
 /// Elements whose box captures clicks for what is inside it.

@@ -59,7 +59,8 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     let node = &tree.nodes[id];
     let ax_role = node.ax.role();
     let input_type = node.attr("type").unwrap_or("").to_ascii_lowercase();
-    let role = shown_role(node, &input_type, &ax_role);
+    let editing_host = super::actionable::is_editing_host(tree, id);
+    let role = shown_role(node, &input_type, &ax_role, editing_host);
     let text_field = matches!(role.as_str(), "textbox" | "searchbox" | "combobox" | "listbox");
     let own_text = normalise(inner_text);
     // Names for what has none: its title, its description, an icon's alternative text, its
@@ -77,7 +78,8 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     .find(|n| !n.is_empty())
     .unwrap_or_default();
     let secret = is_secret(tree, id);
-    let mut value = current_value(tree, id, &role).map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
+    let mut value =
+        current_value(tree, id, &role, inner_text).map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
     if value.as_deref() == Some("") {
         value = None;
     }
@@ -123,8 +125,8 @@ pub fn says_all_of(name: &str, text: &str) -> bool {
 }
 
 /// The role an agent reads: the accessible role, refined for inputs whose role says too little
-/// (or that have none, being hidden from the accessibility tree).
-fn shown_role(node: &crate::snapshot::tree::Node, input_type: &str, ax_role: &str) -> String {
+/// (or that have none, being hidden from the accessibility tree) and for editable areas.
+fn shown_role(node: &crate::snapshot::tree::Node, input_type: &str, ax_role: &str, editing_host: bool) -> String {
     let tag = node.tag.as_str();
     if tag == "input" {
         if node.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("switch")) {
@@ -153,6 +155,8 @@ fn shown_role(node: &crate::snapshot::tree::Node, input_type: &str, ax_role: &st
             "select" => "combobox".into(),
             "textarea" => "textbox".into(),
             "summary" => "disclosure".into(),
+            // An editable area is typed into like a text field (Chrome calls it generic).
+            _ if editing_host => "textbox".into(),
             // What can be picked up says so: it is what `browser_drag` starts from.
             _ if super::actionable::draggable(node) => "draggable".into(),
             _ => "clickable".into(),
@@ -179,7 +183,7 @@ fn implied_tag_differs(tag: &str, role: &str) -> bool {
     !implied.contains(&tag)
 }
 
-fn current_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
+fn current_value(tree: &PageTree, id: NodeId, role: &str, inner_text: &str) -> Option<String> {
     let node = &tree.nodes[id];
     match node.tag.as_str() {
         "select" => {
@@ -193,6 +197,11 @@ fn current_value(tree: &PageTree, id: NodeId, role: &str) -> Option<String> {
             }
             _ => node.input_value.map(str::to_owned),
         },
+        // An editable area's value is the text it shows, line by line (Chrome's tree has it on
+        // one line; roles derived from the DOM carry no value).
+        _ if matches!(role, "combobox" | "textbox" | "searchbox") && super::actionable::is_editing_host(tree, id) => {
+            Some(inner_text.to_owned())
+        }
         _ if matches!(role, "slider" | "spinbutton" | "combobox" | "textbox" | "searchbox") => {
             node.ax.value().filter(|v| !v.is_empty()).map(|v| normalise(&v))
         }

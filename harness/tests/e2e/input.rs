@@ -206,3 +206,36 @@ async fn an_option_is_chosen_by_what_it_is_whatever_the_page_rewrote() {
         assert!(!rig.server.events().iter().any(|e| e == "to:evil"), "{wanted}: {:?}", rig.server.events());
     }
 }
+
+/// A rich-text editor's body (`contenteditable`) and a comment box (`role="textbox"` on an
+/// editable div) read as textboxes with their text as the value, and `browser_type` replaces
+/// that text: the page sees the new text and nothing of the old, and the answer's delta shows
+/// the new value.
+#[tokio::test(flavor = "multi_thread")]
+async fn editable_areas_are_textboxes_that_typing_replaces() {
+    let rig = Rig::start().await.expect("rig");
+    let page = open(&rig, "input/editors.html").await;
+    let body = ref_of(&page, "textbox", "Message body");
+    let comment = ref_of(&page, "textbox", "Comment");
+    assert!(
+        page.text.contains(&format!("{body} textbox \"Message body\" = \"Dear Ada,\\nSee the draft below.\"")),
+        "{}",
+        page.text
+    );
+    assert!(!page.text.contains("clickable"), "the paragraphs inside are the editor's text: {}", page.text);
+
+    let typed =
+        rig.client.call("browser_type", json!({"ref": body, "text": "Meeting moved to Friday."})).await.unwrap();
+    assert!(!typed.is_error, "{}", typed.text);
+    assert!(rig.server.wait_for_event("body:Meeting moved to Friday.", WAIT), "{:?}", rig.server.events());
+    assert!(typed.text.contains("= \"Meeting moved to Friday.\""), "{}", typed.text);
+
+    let typed = rig.client.call("browser_type", json!({"ref": comment, "text": "Looks good"})).await.unwrap();
+    assert!(!typed.is_error, "{}", typed.text);
+    assert!(rig.server.wait_for_event("comment:Looks good", WAIT), "{:?}", rig.server.events());
+    assert!(
+        typed.text.contains(&format!("~ {comment} textbox \"Comment\" (nothing) → = \"Looks good\"")),
+        "{}",
+        typed.text
+    );
+}

@@ -413,7 +413,11 @@ impl Builder<'_, '_> {
     /// what it holds is off the stack before the walk goes into the element's children.
     #[inline(never)]
     fn actionable_line(&mut self, id: NodeId) {
-        let inner = self.visible_text(id);
+        let inner = if super::actionable::is_editing_host(self.tree, id) {
+            self.editable_text(id)
+        } else {
+            self.visible_text(id)
+        };
         let mut facts = match self.sources.stands_for.get(&id) {
             Some(&control) => label_facts(self.tree, id, control, &inner),
             None => facts(self.tree, id, &inner, self.icon_name(id).as_deref()),

@@ -1,4 +1,4 @@
-//! What an element says: its visible text, whether that text starts or ends with a space (so an
+//! What an element says: its visible text, an editable area's text line by line, whether that text starts or ends with a space (so an
 //! inline link stays apart from its neighbours), whether a `<label>` only repeats the name of the
 //! control it labels (label deduplication), and whether an element is laid out as a block.
 
@@ -24,6 +24,44 @@ impl Builder<'_, '_> {
             stack.extend(node.children.iter().rev().copied());
         }
         normalise(&out)
+    }
+
+    /// The text an editable area shows, as its value: a line per block (paragraph, list item)
+    /// and per line break, spaces within a line as a reader sees them.
+    pub(super) fn editable_text(&self, id: NodeId) -> String {
+        enum Step {
+            Enter(NodeId),
+            Break,
+        }
+        let mut raw = String::new();
+        let mut stack = vec![Step::Enter(id)];
+        while let Some(step) = stack.pop() {
+            let x = match step {
+                Step::Break => {
+                    raw.push('\n');
+                    continue;
+                }
+                Step::Enter(x) => x,
+            };
+            if !self.signal.kept(x) {
+                continue;
+            }
+            let node = &self.tree.nodes[x];
+            match node.kind {
+                NodeKind::Text => raw.push_str(node.text),
+                NodeKind::Element if node.tag == "br" => raw.push('\n'),
+                NodeKind::Element => {
+                    let block = x != id && self.is_block(x);
+                    if block {
+                        raw.push('\n');
+                        stack.push(Step::Break);
+                    }
+                    stack.extend(node.children.iter().rev().map(|&c| Step::Enter(c)));
+                }
+                _ => {}
+            }
+        }
+        raw.lines().map(normalise).filter(|line| !line.is_empty()).collect::<Vec<_>>().join("\n")
     }
 
     /// The alternative text of the first image (`img`, `svg`, `role=img`) shown inside `id`.

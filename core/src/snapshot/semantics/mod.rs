@@ -30,7 +30,7 @@ pub fn derive(tree: &PageTree, id: NodeId) -> Option<Semantics> {
     // What these rules do not follow yet.
     let unsure = |k: &str| {
         let k = k.to_ascii_lowercase();
-        matches!(k.as_str(), "aria-owns" | "aria-roledescription" | "contenteditable" | "popover" | "inert" | "hidden")
+        matches!(k.as_str(), "aria-owns" | "aria-roledescription" | "popover" | "inert" | "hidden")
     };
     if node.attrs.iter().any(|(k, _)| unsure(k)) {
         return None;
