@@ -201,6 +201,12 @@ chrome.downloads.onDeterminingFilename.addListener((item, suggest) => {
     );
   return true;
 });
+// A tab a page opened (a `target="_blank"` link, `window.open`): the agent's when the tab it was
+// opened from is. (`openerTabId` of `tabs.onCreated` names the active tab, not always the one
+// whose page opened it; this event names the page's own tab.)
+chrome.webNavigation.onCreatedNavigationTarget.addListener((details) => {
+  withRuntime((rt) => rt.onTabOpened(details.tabId, details.sourceTabId, details.url || '')).catch(() => {});
+});
 chrome.tabs.onRemoved.addListener((tabId) => {
   withRuntime((rt) => rt.onTabRemoved(tabId)).catch(() => {});
 });

@@ -349,6 +349,18 @@ impl Runtime {
         })
     }
 
+    /// `chrome.webNavigation.onCreatedNavigationTarget`: a page in tab `opener` opened
+    /// `tab_id` to show `url`; see `Custody::opened_by_page`.
+    #[wasm_bindgen(js_name = onTabOpened)]
+    pub fn on_tab_opened(&self, tab_id: i32, opener: i32, url: String) -> Promise {
+        let state = self.state.clone();
+        future_to_promise(async move {
+            state.custody().load_grants().await;
+            state.custody().opened_by_page(tab_id, opener, &url).await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
     /// `chrome.downloads.onDeterminingFilename`: where the download is saved. Answers
     /// `{filename}` (relative to the browser's download folder) for a download of an agent's
     /// action, `{cancel: true}` for one the person's rules refuse, else nothing.

@@ -391,6 +391,33 @@ impl Custody<'_> {
         self.save_grants().await;
     }
 
+    /// A page in tab `opener` opened `tab_id` (a link with `target="_blank"`, `window.open`, a
+    /// sign-in popup). When the agent controls the opener, the new tab is the agent's as the
+    /// opener is: granted the same way, held by the same session, shown in the same group, and
+    /// that session is told in its next answer (its current tab stays the opener). A tab opened
+    /// by a tab the agent does not control stays out of its reach, as does any tab while
+    /// Sightline is stopped.
+    pub async fn opened_by_page(&self, tab_id: i32, opener: i32, url: &str) {
+        let (grant, holder) = {
+            let tabs = self.tabs.registry.borrow();
+            if tabs.grants.stopped || tabs.is_controlled(tab_id) {
+                return;
+            }
+            let Some(&grant) = tabs.grants.tabs.get(&opener) else { return };
+            (grant, tabs.grants.holders.get(&opener).cloned())
+        };
+        self.grant(tab_id, grant, holder.as_deref()).await;
+        if let Some(session) = holder {
+            let url =
+                if url.is_empty() { String::new() } else { format!(" at {}", sightline_core::urls::redact_url(url)) };
+            let notice = format!(
+                "The page in tab {opener} opened tab {tab_id}{url}; it is yours too: `browser_tabs select` it to use it."
+            );
+            self.sessions.with_session(&session, |s| s.notices.push(notice));
+            self.save_session_place(&session).await;
+        }
+    }
+
     /// The person shared `tab_id` again: a session whose current tab it was, before it lost it,
     /// goes on there (and holds it), and is told so.
     fn given_back(&self, tab_id: i32) {

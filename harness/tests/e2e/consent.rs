@@ -3,7 +3,8 @@
 //! shares again; a tab nobody shared is refused by every tool, and a tab that is unshared takes
 //! its logs with it; a session does not use another session's tabs, and each session's
 //! tabs sit in a group of their own; after the extension's worker restarts, or its bridge is
-//! killed, a session goes on at its tab.
+//! killed, a session goes on at its tab. A tab a page in the agent's tab opens is the agent's;
+//! one opened from a tab nobody shared is not.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ use serde_json::{Value, json};
 use sightline_harness::browser::{REMOTE_DEBUGGING, bridge_pids};
 use sightline_harness::cdp::CdpConnection;
 use sightline_harness::client::Reply;
-use sightline_harness::{McpClient, Rig, ref_of, service_worker};
+use sightline_harness::{McpClient, Rig, ref_named, ref_of, service_worker};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -196,4 +197,68 @@ async fn after_the_bridge_is_killed_a_session_goes_on_where_it_was() {
     assert!(rig.server.wait_for_event("bought:1", WAIT), "{:?}", rig.server.events());
     let events: Vec<String> = rig.server.events().into_iter().filter(|e| e.starts_with("bought")).collect();
     assert_eq!(events, ["bought:1"], "the click ran once");
+}
+
+/// Waits until the browser has a tab whose URL contains `url_part`; its id.
+async fn tab_appears(rig: &Rig, url_part: &str) -> i64 {
+    let query = format!(
+        "chrome.tabs.query({{}}).then((t) => t.some((x) => (x.url || x.pendingUrl || '').includes({})))",
+        Value::String(url_part.to_owned())
+    );
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline && rig.in_worker(&query) != json!(true) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    rig.tab_id(url_part)
+}
+
+/// A tab a page in the agent's tab opens (`window.open`, a `target="_blank"` link) is the
+/// agent's as its opener is: the agent is told (in the click's answer, or the next one if the
+/// browser reported the tab later), it is listed as its own, and it can be selected and read.
+/// A tab a page in a tab nobody shared opens stays out of reach, and nobody is told of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn tabs_the_agents_pages_open_are_its_own_and_other_pages_tabs_are_not() {
+    let rig = Rig::start_with(&[REMOTE_DEBUGGING]).await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/opens-tabs.html").await;
+    let opener = rig.tab_id("actions/opens-tabs.html");
+    for (name, via) in
+        [("Open the second page in a window", "via=window-open"), ("Second page in a new tab", "via=link")]
+    {
+        let clicked = c.call("browser_click", json!({"ref": ref_named(&page, name)})).await.expect("click");
+        assert!(!clicked.is_error, "{}", clicked.text);
+        let tab = tab_appears(&rig, via).await;
+        let listed = c.call("browser_tabs", json!({"action": "list"})).await.expect("list");
+        let told = format!("The page in tab {opener} opened tab {tab} at ");
+        assert!(clicked.text.contains(&told) || listed.text.contains(&told), "{}\n{}", clicked.text, listed.text);
+        assert!(listed.text.contains(&format!("- tab {tab} [opened by you]")), "{}", listed.text);
+        assert!(listed.text.contains(&format!("- tab {opener} (current)")), "the current tab stays: {}", listed.text);
+        let selected = c.ok("browser_tabs", json!({"action": "select", "tab": tab})).await;
+        assert!(selected.contains(&format!("- tab {tab} (current)")), "{selected}");
+        let second = c.ok("browser_snapshot", json!({})).await;
+        assert!(second.contains("# Second page") && second.contains(via), "{second}");
+        c.ok("browser_tabs", json!({"action": "select", "tab": opener})).await;
+    }
+
+    // The same page in a tab nobody shared opens a window: not the agent's.
+    open_unshared_tab(&rig, &rig.server.url("actions/opens-tabs.html?unshared"));
+    let unshared = tab_appears(&rig, "opens-tabs.html?unshared").await;
+    let mut cdp = CdpConnection::connect(&rig.devtools()).expect("devtools");
+    let targets = cdp.call(None, "Target.getTargets", json!({})).expect("targets");
+    let target = targets["targetInfos"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["url"].as_str().is_some_and(|u| u.contains("?unshared"))))
+        .map(|t| t["targetId"].clone())
+        .expect("the unshared tab's target");
+    let attached =
+        cdp.call(None, "Target.attachToTarget", json!({"targetId": target, "flatten": true})).expect("attach");
+    let session = attached["sessionId"].as_str().expect("session").to_owned();
+    let open = json!({"expression": "window.open('../second.html?via=unshared-opener'); 1", "userGesture": true});
+    cdp.call(Some(&session), "Runtime.evaluate", open).expect("window.open");
+    let popup = tab_appears(&rig, "via=unshared-opener").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let listed = c.ok("browser_tabs", json!({"action": "list"})).await;
+    assert!(!listed.contains(&popup.to_string()) && !listed.contains(&unshared.to_string()), "{listed}");
+    let refused = c.call("browser_snapshot", json!({"tab": popup})).await.expect("call");
+    assert!(refused.is_error && refused.text.contains("is not shared with Sightline"), "{}", refused.text);
 }
