@@ -6,6 +6,7 @@ pub mod choose;
 pub mod fill;
 mod problem;
 pub mod reach;
+pub mod whole_values;
 
 pub use problem::ElementProblem;
 

@@ -13,9 +13,19 @@ pub enum ElementProblem {
     /// It is disabled or read-only.
     #[error("is disabled or read-only")]
     ReadOnly,
-    /// An input of a type that takes no typed text.
+    /// An input of a type that takes no text (a checkbox, a file input).
     #[error("is an <input type={0}>, which does not take typed text; use browser_click (or browser_press_key) instead")]
     NotTextInput(String),
+    /// A date, time or colour field did not take the value (the browser found it malformed).
+    #[error("did not take {value}: an <input type={kind}> takes its value as {format}, and it keeps the value it had")]
+    ValueNotTaken {
+        /// The value asked for, quoted.
+        value: String,
+        /// The input's type.
+        kind: String,
+        /// The format it takes.
+        format: &'static str,
+    },
     /// Not a text field or editable area.
     #[error("is not editable; type into a textbox or an editable area")]
     NotEditable,

@@ -348,12 +348,10 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
             (None, Some(max)) => Some(format!("(≤ {max})")),
             _ => None,
         },
-        ("date", _) => Some("(yyyy-mm-dd)".into()),
-        ("time", _) => Some("(hh:mm)".into()),
-        ("datetime", _) => Some("(yyyy-mm-ddThh:mm)".into()),
-        ("month", _) => Some("(yyyy-mm)".into()),
-        ("week", _) => Some("(yyyy-Www)".into()),
-        ("color", _) => Some("(#rrggbb)".into()),
+        // The format `browser_type` sets the value in.
+        ("date" | "time" | "datetime" | "month" | "week" | "color", _) => {
+            crate::actions::whole_values::format(input_type).map(|f| format!("({f})"))
+        }
         ("file", _) => {
             let mut parts = Vec::new();
             if let Some(accept) = bound("accept") {

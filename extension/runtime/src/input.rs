@@ -16,8 +16,8 @@
 use std::cell::Cell;
 
 use serde::Deserialize;
-use sightline_core::actions::Refusal;
 use sightline_core::actions::reach::{self, Approach, ApproachStep, Hit, Hover, HoverStep, Point, Reached, Sight};
+use sightline_core::actions::{Refusal, whole_values};
 use sightline_core::cdp::page::{LayoutMetrics, VisualViewport};
 use sightline_core::keys::KeyPress;
 use sightline_core::protocol::MouseButton;
@@ -754,8 +754,26 @@ const SELECT_CONTENTS: &str = r#"function () {
   return 'not-editable';
 }"#;
 
+/// Sets the whole value of a date, time, month, week or colour input, with the events a
+/// person's pick fires; a value the browser does not take leaves the field as it was. Answers
+/// `{taken: value}`, `"not-taken"` or `"readonly"` (see `sightline_core::actions::whole_values`).
+const SET_WHOLE_VALUE: &str = r#"function (wanted) {
+  if (this.disabled || this.readOnly) return 'readonly';
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  const before = this.value;
+  setter.call(this, wanted);
+  if (this.value === '' && wanted !== '') {
+    setter.call(this, before);
+    return 'not-taken';
+  }
+  this.dispatchEvent(new Event('input', { bubbles: true }));
+  this.dispatchEvent(new Event('change', { bubbles: true }));
+  return { taken: this.value };
+}"#;
+
 /// Replaces the text of an editable element with `text`: focus, select its content (in the
-/// isolated world), confirm focus once more, then insert.
+/// isolated world), confirm focus once more, then insert. A date, time or colour input takes
+/// `text` as its whole value instead.
 pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
     focus(at, node, element_ref).await?;
     let selected = call_on(at, node, element_ref, SELECT_CONTENTS, &[]).await?;
@@ -764,7 +782,14 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
         "ok" => {}
         "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
         other if let Some(kind) = other.strip_prefix("input:") => {
-            return Err(ToolError::element(element_ref, ElementProblem::NotTextInput(kind.to_owned())));
+            if whole_values::format(kind).is_none() {
+                return Err(ToolError::element(element_ref, ElementProblem::NotTextInput(kind.to_owned())));
+            }
+            let answer =
+                call_on_with(at, node, element_ref, SET_WHOLE_VALUE, serde_json::json!([{"value": text}])).await?;
+            let answer = whole_values::SetAnswer::from_value(&answer);
+            return whole_values::judge(kind, text, &answer)
+                .map_err(|problem| ToolError::element(element_ref, problem));
         }
         _ => return Err(ToolError::element(element_ref, ElementProblem::NotEditable)),
     }

@@ -1,5 +1,5 @@
 //! Filling forms, scrolling, waiting and dragging on a real page: a form with every kind of
-//! field, an endless feed that grows as it is scrolled, text that comes later, a knob dragged
+//! field, date, time and colour pickers set whole, an endless feed that grows as it is scrolled, text that comes later, a knob dragged
 //! with mouse events and cards dropped with HTML5 drag and drop (one a plain draggable
 //! `<div>`). The page reports each effect to the test server, so what happened is checked apart
 //! from what the answers say.
@@ -321,4 +321,68 @@ async fn words_are_selected_on_the_page_or_in_an_element() {
     assert!(missing.is_error && missing.text.contains(r#"the page has no text "purple cow""#), "{}", missing.text);
     let nothing = c.call("browser_select_text", json!({})).await.unwrap();
     assert!(nothing.is_error && nothing.text.contains("give `text`"), "{}", nothing.text);
+}
+
+/// Date, time, month, week and colour inputs take `browser_type`'s text as their whole value,
+/// in the format the snapshot shows beside them, with the `input` and `change` events a
+/// person's pick fires (and so does a textbox of `browser_fill_form`). A value the browser does
+/// not take is refused with that format and the field keeps its value; a read-only one is
+/// refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn date_time_and_colour_fields_take_their_value_in_the_format_the_snapshot_shows() {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/pickers.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let day = ref_of(&page, "date", "Day");
+    assert!(page.text.contains(&format!("{day} date \"Day\" (yyyy-mm-dd)")), "{}", page.text);
+    for (role, name, id, value, shown) in [
+        ("date", "Day", "day", "2026-12-24", "2026-12-24"),
+        ("time", "Arrival", "arrival", "19:30", "19:30"),
+        ("datetime", "Reminder", "reminder", "2026-12-24T18:00", "2026-12-24T18:00"),
+        ("month", "Month", "month", "2026-12", "2026-12"),
+        ("color", "Napkins", "napkins", "#AA0000", "#aa0000"),
+    ] {
+        let field = ref_of(&page, role, name);
+        let typed = rig.client.call("browser_type", json!({"ref": field, "text": value})).await.unwrap();
+        assert!(!typed.is_error, "{role}: {}", typed.text);
+        assert!(
+            typed.text.contains(&format!("= \"{shown}\"")) || typed.text.contains(&format!("→ \"{shown}\"")),
+            "{}",
+            typed.text
+        );
+        for kind in ["input", "change"] {
+            let event = format!("{kind} {id} {shown}");
+            assert!(rig.server.wait_for_event(&event, WAIT), "{event}: {:?}", rig.server.events());
+        }
+    }
+    let week = ref_of(&page, "week", "Week");
+    let filled = rig
+        .client
+        .call(
+            "browser_fill_form",
+            json!({"fields": [{"name": "Week", "type": "textbox", "ref": week, "value": "2026-W52"}]}),
+        )
+        .await
+        .unwrap();
+    assert!(!filled.is_error, "{}", filled.text);
+    assert!(rig.server.wait_for_event("change week 2026-W52", WAIT), "{:?}", rig.server.events());
+
+    let refused = rig.client.call("browser_type", json!({"ref": day, "text": "24.12.2026"})).await.unwrap();
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(
+        refused.text.contains(&format!(
+            "{day} did not take \"24.12.2026\": an <input type=date> takes its value as yyyy-mm-dd, and it keeps the value it had"
+        )),
+        "{}",
+        refused.text
+    );
+    let after = rig.client.call("browser_snapshot", json!({})).await.unwrap();
+    assert!(after.text.contains(&format!("{day} date \"Day\" = \"2026-12-24\"")), "{}", after.text);
+    let opened = ref_of(&page, "date", "Opened");
+    let readonly = rig.client.call("browser_type", json!({"ref": opened, "text": "2026-01-01"})).await.unwrap();
+    assert!(readonly.is_error && readonly.text.contains("is disabled or read-only"), "{}", readonly.text);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = rig.server.events();
+    assert!(!events.iter().any(|e| e.contains("24.12.2026") || e.starts_with("change opened")), "{events:?}");
+    assert_eq!(events.iter().filter(|e| *e == "change day 2026-12-24").count(), 1, "{events:?}");
 }
