@@ -27,6 +27,9 @@ pub struct ChoiceAnswer {
     /// The positions of the options to click, in order.
     #[serde(default)]
     pub click: Option<Vec<u32>>,
+    /// A combobox some of whose options to click are not shown: its list is closed.
+    #[serde(default)]
+    pub closed: bool,
 }
 
 /// What the runtime does next.
@@ -36,6 +39,9 @@ pub enum ChoiceStep {
     Done,
     /// Click the options at these positions, in order.
     Click(Vec<u32>),
+    /// Click the combobox itself to open its list, as a person would, then the options at these
+    /// positions.
+    OpenThenClick(Vec<u32>),
     /// Nothing is chosen.
     Refuse(Refusal),
 }
@@ -43,6 +49,7 @@ pub enum ChoiceStep {
 /// What to do about `element_ref` once the page-side half answered.
 pub fn decide(element_ref: &str, answer: ChoiceAnswer) -> ChoiceStep {
     match answer {
+        ChoiceAnswer { click: Some(indexes), closed: true, .. } => ChoiceStep::OpenThenClick(indexes),
         ChoiceAnswer { click: Some(indexes), .. } => ChoiceStep::Click(indexes),
         ChoiceAnswer { error: None, .. } => ChoiceStep::Done,
         refusal => ChoiceStep::Refuse(refused(element_ref, refusal)),

@@ -68,6 +68,13 @@ pub enum CdpError {
         /// The command.
         method: String,
     },
+    /// The node is not rendered (no layout object: `display: none`, `hidden`, inside a closed
+    /// list), so it has no box to scroll to or click.
+    #[error("{method} failed: the element is not rendered")]
+    NotRendered {
+        /// The command.
+        method: String,
+    },
     /// The browser answered with another error.
     #[error("{method} failed: {message}")]
     Failed {
@@ -125,6 +132,8 @@ impl CdpError {
             CdpError::NoSuchNode { method }
         } else if message.contains("not focusable") {
             CdpError::NotFocusable { method }
+        } else if message.contains("does not have a layout object") {
+            CdpError::NotRendered { method }
         } else {
             CdpError::Failed { method, message }
         }

@@ -1,7 +1,7 @@
 //! Choosing options by value or label: of a native `<select>` (set in the page, with the
 //! `input` and `change` events a person's choice fires), and of listboxes and comboboxes made of
 //! `role=option` elements (clicked one by one, through the same hit-tested clicks as
-//! `browser_click`). What an element does not offer is an error listing what it does. What the
+//! `browser_click`, after a click on a combobox whose list is closed opens it). What an element does not offer is an error listing what it does. What the
 //! page-side half found is judged by the engine (`sightline_core::actions::choose`).
 
 use serde::Deserialize;
@@ -47,6 +47,12 @@ pub async fn choose(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: 
     let answer = ask(at, &object, element_ref, wanted).await;
     let done = match answer.map(|answer| choose::decide(element_ref, answer)) {
         Ok(ChoiceStep::Click(indexes)) => click_options(at, node, &object, element_ref, wanted, &indexes).await,
+        Ok(ChoiceStep::OpenThenClick(indexes)) => {
+            match input::click_element(at, node, element_ref, MouseButton::Left, false).await {
+                Ok(()) => click_options(at, node, &object, element_ref, wanted, &indexes).await,
+                Err(e) => Err(e),
+            }
+        }
         Ok(ChoiceStep::Done) => Ok(()),
         Ok(ChoiceStep::Refuse(refusal)) => Err(input::refused(element_ref, refusal)),
         Err(e) => Err(e),

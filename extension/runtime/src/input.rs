@@ -636,6 +636,7 @@ pub fn node_error(e: CdpError, element_ref: &str) -> ToolError {
     match e {
         CdpError::NoSuchNode { .. } => sightline_core::refs::RefError::removed_since_snapshot(element_ref).into(),
         CdpError::NotFocusable { .. } => ToolError::element(element_ref, ElementProblem::NotFocusable),
+        CdpError::NotRendered { .. } => ToolError::element(element_ref, ElementProblem::NoBox),
         other => other.into(),
     }
 }

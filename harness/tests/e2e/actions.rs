@@ -1,5 +1,5 @@
 //! Actions beyond click, type and keys, on a real page: choosing options of native selects (one
-//! and several) and of an ARIA listbox, hovering, and JavaScript dialogs (an action that opens
+//! and several), of an ARIA listbox and of a combobox whose list opens on a click, hovering, and JavaScript dialogs (an action that opens
 //! one is answered at once with it; nothing else runs on the page until it is answered). The
 //! page reports each effect to the test server, so what happened is checked apart from what
 //! the answers say.
@@ -54,6 +54,21 @@ async fn options_are_chosen_by_label_or_value_and_what_is_not_offered_is_listed(
     // Nothing a refused choice touched changed.
     let events = rig.server.events();
     assert_eq!(events.iter().filter(|e| e.starts_with("size ")).count(), 2, "{events:?}");
+}
+
+/// A combobox whose options are in the page but hidden until it opens (a design system's
+/// select) is opened with a click, as a person would, and then the option is clicked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_combobox_whose_list_is_closed_is_opened_and_the_option_clicked() {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/city-picker.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let city = ref_named(&page, "City");
+    let chosen = rig.client.call("browser_select_option", json!({"ref": city, "values": ["Rome"]})).await.unwrap();
+    assert!(!chosen.is_error, "{}", chosen.text);
+    assert!(rig.server.wait_for_event("city Rome", WAIT), "{:?}", rig.server.events());
+    let events = rig.server.events();
+    assert_eq!(events.iter().filter(|e| *e == "opened").count(), 1, "opened once, then the option: {events:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -27,6 +27,12 @@ fn the_options_of_a_list_are_clicked_in_the_order_given() {
 }
 
 #[test]
+fn a_combobox_whose_list_is_closed_is_opened_before_its_options_are_clicked() {
+    assert_eq!(decide("e7", answer(json!({"click": [1], "closed": true}))), ChoiceStep::OpenThenClick(vec![1]));
+    assert_eq!(decide("e7", answer(json!({"click": [1], "closed": false}))), ChoiceStep::Click(vec![1]));
+}
+
+#[test]
 fn a_disabled_select_is_read_only() {
     assert_eq!(
         decide("e7", answer(json!({"error": "disabled"}))),

@@ -3,8 +3,9 @@
 // fire, as when a person picks. A listbox or combobox made of role=option elements: nothing is
 // changed here; the answer is the indexes of the options to click, which the runtime clicks
 // like a person would. Anything else, or an option that is not there, is an error that lists
-// what the element offers. Called again with `pick` (those indexes), it returns the option
-// elements themselves, for the runtime to click.
+// what the element offers. A combobox whose options to click are not shown (its list is
+// closed) says so (`closed`), for the runtime to open it first. Called again with `pick` (those
+// indexes), it returns the option elements themselves, for the runtime to click.
 function (wanted, pick) {
   const norm = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
   const offered = (labels) => labels.slice(0, 40).map(norm);
@@ -45,5 +46,6 @@ function (wanted, pick) {
     if (options[i].getAttribute('aria-disabled') === 'true') return { error: 'option-disabled', missing: w };
     if (!indexes.includes(i)) indexes.push(i);
   }
-  return { click: indexes };
+  const closed = role === 'combobox' && indexes.some((i) => options[i].getClientRects().length === 0);
+  return { click: indexes, closed };
 }
