@@ -343,6 +343,12 @@ where
                     wait_for_load(tabs, tab_id, &mut events, loader.as_deref(), load, &mut settled).await?;
                     settle_after_load(tabs, tab_id, &mut settled).await
                 }
+                // A route of a single-page app: no new document, and the page draws the new
+                // content itself, after the action: the quiet window counts from now.
+                Commit::WithinDocument => {
+                    settled.navigated = false;
+                    note_stabilization(stabilize(tabs, tab_id, QuietFrom::Now).await, &mut settled)
+                }
                 // The browser ended the navigation without a new document: the page stayed.
                 Commit::None => {
                     settled.navigated = false;
@@ -377,24 +383,38 @@ enum Commit {
     /// The browser ended it without a new document: a `204 No Content` or `205` answer, a
     /// download, a navigation the page stopped or the browser blocked. The page stayed.
     None,
+    /// The page moved within its document (`history.pushState`, a fragment): a single-page
+    /// app's route, whose new content the page draws itself.
+    WithinDocument,
 }
 
-/// Waits, until `load` at the latest, for the main frame's navigation to commit a document or
-/// to end without one (its loading stops before any document commits).
+/// Waits, until `load` at the latest, for the main frame's navigation to commit a document, to
+/// stay within the document, or to end without one (its loading stops before any document
+/// commits; the browser may report a move within the document just after that stop).
 async fn wait_for_commit(events: &mut Subscription, main: &str, load: Deadline) -> Commit {
+    const METHODS: [&str; 3] = ["Page.frameNavigated", "Page.frameStoppedLoading", "Page.navigatedWithinDocument"];
     let ended = events
-        .next_where(load.left_ms(), |e| {
-            matches!(e.method.as_str(), "Page.frameNavigated" | "Page.frameStoppedLoading")
-                && is_main_frame_event(e, main)
-        })
+        .next_where(load.left_ms(), |e| METHODS.contains(&e.method.as_str()) && is_main_frame_event(e, main))
         .await;
     match ended {
-        Some(e) if e.method == "Page.frameStoppedLoading" => Commit::None,
+        Some(e) if e.method == "Page.navigatedWithinDocument" => Commit::WithinDocument,
+        Some(e) if e.method == "Page.frameStoppedLoading" => {
+            let within = events
+                .next_where(WITHIN_DOCUMENT_GRACE_MS, |e| {
+                    e.method == "Page.navigatedWithinDocument" && is_main_frame_event(e, main)
+                })
+                .await;
+            if within.is_some() { Commit::WithinDocument } else { Commit::None }
+        }
         Some(e) => Commit::Document(e.params["frame"]["loaderId"].as_str().map(str::to_owned)),
         // Out of time: the load wait that follows says so.
         None => Commit::Document(None),
     }
 }
+
+/// How long after a navigation stopped without a document the browser may still report that
+/// the page moved within its document.
+const WITHIN_DOCUMENT_GRACE_MS: u32 = 20;
 
 /// What the agent is told about a navigation that ended without a new page, with what the
 /// server answered when a response for the main frame's document arrived.

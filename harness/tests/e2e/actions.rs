@@ -203,3 +203,19 @@ async fn a_navigation_that_ends_without_a_new_page_ends_the_wait_and_says_so() {
         assert!(after.contains("# Feedback"), "still on the page: {after}");
     }
 }
+
+/// A single-page app's link (`history.pushState`, the new route drawn a moment later) is no
+/// navigation that "ended without a new page": the click's answer shows the new address and
+/// the route the page drew.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_route_of_a_single_page_app_is_answered_with_what_it_drew() {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/routes.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let about = ref_named(&page, "About");
+    let reply = rig.client.call("browser_click", json!({"ref": about})).await.expect("click");
+    assert!(!reply.is_error, "{}", reply.text);
+    assert!(rig.server.wait_for_event("about drawn", WAIT), "{:?}", rig.server.events());
+    assert!(!reply.text.contains("without a new page"), "{}", reply.text);
+    assert!(reply.text.contains("# About us") && reply.text.contains("routes.html?about"), "{}", reply.text);
+}
