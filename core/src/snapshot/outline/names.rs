@@ -1,6 +1,7 @@
-//! What an element says: its visible text, an editable area's text line by line, whether that text starts or ends with a space (so an
-//! inline link stays apart from its neighbours), whether a `<label>` only repeats the name of the
-//! control it labels (label deduplication), and whether an element is laid out as a block.
+//! What an element says: its visible text, an editable area's text line by line, whether that
+//! text starts or ends with a space (so an inline link stays apart from its neighbours), whether a
+//! `<label>` only repeats the name of the control it labels (label deduplication), and whether an
+//! element is laid out as a block.
 
 use super::Builder;
 use crate::snapshot::signal::DropReason;
