@@ -78,8 +78,8 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     .find(|n| !n.is_empty())
     .unwrap_or_default();
     let secret = is_secret(tree, id);
-    let mut value =
-        current_value(tree, id, &role, inner_text).map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
+    let mut value = current_value(tree, id, &role, editing_host.then_some(inner_text))
+        .map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
     if value.as_deref() == Some("") {
         value = None;
     }
@@ -183,7 +183,8 @@ fn implied_tag_differs(tag: &str, role: &str) -> bool {
     !implied.contains(&tag)
 }
 
-fn current_value(tree: &PageTree, id: NodeId, role: &str, inner_text: &str) -> Option<String> {
+/// `editable_text` is the text of an editable area (`None` for any other element).
+fn current_value(tree: &PageTree, id: NodeId, role: &str, editable_text: Option<&str>) -> Option<String> {
     let node = &tree.nodes[id];
     match node.tag.as_str() {
         "select" => {
@@ -199,8 +200,8 @@ fn current_value(tree: &PageTree, id: NodeId, role: &str, inner_text: &str) -> O
         },
         // An editable area's value is the text it shows, line by line (Chrome's tree has it on
         // one line; roles derived from the DOM carry no value).
-        _ if matches!(role, "combobox" | "textbox" | "searchbox") && super::actionable::is_editing_host(tree, id) => {
-            Some(inner_text.to_owned())
+        _ if matches!(role, "combobox" | "textbox" | "searchbox") && editable_text.is_some() => {
+            editable_text.map(str::to_owned)
         }
         _ if matches!(role, "slider" | "spinbutton" | "combobox" | "textbox" | "searchbox") => {
             node.ax.value().filter(|v| !v.is_empty()).map(|v| normalise(&v))

@@ -76,11 +76,7 @@ async fn a_tab_nobody_shared_is_refused_by_every_tool_and_an_unshared_tab_takes_
     open_unshared_tab(&rig, &rig.server.url("shop.html?unshared"));
     let has_unshared =
         "chrome.tabs.query({}).then((t) => t.some((x) => (x.url || x.pendingUrl || '').includes('?unshared')))";
-    let deadline = Instant::now() + WAIT;
-    while Instant::now() < deadline && rig.in_worker(has_unshared) != json!(true) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let tab = rig.tab_id("shop.html?unshared");
+    let tab = tab_appears(&rig, "shop.html?unshared").await;
     for (tool, args) in [
         ("browser_snapshot", json!({"tab": tab})),
         ("browser_navigate", json!({"tab": tab, "url": rig.server.url("second.html")})),
