@@ -897,3 +897,28 @@ fn without_ref(line: &str) -> String {
         _ => line.to_owned(),
     }
 }
+
+/// Text set in several inline elements reads as it is drawn: letters drawn edge to edge run on
+/// (a word split over `<em>`s, a word in one span per letter), and texts drawn apart (a count
+/// with a margin, a badge in a box of its own, a label below a title) keep a space between
+/// them, in a link's text and in its name alike. Checked with Chrome's tree and derived.
+#[test]
+fn text_split_over_elements_reads_as_it_is_drawn() {
+    let with_tree = capture("spaced-text");
+    for (reading, capture) in
+        [("Chrome's tree", with_tree.clone()), ("derived", with_tree.without_accessibility_trees())]
+    {
+        let text = body(&compile(&capture, &mut RefRegistry::default()));
+        let l: Vec<&str> = text.lines().map(str::trim_start).collect();
+        let link_line = |needle: &str| l.iter().find(|line| line.contains(needle)).copied().unwrap_or("");
+        // The title stays in its sentence as one inline link, its words whole.
+        let film = link_line("Guadagnino");
+        assert!(film.ends_with(" Call Me by Your Name] adapts a novel."), "{reading}: {film:?} in {l:#?}");
+        assert!(link_line("it.").ends_with(" Google] it."), "{reading}: {l:#?}");
+        assert!(link_line("Share").ends_with(" Share 17]"), "{reading}: {l:#?}");
+        assert!(link_line("Comments").ends_with(" Comments 941]"), "{reading}: {l:#?}");
+        // A link holding a block stands on a line of its own.
+        assert!(link_line("Mobile").ends_with(r#" link "Mobile Payment Sponsored""#), "{reading}: {l:#?}");
+        assert!(!text.contains("b y") && !text.contains("G o"), "{reading}: {l:#?}");
+    }
+}

@@ -77,6 +77,13 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     .flatten()
     .find(|n| !n.is_empty())
     .unwrap_or_default();
+    // A name taken from the content with its parts run together ("Mobile PaymentAnzeige", as
+    // the browser joins blocks) reads as the text shows it.
+    let name = if !text_field && !own_text.is_empty() && text_parts_words_of(&name, &own_text) {
+        own_text.clone()
+    } else {
+        name
+    };
     let secret = is_secret(tree, id);
     let mut value = current_value(tree, id, &role, editing_host.then_some(inner_text))
         .map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
@@ -110,6 +117,13 @@ pub fn label_facts(tree: &PageTree, label: NodeId, control: NodeId, inner_text: 
     facts.attrs.retain(|(k, _)| *k != "id");
     facts.tag = Some(tree.nodes[label].tag.clone());
     facts
+}
+
+/// Whether `text` is `name` with more words apart: the same letters, spaced differently, and
+/// words the name runs together stand apart in the text ("PaymentAnzeige", "Payment Anzeige").
+fn text_parts_words_of(name: &str, text: &str) -> bool {
+    let letters = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    letters(name) == letters(text) && words(text).count() > words(name).count()
 }
 
 /// Whether `name` already says everything `text` says: every word of it, or for text without

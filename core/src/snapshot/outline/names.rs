@@ -9,22 +9,79 @@ use crate::snapshot::text::{normalise, words_covered};
 use crate::snapshot::tree::{NodeId, NodeKind};
 
 impl Builder<'_, '_> {
-    /// The visible text inside `id`, in order.
+    /// The visible text inside `id`, in order, spaced as a reader sees it: a space where a box
+    /// of its own (a block, an inline block), a line break or a dropped separator parts two
+    /// texts, or where the second is drawn apart from the first (a count badge beside a label);
+    /// texts drawn edge to edge run on (`<em>b</em><em>y</em>` reads "by").
     pub(super) fn visible_text(&self, id: NodeId) -> String {
+        enum Step {
+            Enter(NodeId),
+            Space,
+        }
         let mut out = String::new();
-        let mut stack = vec![id];
-        while let Some(x) = stack.pop() {
-            if !self.signal.kept(x) && self.signal.dropped[x] != Some(DropReason::Occluded) {
+        // The text node written last, while nothing has parted it from what comes next.
+        let mut last_text: Option<NodeId> = None;
+        let mut stack = vec![Step::Enter(id)];
+        while let Some(step) = stack.pop() {
+            let x = match step {
+                Step::Space => {
+                    out.push(' ');
+                    last_text = None;
+                    continue;
+                }
+                Step::Enter(x) => x,
+            };
+            let node = &self.tree.nodes[x];
+            let dropped = self.signal.dropped[x];
+            if dropped.is_some() && dropped != Some(DropReason::Occluded) {
+                // Collapsed whitespace between inline elements, or a separator too small to
+                // read, still parts the words around it (as in the page's own lines).
+                let parts_words = dropped == Some(DropReason::TinyText)
+                    || (dropped == Some(DropReason::Invisible) && node.text.trim().is_empty());
+                if node.kind == NodeKind::Text && parts_words {
+                    out.push(' ');
+                    last_text = None;
+                }
                 continue;
             }
-            let node = &self.tree.nodes[x];
-            if node.kind == NodeKind::Text && self.signal.kept(x) {
-                out.push_str(node.text);
-                out.push(' ');
+            match node.kind {
+                NodeKind::Text if dropped.is_none() => {
+                    if let Some(before) = last_text
+                        && !self.drawn_on(before, x)
+                    {
+                        out.push(' ');
+                    }
+                    out.push_str(node.text);
+                    last_text = Some(x);
+                }
+                NodeKind::Element if node.tag == "br" => {
+                    out.push(' ');
+                    last_text = None;
+                }
+                NodeKind::Element if x != id && self.boxed_apart(x) => {
+                    out.push(' ');
+                    last_text = None;
+                    stack.push(Step::Space);
+                    stack.extend(node.children.iter().rev().map(|&c| Step::Enter(c)));
+                }
+                _ => stack.extend(node.children.iter().rev().map(|&c| Step::Enter(c))),
             }
-            stack.extend(node.children.iter().rev().copied());
         }
         normalise(&out)
+    }
+
+    /// Whether text node `next` is drawn right where text node `before` ends, on the same line,
+    /// so the two read as one run of letters. Unsure (no boxes, a text over several lines whose
+    /// box says nothing of where it ends) is no.
+    fn drawn_on(&self, before: NodeId, next: NodeId) -> bool {
+        const EDGE_TO_EDGE_PX: f64 = 1.5;
+        let (Some(a), Some(b)) = (&self.tree.nodes[before].layout, &self.tree.nodes[next].layout) else {
+            return false;
+        };
+        let (a, b) = (&a.bounds, &b.bounds);
+        let same_line = (a.y - b.y).abs() < 1.0 && (a.h - b.h).abs() < a.h.max(b.h) * 0.5;
+        let gap = b.x - a.right();
+        same_line && (-EDGE_TO_EDGE_PX..=EDGE_TO_EDGE_PX).contains(&gap)
     }
 
     /// The text an editable area shows, as its value: a line per block (paragraph, list item)
@@ -134,6 +191,14 @@ impl Builder<'_, '_> {
                 | ""
                 | "none"
         )
+    }
+
+    /// Whether `id` is laid out in a box of its own (a block, or an inline block, flex or grid
+    /// item), whose text a reader sees apart from the text around it; plain inline elements
+    /// (`<em>`, `<span>`) run on with their neighbours.
+    fn boxed_apart(&self, id: NodeId) -> bool {
+        let Some(layout) = &self.tree.nodes[id].layout else { return false };
+        !matches!(layout.display.as_str(), "inline" | "contents" | "ruby" | "" | "none")
     }
 
     pub(super) fn has_block_inside(&self, id: NodeId) -> bool {
