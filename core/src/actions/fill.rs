@@ -38,10 +38,16 @@ pub fn plan(field: &FormField) -> Result<FieldPlan<'_>, String> {
             "true" | "false" => Ok(FieldPlan::Toggle(Toggle::new(field, value == "true"))),
             _ => Err(format!("the value of a {} is `true` or `false`, not {:?}", field.kind.name(), field.value)),
         },
-        FieldKind::Slider => match value.parse::<f64>() {
-            Ok(number) if number.is_finite() => Ok(FieldPlan::Slide(number)),
-            _ => Err(format!("the value of a slider is a number, not {:?}", field.value)),
-        },
+        FieldKind::Slider => slider_number(&field.value).map(FieldPlan::Slide),
+    }
+}
+
+/// The number a slider is to be set or moved to, from the text an agent gave (a form field's
+/// value, or the text `browser_type` was asked to type into a slider).
+pub fn slider_number(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(number) if number.is_finite() => Ok(number),
+        _ => Err(format!("the value of a slider is a number, not {text:?}")),
     }
 }
 

@@ -82,7 +82,7 @@ declare_tools! {
     BrowserType {
         name: "browser_type",
         params: TypeParams,
-        description: "Replace the text of an input or editable element by ref; a date, time or colour field takes the value in the format its line shows.",
+        description: "Replace the text of an input or editable element by ref; a date, time or colour field takes the value in the format its line shows, a slider a number.",
         output: Text,
         effect: Effect::Acts,
         gate: Gate::Open,

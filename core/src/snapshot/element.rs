@@ -98,7 +98,9 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     let attrs = pruned_attrs(tree, id, &name, &role, &input_type);
     let tag = implied_tag_differs(&node.tag, &role).then(|| node.tag.clone());
     let compound = compound(tree, id, &role, &input_type);
-    let text = (!text_field && !says_all_of(&name, &own_text)).then_some(own_text);
+    // A widget showing its own value (a slider's "3") says nothing more.
+    let shows_value = value.as_deref().is_some_and(|v| normalise(v) == own_text);
+    let text = (!text_field && !shows_value && !says_all_of(&name, &own_text)).then_some(own_text);
     // Bounded: a giant name, value or text is cut with a marker saying how much.
     let name = cap(&name, MAX_NAME_BYTES).into_owned();
     let value = value.map(|v| cap(&v, MAX_VALUE_BYTES).into_owned());
@@ -350,7 +352,11 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
         let hint = format_hint(&opts).map(|h| format!(", {h}")).unwrap_or_default();
         return Some(format!("[{}|… {} options{hint}]", texts[..FIRST_OPTIONS].join("|"), opts.len()));
     }
-    let bound = |name: &str| node.attr(name).map(str::trim).filter(|v| !v.is_empty());
+    // A native field's bound, or an ARIA widget's (`aria-valuemin` for `min`).
+    let bound = |name: &str| {
+        let attr = |name: &str| node.attr(name).map(str::trim).filter(|v| !v.is_empty());
+        attr(name).or_else(|| attr(&format!("aria-value{name}")))
+    };
     match (role, input_type) {
         ("slider", _) => {
             let (min, max) = (bound("min").unwrap_or("0"), bound("max").unwrap_or("100"));

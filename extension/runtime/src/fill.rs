@@ -80,7 +80,13 @@ async fn set_checked(at: &NodeTarget, node: &NodeKey, element_ref: &str, mut tog
     }
 }
 
-async fn set_slider(at: &NodeTarget, node: &NodeKey, element_ref: &str, wanted: f64) -> Result<(), ToolError> {
+/// Sets a native range input to `wanted`, or moves an ARIA slider there with arrow keys.
+pub(crate) async fn set_slider(
+    at: &NodeTarget,
+    node: &NodeKey,
+    element_ref: &str,
+    wanted: f64,
+) -> Result<(), ToolError> {
     let (mut slide, mut step) = Slide::new(element_ref, wanted);
     loop {
         step = match step {

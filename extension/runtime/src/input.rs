@@ -744,6 +744,7 @@ const SELECT_CONTENTS: &str = r#"function () {
     return 'ok';
   }
   if (tag === 'input') return 'input:' + this.type;
+  if ((this.getAttribute('role') || '').trim().toLowerCase() === 'slider') return 'slider';
   if (this.isContentEditable) {
     const range = document.createRange();
     range.selectNodeContents(this);
@@ -774,7 +775,8 @@ const SET_WHOLE_VALUE: &str = r#"function (wanted) {
 
 /// Replaces the text of an editable element with `text`: focus, select its content (in the
 /// isolated world), confirm focus once more, then insert. A date, time or colour input takes
-/// `text` as its whole value instead.
+/// `text` as its whole value instead, and a slider (a range input, `role=slider`) is set or
+/// moved to the number `text` says, as `browser_fill_form` does.
 pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, text: &str) -> Result<(), ToolError> {
     focus(at, node, element_ref).await?;
     let selected = call_on(at, node, element_ref, SELECT_CONTENTS, &[]).await?;
@@ -782,6 +784,10 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
     match selected.as_str().unwrap_or("") {
         "ok" => {}
         "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
+        "slider" | "input:range" => {
+            let wanted = sightline_core::actions::fill::slider_number(text).map_err(ToolError::Invalid)?;
+            return crate::fill::set_slider(at, node, element_ref, wanted).await;
+        }
         other if let Some(kind) = other.strip_prefix("input:") => {
             if whole_values::format(kind).is_none() {
                 return Err(ToolError::element(element_ref, ElementProblem::NotTextInput(kind.to_owned())));

@@ -76,6 +76,36 @@ async fn a_form_is_filled_in_one_call_and_a_bad_field_is_named() {
     assert!(radio.text.contains("The field before it was filled"), "{}", radio.text);
 }
 
+/// `browser_type` sets a slider to the number it is given, as `browser_fill_form` does: a range
+/// input takes it (stepped and clamped by the browser, which the answer shows), an ARIA slider is
+/// moved there with arrow keys; text that is no number is refused before the page is touched.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slider_takes_the_number_typed_into_it() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/forms.html").await;
+    let (volume, brightness) = (ref_named(&page, "Volume"), ref_named(&page, "Brightness"));
+    // An ARIA slider's line gives its own bounds.
+    assert!(page.text.contains(&format!("{brightness} slider \"Brightness\" = \"3\" (0–10)")), "{}", page.text);
+
+    let word = c.call("browser_type", json!({"ref": volume, "text": "loud"})).await.unwrap();
+    assert!(word.is_error && word.text.contains("the value of a slider is a number, not \"loud\""), "{}", word.text);
+    let typed = c.call("browser_type", json!({"ref": volume, "text": "72"})).await.unwrap();
+    assert!(!typed.is_error, "{}", typed.text);
+    assert!(typed.text.contains("→ \"70\""), "the browser's step of 5 is shown: {}", typed.text);
+    let moved = c.call("browser_type", json!({"ref": brightness, "text": "8"})).await.unwrap();
+    assert!(!moved.is_error && moved.text.contains("→ \"8\""), "{}", moved.text);
+
+    // What the page itself holds, as its form sends it.
+    c.ok("browser_click", json!({"ref": ref_named(&page, "Send")})).await;
+    let sent = || rig.server.events().iter().any(|e| e.ends_with(" volume=70 bright=8"));
+    let deadline = std::time::Instant::now() + WAIT;
+    while !sent() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(sent(), "{:?}", rig.server.events());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared() {
     let rig = Rig::start().await.expect("rig");
