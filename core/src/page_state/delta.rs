@@ -132,8 +132,13 @@ fn changed_line(c: &ChangedLine) -> String {
                 .map(|t| OPPOSITES.iter().find(|(f, _)| f == t).map(|(_, o)| (*o).to_owned()).unwrap_or_default())
                 .collect();
             let added: Vec<&String> = rest_a.iter().filter(|t| !rest_b.contains(t)).collect();
+            // `collapsed` gone and `expanded` come both say "expanded": once.
             let mut after_words: Vec<String> = removed;
-            after_words.extend(added.into_iter().cloned());
+            for word in added {
+                if !after_words.contains(word) {
+                    after_words.push(word.clone());
+                }
+            }
             let before_words: Vec<&String> = rest_b.iter().filter(|t| !rest_a.contains(t)).collect();
             let before_text = before_words.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
             return if before_text.is_empty() {
@@ -245,6 +250,12 @@ mod tests {
         assert_eq!(
             element_change(16, &add, &facts("button", "Add to Bag", None, &[])),
             "~ e16 button \"Add to Bag\" disabled → enabled"
+        );
+        // A state whose opposite is a flag of its own is said once.
+        let shipping = facts("disclosure", "Shipping", None, &["collapsed"]);
+        assert_eq!(
+            element_change(1, &shipping, &facts("disclosure", "Shipping", None, &["expanded"])),
+            "~ e1 disclosure \"Shipping\" collapsed → expanded"
         );
     }
 
