@@ -1,7 +1,8 @@
 //! Whether a click reaches the element it is aimed at, decided from what hit tests found.
 //!
 //! Input goes to coordinates, not to an element, so a click's point is hit-tested first and must
-//! land on the target or something inside it, in the target's own frame. An [`Approach`] finds
+//! land on the target or something inside it, in the target's own frame (or on the control a
+//! target `<label>` stands for, or a label of the target: a label's click is its control's). An [`Approach`] finds
 //! that point: something else on top (a sticky header, an invisible overlay) makes the element
 //! scroll to the viewport's centre and be tried once more, then the click is refused naming what
 //! covers it; a frame over the target or inside it is refused at once (the input would go to
@@ -33,7 +34,8 @@ pub const HOVER_LOOK_MS: u32 = 25;
 /// What a click at a point would reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hit {
-    /// The target, or something inside it.
+    /// The target, something inside it, or what a click on it clicks anyway: the control of a
+    /// target `<label>`, or a label of the target.
     Target,
     /// Something else, described for the agent.
     Other(String),

@@ -479,6 +479,22 @@ async fn describe_isolated(at: &NodeTarget, backend_node_id: i64) -> String {
         .unwrap_or_else(|| "something".into())
 }
 
+/// A JavaScript `sameControl(target, hit)`: whether a click on `hit` does what a click on
+/// `target` does because one is a `<label>` of the other (a styled radio's label with its hidden
+/// input laid over it, or a hidden checkbox's label covering it): a label's click is its
+/// control's.
+macro_rules! same_control_js {
+    () => {
+        r#"const sameControl = (target, hit) => {
+    if (!hit || hit.nodeType !== 1) return false;
+    if (target.localName === 'label' && target.control && target.control === hit) return true;
+    const labels = target.labels ? Array.from(target.labels) : [];
+    return labels.some((label) => label === hit || label.contains(hit));
+  };
+  "#
+    };
+}
+
 /// A JavaScript `describe(node)`: a short description of a node for the agent
 /// (`<div id="shield"> "Pay"`), shared by the functions below.
 macro_rules! describe_js {
@@ -501,13 +517,14 @@ macro_rules! describe_js {
 const DESCRIBE: &str = concat!("function () {\n  ", describe_js!(), "\n  return describe(this);\n}");
 
 /// Called on the target with the hit node: `true` when the hit node is the target or inside it
-/// (across shadow roots) — or, with `holding`, an element holding the connected target other
+/// (across shadow roots), or the control of a target label or a label of the target — or, with `holding`, an element holding the connected target other
 /// than the body and the root; `frame:<what>` when the hit node is a frame element (its document
 /// would get the click), else a short description of what is there. Runs in the isolated world,
 /// where the page cannot have redefined `parentNode`, `host` or anything else it reads.
 const REACHES: &str = concat!(
     "function (hit, holding) {\n  ",
     describe_js!(),
+    same_control_js!(),
     r#"
   const frameLike = ['iframe', 'frame', 'object', 'embed', 'fencedframe', 'portal'];
   if (hit !== this && hit.nodeType === 1 && frameLike.includes(hit.localName)) {
@@ -517,6 +534,7 @@ const REACHES: &str = concat!(
     return 'frame:<' + hit.localName + (hit.id ? ' id="' + hit.id + '"' : '') + '>' + (where ? ' of ' + where : '');
   }
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+  if (sameControl(this, hit)) return true;
   const doc = this.ownerDocument;
   if (holding && this.isConnected && hit !== doc.body && hit !== doc.documentElement) {
     for (let n = this; n; n = n.parentNode || n.host) if (n === hit) return true;
@@ -526,10 +544,13 @@ const REACHES: &str = concat!(
 );
 
 /// Called on the connected target with a point of its frame's viewport: `true` when the element
-/// a click there reaches (`elementFromPoint`, through open shadow roots) is the target or inside
-/// it and is not a frame element (whose document would get the click). Anything it cannot see
+/// a click there reaches (`elementFromPoint`, through open shadow roots) is the target, inside
+/// it or its label's control (or a label of it), and is not a frame element (whose document would get the click). Anything it cannot see
 /// into (a closed shadow root, a frame) answers `false`, and the CDP hit test decides instead.
-const STILL_REACHED: &str = r#"function (x, y) {
+const STILL_REACHED: &str = concat!(
+    "function (x, y) {\n  ",
+    same_control_js!(),
+    r#"
   if (!this.isConnected) return false;
   let hit = this.ownerDocument.elementFromPoint(x, y);
   while (hit && hit.shadowRoot) {
@@ -541,8 +562,9 @@ const STILL_REACHED: &str = r#"function (x, y) {
     return false;
   }
   for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
-  return false;
-}"#;
+  return sameControl(this, hit);
+}"#
+);
 
 /// Scrolls the element to the middle of the viewport, clear of sticky headers and footers.
 const SCROLL_TO_CENTRE: &str =

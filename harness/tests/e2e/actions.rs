@@ -56,6 +56,39 @@ async fn options_are_chosen_by_label_or_value_and_what_is_not_offered_is_listed(
     assert_eq!(events.iter().filter(|e| e.starts_with("size ")).count(), 2, "{events:?}");
 }
 
+/// A click whose point lands on the target's own label, or on the control a target label stands
+/// for, does what the click asked: a star rating's label with its invisible radio laid over it,
+/// and a checkbox under the label stretched over its card. Both were refused as covered.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_click_landing_on_the_targets_label_or_control_is_the_targets() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/labels-over.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let stars: Vec<String> = page
+        .text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.ends_with(" radio \"★\""))
+        .map(|l| l.split(' ').next().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(stars.len(), 3, "{}", page.text);
+    let rated = c.call("browser_click", json!({"ref": stars[1]})).await.unwrap();
+    assert!(!rated.is_error, "{}", rated.text);
+    assert!(rated.text.contains(&format!("~ {} radio \"★\" → checked", stars[1])), "{}", rated.text);
+    assert!(rig.server.wait_for_event("star2 true", WAIT), "{:?}", rig.server.events());
+
+    let gift = ref_named(&page, "Gift wrap");
+    let wrapped = c.call("browser_click", json!({"ref": gift})).await.unwrap();
+    assert!(!wrapped.is_error, "{}", wrapped.text);
+    assert!(rig.server.wait_for_event("gift true", WAIT), "{:?}", rig.server.events());
+    // Once each: the label's click is the control's, not a second one.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let events = rig.server.events();
+    assert_eq!(events.iter().filter(|e| e.starts_with("gift")).count(), 1, "{events:?}");
+    assert_eq!(events.iter().filter(|e| e.starts_with("star")).count(), 1, "{events:?}");
+}
+
 /// A combobox whose options are in the page but hidden until it opens (a design system's
 /// select) is opened with a click, as a person would, and then the option is clicked.
 #[tokio::test(flavor = "multi_thread")]
