@@ -66,6 +66,27 @@ fn an_action_that_changes_nothing_answers_no_change_at_the_same_version() {
 }
 
 #[test]
+fn an_action_that_moves_the_address_within_the_page_says_where_it_is_now() {
+    let mut ps = PageState::new();
+    baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![]));
+    // A link to an anchor: same document, same content, a new address.
+    let mut anchored = shop("L1", "Basket: 0 items", vec![]);
+    anchored.url = "https://shop.test/#about".into();
+    let r = act(&mut ps, &anchored);
+    assert_eq!((r.version, &r.outcome), (1, &Outcome::NoChange));
+    assert_eq!(text(&ps, &r), "v1 · no change\nthe address is now https://shop.test/#about");
+    // With a delta, the address comes first, under the version line.
+    let mut routed = shop("L1", "Basket: 1 items", vec![]);
+    routed.url = "https://shop.test/basket".into();
+    let r = act(&mut ps, &routed);
+    let t = text(&ps, &r);
+    assert!(t.starts_with("v2 · 1 change since v1\nthe address is now https://shop.test/basket\n~ "), "{t}");
+    // Nothing moved: nothing said.
+    let r = act(&mut ps, &routed);
+    assert_eq!(text(&ps, &r), "v2 · no change");
+}
+
+#[test]
 fn versions_only_move_when_the_content_changes_and_never_go_back() {
     let mut ps = PageState::new();
     assert_eq!(baseline(&mut ps, &shop("L1", "Basket: 0 items", vec![])).version, 1);

@@ -33,9 +33,12 @@ pub struct Frame {
     /// Id of the document load; changes on every navigation of this frame.
     #[serde(default)]
     pub loader_id: String,
-    /// Document URL.
+    /// Document URL, without its fragment.
     #[serde(default)]
     pub url: String,
+    /// The URL's fragment, `#` included (absent when it has none).
+    #[serde(default)]
+    pub url_fragment: Option<String>,
     /// Frame name.
     #[serde(default)]
     pub name: Option<String>,

@@ -232,6 +232,7 @@ impl PageState {
         if !overlay_moved && let Some(reason) = fallback::misleading(&previous, &agent_view, &lines, &snapshot) {
             return self.full(snapshot, reason, false);
         }
+        let moved_to = self.last.as_ref().filter(|last| last.url != snapshot.url).map(|_| snapshot.url.clone());
         let version = self.advance(&page);
         let gone = self.retire(&previous, &agent_view, &snapshot, version);
         let delta = Delta { from: self.shown_version, to: version, gone, lines };
@@ -247,7 +248,7 @@ impl PageState {
         self.frozen_base = (!open.is_empty()).then_some(base);
         self.overlays = open;
         self.remember(agent_view, snapshot);
-        Response { version: self.version, outcome }
+        Response { version: self.version, outcome, moved_to }
     }
 
     /// The full page, with the previous baseline's unchanged regions collapsed if `dedup`.
@@ -270,7 +271,8 @@ impl PageState {
         self.frozen_base = (!self.overlays.is_empty()).then(|| view.base());
         self.main_loader = snapshot.main_loader.clone();
         self.remember(view, snapshot);
-        let response = Response { version: self.version, outcome: Outcome::Full { reason, collapsed, address_known } };
+        let outcome = Outcome::Full { reason, collapsed, address_known };
+        let response = Response { version: self.version, outcome, moved_to: None };
         self.last_full = Some(response.clone());
         response
     }

@@ -96,6 +96,9 @@ pub struct Response {
     pub version: u64,
     /// What it says.
     pub outcome: Outcome,
+    /// The page's new address, when an action moved it within the same document (a link to an
+    /// anchor, a route a script pushed) and the answer is not the whole page, which says it.
+    pub moved_to: Option<String>,
 }
 
 /// How the page answers after something happened to it.

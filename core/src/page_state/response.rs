@@ -16,7 +16,17 @@ use crate::snapshot::{ElementId, Snapshot};
 
 /// Renders a response for the agent. `snapshot` is the page the response was computed from.
 pub fn render_response(snapshot: &Snapshot, response: &Response, options: &RenderOptions) -> Rendered {
-    let one_page = |text: String| Rendered { text, page: 1, pages: 1 };
+    // The address an action moved the page to comes right under the version line.
+    let one_page = |text: String| {
+        let text = match &response.moved_to {
+            Some(url) => match text.split_once('\n') {
+                Some((first, rest)) => format!("{first}\nthe address is now {url}\n{rest}"),
+                None => format!("{text}\nthe address is now {url}"),
+            },
+            None => text,
+        };
+        Rendered { text, page: 1, pages: 1 }
+    };
     match &response.outcome {
         Outcome::Full { reason, collapsed, address_known } => {
             // The reason goes on the header's version line.
@@ -87,6 +97,9 @@ pub struct ResponseFacts {
     /// Regions written as unchanged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unchanged_regions: Vec<String>,
+    /// The page's new address, when the action moved it within its document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
 }
 
 /// A delta's line changes as a client reads them: [`LineDiff`] with, on every added and changed
@@ -171,6 +184,7 @@ pub fn facts(snapshot: &Snapshot, response: &Response) -> ResponseFacts {
         gone: Vec::new(),
         lines: None,
         unchanged_regions: Vec::new(),
+        moved_to: response.moved_to.clone(),
     };
     let with_delta = |facts: &mut ResponseFacts, delta: &Delta| {
         facts.from = Some(delta.from);

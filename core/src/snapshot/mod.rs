@@ -446,7 +446,8 @@ pub fn compile_with(
         .unwrap_or_default();
     let mut snapshot = Snapshot {
         // Secrets in the page's URL (`?token=`, `#access_token=`) never reach an answer.
-        url: redact_url(&main_frame.url),
+        // The address as the address bar shows it: a link to an anchor moves it.
+        url: redact_url(&format!("{}{}", main_frame.url, main_frame.url_fragment.as_deref().unwrap_or(""))),
         title: text::normalise(&title),
         elements,
         regions,

@@ -252,3 +252,20 @@ async fn a_route_of_a_single_page_app_is_answered_with_what_it_drew() {
     assert!(!reply.text.contains("without a new page"), "{}", reply.text);
     assert!(reply.text.contains("# About us") && reply.text.contains("routes.html?about"), "{}", reply.text);
 }
+
+/// A link to an anchor of the page changes no content, but the answer says where the address
+/// went, in the text and in `structuredContent`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_to_an_anchor_answers_with_the_new_address() {
+    let rig = Rig::start().await.expect("rig");
+    let page = rig.open("actions/routes.html").await;
+    assert!(rig.server.wait_for_event("ready", WAIT), "{:?}", rig.server.events());
+    let contact = rig.client.call("browser_click", json!({"ref": ref_named(&page, "Contact")})).await.expect("click");
+    assert!(!contact.is_error, "{}", contact.text);
+    let address = format!("{}#contact", rig.server.url("actions/routes.html"));
+    assert!(contact.text.contains(&format!("the address is now {address}")), "{}", contact.text);
+    let facts = contact.structured.expect("structuredContent");
+    assert_eq!(facts["moved_to"], address.as_str(), "{facts}");
+    let again = rig.client.call("browser_snapshot", json!({})).await.expect("snapshot");
+    assert!(again.text.contains(&format!("{address} · v")), "{}", again.text);
+}
