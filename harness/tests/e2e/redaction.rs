@@ -83,11 +83,11 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
          &oauth_verifier={MARKER}-pageverifier&q=shoes#/callback?code={MARKER}-pagefrag&tab=2"
     ));
 
-    // The page: its URL's secrets masked in the header (which, like CDP, leaves the fragment out),
-    // ordinary parameters readable, every field present.
+    // The page: its URL's secrets masked in the header, the fragment's too (the header shows the
+    // address as the address bar does), ordinary parameters readable, every field present.
     let page = ok(c, "browser_navigate", json!({"url": url})).await;
     let header = "redaction.html;jsessionid=••••••?lang=en&token=••••••&access_token=••••••&oobCode=••••••\
-                  &ticket=••••••&PHPSESSID=••••••&oauth_verifier=••••••&q=shoes ";
+                  &ticket=••••••&PHPSESSID=••••••&oauth_verifier=••••••&q=shoes#/callback?code=••••••&tab=2 · v";
     assert!(page.text.contains(header), "{}", page.text);
     let tabs = ok(c, "browser_tabs", json!({"action": "list"})).await;
     assert!(tabs.text.contains("&q=shoes#/callback?code=••••••&tab=2"), "the tab list: {}", tabs.text);
@@ -119,7 +119,11 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
         assert_eq!(element.map(|e| e["value"].clone()), Some(json!("••••••")), "{what}: {}", after.text);
     }
     assert!(after.text.contains("= \"Ada Lovelace\""), "an ordinary field shows its value: {}", after.text);
-    assert!(after.text.contains("?step=3&code=•••••• "), "the rewritten URL: {}", after.text);
+    assert!(
+        after.text.contains("?step=3&code=••••••#/callback?code=••••••&id_token=•••••• · v"),
+        "the rewritten URL: {}",
+        after.text
+    );
     let found = ok(c, "browser_find", json!({"text": MARKER})).await;
     assert!(found.text.starts_with("0 matches"), "{}", found.text);
     let textboxes = ok(c, "browser_find", json!({"role": "textbox"})).await;
@@ -155,7 +159,8 @@ async fn no_secret_typed_into_a_field_or_carried_in_a_url_ever_reaches_the_clien
     // A link whose URL carries secrets, followed; then back.
     let next = ref_of(&after, "link", "Next page");
     let followed = ok(c, "browser_click", json!({"ref": next})).await;
-    assert!(followed.text.contains("second.html;jsessionid=••••••?password=••••••&page=2 "), "{}", followed.text);
+    let followed_to = "second.html;jsessionid=••••••?password=••••••&page=2#access_token=•••••• · v";
+    assert!(followed.text.contains(followed_to), "{}", followed.text);
     let tabs = ok(c, "browser_tabs", json!({})).await;
     let link = "second.html;jsessionid=••••••?password=••••••&page=2#access_token=••••••";
     assert!(tabs.text.contains(link), "{}", tabs.text);
