@@ -79,7 +79,7 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     .unwrap_or_default();
     // A name taken from the content with its parts run together ("Mobile PaymentAnzeige", as
     // the browser joins blocks) reads as the text shows it.
-    let name = if !text_field && !own_text.is_empty() && text_parts_words_of(&name, &own_text) {
+    let name = if !text_field && text_parts_words_of(&name, &own_text) {
         own_text.clone()
     } else {
         name
