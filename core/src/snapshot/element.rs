@@ -79,11 +79,7 @@ pub fn facts(tree: &PageTree, id: NodeId, inner_text: &str, icon: Option<&str>) 
     .unwrap_or_default();
     // A name taken from the content with its parts run together ("Mobile PaymentAnzeige", as
     // the browser joins blocks) reads as the text shows it.
-    let name = if !text_field && text_parts_words_of(&name, &own_text) {
-        own_text.clone()
-    } else {
-        name
-    };
+    let name = if !text_field && text_parts_words_of(&name, &own_text) { own_text.clone() } else { name };
     let secret = is_secret(tree, id);
     let mut value = current_value(tree, id, &role, editing_host.then_some(inner_text))
         .map(|v| if secret && !v.is_empty() { MASK.to_owned() } else { v });
