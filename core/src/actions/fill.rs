@@ -51,6 +51,19 @@ pub fn slider_number(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Whether `text` may be typed into a number field (`<input type=number>`): a number as HTML
+/// writes one (`42`, `-1.5`, `.5`, `2e3`; no `+`, no trailing `.`), or nothing, which empties
+/// the field. The browser takes what a number field cannot hold without a word (`abc` or
+/// `3 seats` empties it, `1,5` becomes 15), so such text is refused before the page is touched.
+pub fn typed_number(text: &str) -> Result<(), String> {
+    let trimmed = text.trim();
+    match trimmed.parse::<f64>() {
+        _ if trimmed.is_empty() => Ok(()),
+        Ok(number) if number.is_finite() && !trimmed.starts_with('+') && !trimmed.ends_with('.') => Ok(()),
+        _ => Err(format!("a number field takes a number written like 42 or -1.5, not {text:?}")),
+    }
+}
+
 /// What the runtime does next for a checkbox or radio.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToggleStep {

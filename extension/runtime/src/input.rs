@@ -759,11 +759,12 @@ pub struct ValueHolder {
 /// element is not editable.
 const SELECT_CONTENTS: &str = r#"function () {
   const tag = this.localName;
-  const textual = ['text','search','email','url','tel','password','number',''].includes((this.getAttribute && this.getAttribute('type') || '').toLowerCase());
+  const type = (this.getAttribute && this.getAttribute('type') || '').toLowerCase();
+  const textual = ['text','search','email','url','tel','password','number',''].includes(type);
   if ((tag === 'input' && textual) || tag === 'textarea') {
     if (this.disabled || this.readOnly) return 'readonly';
     this.select();
-    return 'ok';
+    return tag === 'input' && type === 'number' ? 'number' : 'ok';
   }
   if (tag === 'input') return 'input:' + this.type;
   if ((this.getAttribute('role') || '').trim().toLowerCase() === 'slider') return 'slider';
@@ -805,6 +806,7 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
     let tab_id = at.target.tab_id;
     match selected.as_str().unwrap_or("") {
         "ok" => {}
+        "number" => sightline_core::actions::fill::typed_number(text).map_err(ToolError::Invalid)?,
         "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
         "slider" | "input:range" => {
             let wanted = sightline_core::actions::fill::slider_number(text).map_err(ToolError::Invalid)?;

@@ -61,7 +61,8 @@ async fn a_form_is_filled_in_one_call_and_a_bad_field_is_named() {
     assert!(facts["kind"].is_string() && facts["version"].is_u64(), "{facts}");
     assert!(filled.text.contains("Ada Lovelace") && filled.text.contains("checked"), "one answer: {}", filled.text);
     c.ok("browser_click", json!({"ref": ref_named(&page, "Send")})).await;
-    let sent = "name=Ada Lovelace email=ada@example.com news=true terms=true plan=pro country=de volume=75 bright=6";
+    let sent =
+        "name=Ada Lovelace email=ada@example.com news=true terms=true plan=pro country=de volume=75 bright=6 seats=2";
     assert!(rig.server.wait_for_event(sent, WAIT), "{:?}", rig.server.events());
 
     // A radio is not unselected by asking: the error says how, and which fields were filled.
@@ -98,12 +99,57 @@ async fn a_slider_takes_the_number_typed_into_it() {
 
     // What the page itself holds, as its form sends it.
     c.ok("browser_click", json!({"ref": ref_named(&page, "Send")})).await;
-    let sent = || rig.server.events().iter().any(|e| e.ends_with(" volume=70 bright=8"));
+    let sent = || rig.server.events().iter().any(|e| e.ends_with(" volume=70 bright=8 seats=2"));
     let deadline = std::time::Instant::now() + WAIT;
     while !sent() && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     assert!(sent(), "{:?}", rig.server.events());
+}
+
+/// A number field takes what is no number without a word (`abc` or `3 seats` typed into it
+/// empties it, `1,5` becomes 15): such text is refused before the field is touched, and it keeps
+/// its value.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_number_field_refuses_text_that_is_no_number_and_keeps_its_value() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/forms.html").await;
+    let seats = ref_named(&page, "Seats");
+    assert!(page.text.contains(&format!("{seats} spinbutton \"Seats\" = \"2\" (1–9)")), "{}", page.text);
+
+    for text in ["abc", "3 seats", "1,5"] {
+        let word = c.call("browser_type", json!({"ref": seats, "text": text})).await.unwrap();
+        assert!(word.is_error, "{text}: {}", word.text);
+        assert!(
+            word.text.contains(&format!("a number field takes a number written like 42 or -1.5, not {text:?}")),
+            "{}",
+            word.text
+        );
+    }
+    let filled = c
+        .call(
+            "browser_fill_form",
+            json!({"fields": [{"name": "Seats", "type": "textbox", "ref": seats, "value": "four"}]}),
+        )
+        .await
+        .unwrap();
+    assert!(filled.is_error && filled.text.contains("not \"four\""), "{}", filled.text);
+    // What the page holds, as its form sends it: the field kept its value, then took the number.
+    let (send, rig) = (&ref_named(&page, "Send"), &rig);
+    let sent = |seats: &'static str| async move {
+        c.ok("browser_click", json!({"ref": send})).await;
+        let sent = || rig.server.events().iter().any(|e| e.ends_with(seats));
+        let deadline = std::time::Instant::now() + WAIT;
+        while !sent() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(sent(), "{seats}: {:?}", rig.server.events());
+    };
+    sent(" seats=2").await;
+    let typed = c.call("browser_type", json!({"ref": seats, "text": "4"})).await.unwrap();
+    assert!(!typed.is_error && typed.text.contains("→ \"4\""), "{}", typed.text);
+    sent(" seats=4").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -204,3 +204,15 @@ fn a_slider_that_creeps_gets_at_most_its_share_of_keys() {
     assert_eq!(step, SlideStep::Done);
     assert_eq!(presses, MOST_SLIDER_STEPS);
 }
+
+#[test]
+fn a_number_field_takes_numbers_as_html_writes_them_and_nothing_else() {
+    for text in ["42", "-1.5", ".5", "2e3", " 7 ", ""] {
+        assert_eq!(typed_number(text), Ok(()), "{text:?}");
+    }
+    for text in ["abc", "12 kg", "1,5", "+3", "5.", "NaN", "inf", "1e999"] {
+        let refusal = typed_number(text).unwrap_err();
+        assert!(refusal.contains("takes a number written like 42"), "{text:?}: {refusal}");
+        assert!(refusal.contains(&format!("{text:?}")), "{text:?}: {refusal}");
+    }
+}
