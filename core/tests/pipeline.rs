@@ -922,3 +922,24 @@ fn text_split_over_elements_reads_as_it_is_drawn() {
         assert!(!text.contains("b y") && !text.contains("G o"), "{reading}: {l:#?}");
     }
 }
+
+/// A text field naming a `<datalist>` says what it suggests, by the values its options fill in
+/// (the first few and a count when there are many); an id that is no datalist suggests nothing,
+/// and a suggestion's text cannot pose as a ref.
+#[test]
+fn a_field_with_a_datalist_says_what_it_suggests() {
+    let with_tree = capture("suggestions");
+    for (reading, capture) in
+        [("Chrome's tree", with_tree.clone()), ("derived", with_tree.without_accessibility_trees())]
+    {
+        let text = body(&compile(&capture, &mut RefRegistry::default()));
+        let l: Vec<&str> = text.lines().map(str::trim_start).collect();
+        let field = |name: &str| l.iter().find(|line| line.contains(&format!("\"{name}\""))).copied().unwrap_or("");
+        assert!(field("Browser").ends_with(" (suggests Chrome|Firefox|Safari)"), "{reading}: {l:#?}");
+        assert!(field("Airport").ends_with(" (suggests AMS|BER|CDG|DUB|… 7 values)"), "{reading}: {l:#?}");
+        assert!(field("Seats").ends_with(" (suggests 1|2|4)"), "{reading}: {l:#?}");
+        assert!(!field("Note").is_empty() && !field("Note").contains("suggests"), "{reading}: {l:#?}");
+        assert!(field("Promo").contains("(suggests SAVE10"), "{reading}: {l:#?}");
+        assert!(!text.contains("[e99 Pay"), "a suggestion posed as a link: {reading}: {l:#?}");
+    }
+}

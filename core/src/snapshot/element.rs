@@ -348,6 +348,9 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
         let hint = format_hint(&opts).map(|h| format!(", {h}")).unwrap_or_default();
         return Some(format!("[{}|… {} options{hint}]", texts[..FIRST_OPTIONS].join("|"), opts.len()));
     }
+    if let Some(suggested) = suggestions(tree, id) {
+        return Some(suggested);
+    }
     // A native field's bound, or an ARIA widget's (`aria-valuemin` for `min`).
     let bound = |name: &str| {
         let attr = |name: &str| node.attr(name).map(str::trim).filter(|v| !v.is_empty());
@@ -380,6 +383,33 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
             (!parts.is_empty()).then(|| format!("({})", parts.join(", ")))
         }
         _ => None,
+    }
+}
+
+/// What a text field suggests (`<input list=…>` naming a `<datalist>`): the values its options
+/// fill in, as `(suggests Chrome|Firefox|Safari)`, the first few and a count when there are
+/// many. The browser draws them only as a person types, so without them an agent would guess
+/// at what the page expects.
+fn suggestions(tree: &PageTree, id: NodeId) -> Option<String> {
+    let node = &tree.nodes[id];
+    let textual = ["text", "search", "email", "url", "tel", "number", ""];
+    if node.tag != "input" || !textual.contains(&node.attr("type").unwrap_or("").trim().to_ascii_lowercase().as_str()) {
+        return None;
+    }
+    let list = tree.id_index().element(node.frame, node.attr("list")?.trim())?;
+    if tree.nodes[list].tag != "datalist" {
+        return None;
+    }
+    let mut values: Vec<String> = Vec::new();
+    for option in options(tree, list) {
+        if !option.value.trim().is_empty() && !values.contains(&option.value) {
+            values.push(option.value);
+        }
+    }
+    match values.len() {
+        0 => None,
+        n if n <= OPTIONS_SHOWN_IN_FULL => Some(format!("(suggests {})", values.join("|"))),
+        n => Some(format!("(suggests {}|… {n} values)", values[..FIRST_OPTIONS].join("|"))),
     }
 }
 
