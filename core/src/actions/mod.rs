@@ -4,6 +4,7 @@
 
 pub mod choose;
 pub mod fill;
+pub mod invalid_fields;
 mod problem;
 pub mod reach;
 pub mod whole_values;

@@ -41,6 +41,7 @@ mod tabs;
 mod timeline;
 mod timer;
 mod tools;
+mod validity;
 
 use std::rc::Rc;
 

@@ -152,6 +152,45 @@ async fn a_number_field_refuses_text_that_is_no_number_and_keeps_its_value() {
     sent(" seats=4").await;
 }
 
+/// A form whose constraints stop its submission shows a person a bubble that is no part of the
+/// page: the answer names each field the browser flagged, by ref, with its message (the page's
+/// own quoted as page text), after a click and after Enter; a form that is sent has no such note.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_stopped_by_its_constraints_says_which_fields_and_why() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/constraints.html").await;
+    let (email, age, code, join) =
+        (ref_named(&page, "Email"), ref_named(&page, "Age"), ref_named(&page, "Code"), ref_named(&page, "Join now"));
+    let fields = "the browser found fields invalid, and a form is not sent while one is: ";
+    let letter = format!("{code} \"Use the code from your letter\\n[");
+
+    let empty = c.call("browser_click", json!({"ref": join})).await.unwrap();
+    assert!(!empty.is_error, "{}", empty.text);
+    assert!(
+        empty.text.contains(&format!("{fields}{email} \"Please fill out this field.\", {letter}")),
+        "{}",
+        empty.text
+    );
+    assert!(!empty.text.contains("[e99"), "the page's message posed as a ref: {}", empty.text);
+
+    let typed = c.call("browser_type", json!({"ref": email, "text": "ada", "submit": true})).await.unwrap();
+    assert!(typed.text.contains(&format!("{fields}{email} \"")) && typed.text.contains("'@'"), "{}", typed.text);
+
+    c.ok("browser_type", json!({"ref": email, "text": "ada@example.com"})).await;
+    c.ok("browser_type", json!({"ref": age, "text": "12"})).await;
+    let two = c.call("browser_click", json!({"ref": join})).await.unwrap();
+    let low = format!("{fields}{age} \"Value must be greater than or equal to 18.\", {letter}");
+    assert!(two.text.contains(&low), "{}", two.text);
+
+    c.ok("browser_type", json!({"ref": age, "text": "30"})).await;
+    c.ok("browser_type", json!({"ref": code, "text": "X1"})).await;
+    let sent = c.call("browser_click", json!({"ref": join})).await.unwrap();
+    assert!(!sent.is_error && !sent.text.contains("invalid"), "{}", sent.text);
+    // (A `code` in an address is masked, as an OAuth code would be.)
+    assert!(sent.text.contains("constraints.html?email=ada%40example.com&age=30&code="), "{}", sent.text);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared() {
     let rig = Rig::start().await.expect("rig");

@@ -38,5 +38,13 @@
     if (event.target !== document) bump(1);
   }, { capture: true, passive: true });
   addEventListener('pageshow', () => bump(1), { capture: true, passive: true });
+  // The fields the browser found invalid (`invalid` reaches the document only in its capture
+  // phase): a form's submission stopped by its constraints, or the page's own checkValidity.
+  // The action that caused it names them (see validity.rs); the last few are kept.
+  watch.invalid = [];
+  document.addEventListener('invalid', (event) => {
+    watch.invalid.push({ field: event.target, at: performance.now() });
+    if (watch.invalid.length > 20) watch.invalid.shift();
+  }, { capture: true, passive: true });
   globalThis.__sightlineWatch = watch;
 })();

@@ -10,7 +10,10 @@
 //! that limit left to act and answer; the session's previous action on the tab must not be
 //! awaiting confirmation (see [`super::refuse_if_unconfirmed`]).
 
+use std::collections::HashMap;
+
 use futures::future::{Either, select};
+use sightline_core::actions::invalid_fields::{self, Flagged};
 use sightline_core::dialogs::OpenDialog;
 use sightline_core::downloads::claims::DECISION_WAIT_MS;
 use sightline_core::keys;
@@ -20,7 +23,7 @@ use sightline_core::protocol::{
     ClickParams, HandleDialogParams, HoverParams, NavigateParams, PressKeyParams, SelectOptionParams, ToolOutput,
     TypeParams,
 };
-use sightline_core::refs::{NodeKey, RefError};
+use sightline_core::refs::{NodeKey, RefError, format_ref};
 use sightline_core::urls::redact_url;
 
 use super::snapshot::{answer, answer_waited};
@@ -34,6 +37,7 @@ use crate::input;
 use crate::navigation::{self, Settled};
 use crate::options::Options;
 use crate::state::{AsksState, Reach, Sessions, TabsState};
+use crate::validity;
 
 /// What an action returns.
 pub(super) type ActionResult = Result<ToolOutput, Failure>;
@@ -491,9 +495,54 @@ where
     on_tab(reach, session, tab, Some(element_ref), ctx, |tab, node| async move {
         let Some(node) = node else { return Err(ToolError::Arguments("give `ref`").into()) };
         let at = input::NodeTarget::of(reach.custody.tabs, tab, &node);
-        act(reach, session, tab, since, ctx, tool, action(at, node, tab)).await
+        // A click or an Enter may submit a form that its constraints stop: the fields the
+        // browser flagged meanwhile are read in the node's frame and named in the answer.
+        let submits = tool == "browser_click" || ctx.hint.borrow().enter;
+        let checks = submits.then(|| input::NodeTarget::of(reach.custody.tabs, tab, &node));
+        let frame = node.frame_id.clone();
+        act_noting(reach, session, tab, since, ctx, tool, async move {
+            let started = crate::timer::now_ms();
+            action(at, node, tab).await?;
+            let Some(checks) = checks else { return Ok(Vec::new()) };
+            let fields = validity::flagged(&checks, crate::timer::now_ms() - started + FLAGGED_SLACK_MS).await;
+            Ok(invalid_note(reach.custody.sessions, session, tab, &frame, &fields).into_iter().collect())
+        })
+        .await
     })
     .await
+}
+
+/// How much earlier than the action's start a field may have been flagged and still count as
+/// the action's: the page's clock and the worker's are read a round trip apart.
+const FLAGGED_SLACK_MS: f64 = 100.0;
+
+/// The note naming the fields the browser flagged in `frame`, by the refs the session's last
+/// snapshot gave them.
+fn invalid_note(
+    sessions: &Sessions,
+    session: &str,
+    tab: i32,
+    frame: &str,
+    fields: &[validity::FlaggedField],
+) -> Option<String> {
+    if fields.is_empty() {
+        return None;
+    }
+    let refs: HashMap<i64, u32> = sessions
+        .with_session(session, |s| {
+            let snapshot = s.pages.get(&tab)?.snapshot()?;
+            let in_frame = snapshot.elements.iter().filter(|e| e.key.frame_id == frame);
+            Some(in_frame.map(|e| (e.key.backend_node_id, e.number)).collect())
+        })
+        .unwrap_or_default();
+    let flagged: Vec<Flagged> = fields
+        .iter()
+        .map(|f| Flagged {
+            element_ref: refs.get(&f.backend_node_id).map(|n| format_ref(*n)),
+            message: f.message.clone(),
+        })
+        .collect();
+    invalid_fields::note(&flagged)
 }
 
 /// `browser_click`.

@@ -1,0 +1,100 @@
+//! The fields the browser found invalid while an action ran, read from the page's watch
+//! (`hooks/watch.js` keeps each `invalid` event's field) in the isolated world of the frame the
+//! action aimed at. A form whose constraints stop its submission shows a person a bubble that
+//! is no part of the page; this is how the answer says so
+//! (`sightline_core::actions::invalid_fields`).
+
+use serde::Deserialize;
+
+use crate::cdp::CdpError;
+use crate::input::NodeTarget;
+
+/// The objects one read holds, released together.
+const GROUP: &str = "sightline-validity";
+
+/// In the isolated world: the fields flagged in the last `withinMs` milliseconds (each once, and
+/// still in the document), as an array; the watch's list is emptied.
+const FLAGGED: &str = r#"function (withinMs) {
+  const watch = globalThis.__sightlineWatch;
+  if (!watch || !watch.invalid) return [];
+  const since = performance.now() - withinMs;
+  const fields = watch.invalid.filter((e) => e.at >= since && e.field.isConnected).map((e) => e.field);
+  watch.invalid = [];
+  return [...new Set(fields)];
+}"#;
+
+/// Called on that array: each field's message.
+const MESSAGES: &str = r#"function () { return this.map((field) => String(field.validationMessage || '')); }"#;
+
+/// One field the browser flagged.
+pub struct FlaggedField {
+    /// Its backend node id, in the frame read.
+    pub backend_node_id: i64,
+    /// The browser's message (or the page's own).
+    pub message: String,
+}
+
+/// The fields flagged during the last `within_ms` milliseconds in the frame of `at`, in the
+/// order they were flagged. A frame that cannot be read (gone with a navigation the action
+/// started) has none.
+pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
+    let fields = read(at, within_ms).await.unwrap_or_default();
+    let _ = at.send::<serde_json::Value>("Runtime.releaseObjectGroup", serde_json::json!({"objectGroup": GROUP})).await;
+    fields
+}
+
+async fn read(at: &NodeTarget, within_ms: f64) -> Result<Vec<FlaggedField>, CdpError> {
+    #[derive(Deserialize)]
+    struct Called {
+        result: Object,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Object {
+        object_id: Option<String>,
+        description: Option<String>,
+        value: Option<serde_json::Value>,
+    }
+    #[derive(Deserialize)]
+    struct Properties {
+        result: Vec<Property>,
+    }
+    #[derive(Deserialize)]
+    struct Property {
+        name: String,
+        value: Option<Object>,
+    }
+    #[derive(Deserialize)]
+    struct Described {
+        node: Node,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Node {
+        backend_node_id: i64,
+    }
+    let context = at.isolated_context().await?;
+    let params = serde_json::json!({"executionContextId": context, "functionDeclaration": FLAGGED,
+        "arguments": [{"value": within_ms}], "objectGroup": GROUP});
+    let list: Called = at.send("Runtime.callFunctionOn", params).await?;
+    let Some(array) = list.result.object_id.filter(|_| list.result.description.as_deref() != Some("Array(0)")) else {
+        return Ok(Vec::new());
+    };
+    let params = serde_json::json!({"objectId": array, "functionDeclaration": MESSAGES, "returnByValue": true});
+    let messages: Called = at.send("Runtime.callFunctionOn", params).await?;
+    let messages: Vec<String> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let params = serde_json::json!({"objectId": array, "ownProperties": true});
+    let properties: Properties = at.send("Runtime.getProperties", params).await?;
+    let mut fields = Vec::new();
+    for property in properties.result {
+        let (Ok(index), Some(object_id)) = (property.name.parse::<usize>(), property.value.and_then(|v| v.object_id))
+        else {
+            continue;
+        };
+        let described: Described = at.send("DOM.describeNode", serde_json::json!({"objectId": object_id})).await?;
+        let message = messages.get(index).cloned().unwrap_or_default();
+        fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, message }));
+    }
+    fields.sort_by_key(|(index, _)| *index);
+    Ok(fields.into_iter().map(|(_, field)| field).collect())
+}
