@@ -176,6 +176,8 @@ async fn a_form_stopped_by_its_constraints_says_which_fields_and_why() {
 
     let typed = c.call("browser_type", json!({"ref": email, "text": "ada", "submit": true})).await.unwrap();
     assert!(typed.text.contains(&format!("{fields}{email} \"")) && typed.text.contains("'@'"), "{}", typed.text);
+    let enter = c.call("browser_press_key", json!({"ref": email, "key": "Enter"})).await.unwrap();
+    assert!(enter.text.contains(&format!("{fields}{email} \"")) && enter.text.contains("'@'"), "{}", enter.text);
 
     c.ok("browser_type", json!({"ref": email, "text": "ada@example.com"})).await;
     c.ok("browser_type", json!({"ref": age, "text": "12"})).await;

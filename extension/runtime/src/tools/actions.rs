@@ -499,13 +499,13 @@ where
         // browser flagged meanwhile are read in the node's frame and named in the answer.
         let submits = tool == "browser_click" || ctx.hint.borrow().enter;
         let checks = submits.then(|| input::NodeTarget::of(reach.custody.tabs, tab, &node));
-        let frame = node.frame_id.clone();
         act_noting(reach, session, tab, since, ctx, tool, async move {
             let started = crate::timer::now_ms();
             action(at, node, tab).await?;
-            let Some(checks) = checks else { return Ok(Vec::new()) };
-            let fields = validity::flagged(&checks, crate::timer::now_ms() - started + FLAGGED_SLACK_MS).await;
-            Ok(invalid_note(reach.custody.sessions, session, tab, &frame, &fields).into_iter().collect())
+            match checks {
+                Some(checks) => Ok(fields_flagged(reach.custody.sessions, session, tab, &checks, started).await),
+                None => Ok(Vec::new()),
+            }
         })
         .await
     })
@@ -516,18 +516,20 @@ where
 /// the action's: the page's clock and the worker's are read a round trip apart.
 const FLAGGED_SLACK_MS: f64 = 100.0;
 
-/// The note naming the fields the browser flagged in `frame`, by the refs the session's last
-/// snapshot gave them.
-fn invalid_note(
+/// The note (none or one) naming the fields the browser flagged in the frame of `at` since the
+/// action `started`, by the refs the session's last snapshot gave them.
+async fn fields_flagged(
     sessions: &Sessions,
     session: &str,
     tab: i32,
-    frame: &str,
-    fields: &[validity::FlaggedField],
-) -> Option<String> {
+    at: &input::NodeTarget,
+    started: f64,
+) -> Vec<String> {
+    let fields = validity::flagged(at, crate::timer::now_ms() - started + FLAGGED_SLACK_MS).await;
     if fields.is_empty() {
-        return None;
+        return Vec::new();
     }
+    let frame = at.frame_id.as_str();
     let refs: HashMap<i64, u32> = sessions
         .with_session(session, |s| {
             let snapshot = s.pages.get(&tab)?.snapshot()?;
@@ -542,7 +544,7 @@ fn invalid_note(
             message: f.message.clone(),
         })
         .collect();
-    invalid_fields::note(&flagged)
+    invalid_fields::note(&flagged).into_iter().collect()
 }
 
 /// `browser_click`.
@@ -595,11 +597,19 @@ pub async fn press_key(reach: &Reach<'_>, session: &str, params: PressKeyParams,
     ctx.hint.borrow_mut().key = Some(params.key.clone());
     on_tab(reach, session, params.tab, element_ref, ctx, |tab, node| async move {
         let node = node.map(|n| (input::NodeTarget::of(reach.custody.tabs, tab, &n), n));
-        act(reach, session, tab, since, ctx, "browser_press_key", async {
+        act_noting(reach, session, tab, since, ctx, "browser_press_key", async {
+            let started = crate::timer::now_ms();
             if let (Some((at, node)), Some(r)) = (&node, element_ref) {
                 input::focus(at, node, r).await?;
             }
-            input::press(tab, key).await
+            input::press(tab, key).await?;
+            // Enter in a field submits its form, which its constraints may stop.
+            match &node {
+                Some((at, _)) if key.key == "Enter" => {
+                    Ok(fields_flagged(reach.custody.sessions, session, tab, at, started).await)
+                }
+                _ => Ok(Vec::new()),
+            }
         })
         .await
     })
