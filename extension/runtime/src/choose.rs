@@ -1,42 +1,19 @@
 //! Choosing options by value or label: of a native `<select>` (set in the page, with the
 //! `input` and `change` events a person's choice fires), and of listboxes and comboboxes made of
 //! `role=option` elements (clicked one by one, through the same hit-tested clicks as
-//! `browser_click`, after a click on a combobox whose list is closed opens it). What an element does not offer is an error listing what it does. What the
-//! page-side half found is judged by the engine (`sightline_core::actions::choose`).
+//! `browser_click`, after a click on a combobox whose list is closed opens it). What an element
+//! does not offer is an error listing what it does. What the page-side half found is judged by
+//! the engine (`sightline_core::actions::choose`).
 
-use serde::Deserialize;
 use sightline_core::actions::choose::{self, ChoiceAnswer, ChoiceStep};
 use sightline_core::protocol::MouseButton;
 use sightline_core::refs::NodeKey;
 
 use crate::error::ToolError;
-use crate::input::{self, CallResult, NodeTarget, ValueHolder};
+use crate::input::{self, CallResult, Described, NodeTarget, Properties};
 
 /// The page-side half: see the script's own comment.
 const CHOOSE_OPTIONS: &str = include_str!("hooks/choose_options.js");
-
-#[derive(Deserialize)]
-struct Properties {
-    result: Vec<Property>,
-}
-
-#[derive(Deserialize)]
-struct Property {
-    name: String,
-    #[serde(default)]
-    value: Option<ValueHolder>,
-}
-
-#[derive(Deserialize)]
-struct Described {
-    node: DescribedNode,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DescribedNode {
-    backend_node_id: i64,
-}
 
 /// Chooses `wanted` (values or labels, at least one) on the element. The page-side half runs in
 /// the frame's isolated world, where the page cannot have redefined what an option's value or

@@ -755,6 +755,38 @@ pub struct ValueHolder {
     pub object_id: Option<String>,
 }
 
+/// What `Runtime.getProperties` answers: an object's own properties.
+#[derive(Deserialize)]
+pub struct Properties {
+    /// The properties.
+    pub result: Vec<Property>,
+}
+
+/// One property (`"0"`, `"length"`…) and its value.
+#[derive(Deserialize)]
+pub struct Property {
+    /// Its name.
+    pub name: String,
+    /// Its value, as a remote object.
+    #[serde(default)]
+    pub value: Option<ValueHolder>,
+}
+
+/// What `DOM.describeNode` answers.
+#[derive(Deserialize)]
+pub struct Described {
+    /// The node.
+    pub node: DescribedNode,
+}
+
+/// A node as `DOM.describeNode` describes it (only what is read).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedNode {
+    /// Its backend node id.
+    pub backend_node_id: i64,
+}
+
 /// Selects the whole content of an editable element, so typing replaces it. Fails when the
 /// element is not editable.
 const SELECT_CONTENTS: &str = r#"function () {

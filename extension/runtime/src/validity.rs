@@ -4,10 +4,8 @@
 //! is no part of the page; this is how the answer says so
 //! (`sightline_core::actions::invalid_fields`).
 
-use serde::Deserialize;
-
 use crate::cdp::CdpError;
-use crate::input::NodeTarget;
+use crate::input::{CallResult, Described, NodeTarget, Properties};
 
 /// The objects one read holds, released together.
 const GROUP: &str = "sightline-validity";
@@ -44,45 +42,17 @@ pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
 }
 
 async fn read(at: &NodeTarget, within_ms: f64) -> Result<Vec<FlaggedField>, CdpError> {
-    #[derive(Deserialize)]
-    struct Called {
-        result: Object,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Object {
-        object_id: Option<String>,
-        description: Option<String>,
-        value: Option<serde_json::Value>,
-    }
-    #[derive(Deserialize)]
-    struct Properties {
-        result: Vec<Property>,
-    }
-    #[derive(Deserialize)]
-    struct Property {
-        name: String,
-        value: Option<Object>,
-    }
-    #[derive(Deserialize)]
-    struct Described {
-        node: Node,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Node {
-        backend_node_id: i64,
-    }
     let context = at.isolated_context().await?;
     let params = serde_json::json!({"executionContextId": context, "functionDeclaration": FLAGGED,
         "arguments": [{"value": within_ms}], "objectGroup": GROUP});
-    let list: Called = at.send("Runtime.callFunctionOn", params).await?;
-    let Some(array) = list.result.object_id.filter(|_| list.result.description.as_deref() != Some("Array(0)")) else {
-        return Ok(Vec::new());
-    };
+    let list: CallResult = at.send("Runtime.callFunctionOn", params).await?;
+    let Some(array) = list.result.object_id else { return Ok(Vec::new()) };
     let params = serde_json::json!({"objectId": array, "functionDeclaration": MESSAGES, "returnByValue": true});
-    let messages: Called = at.send("Runtime.callFunctionOn", params).await?;
+    let messages: CallResult = at.send("Runtime.callFunctionOn", params).await?;
     let messages: Vec<String> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    if messages.is_empty() {
+        return Ok(Vec::new());
+    }
     let params = serde_json::json!({"objectId": array, "ownProperties": true});
     let properties: Properties = at.send("Runtime.getProperties", params).await?;
     let mut fields = Vec::new();
