@@ -4,8 +4,9 @@
 //! is no part of the page; this is how the answer says so
 //! (`sightline_core::actions::invalid_fields`).
 
-use crate::cdp::CdpError;
+use crate::cdp::{self, CdpError};
 use crate::input::{CallResult, Described, NodeTarget, Properties};
+use crate::timer;
 
 /// The objects one read holds, released together.
 const GROUP: &str = "sightline-validity";
@@ -32,12 +33,24 @@ pub struct FlaggedField {
     pub message: String,
 }
 
+/// How long the read may take. A page that answers at all answers in a few milliseconds (the
+/// `invalid` events fired during the action); a page whose script holds its thread (one the
+/// action opened, busy as it loads) must not hold the answer, which has its own caps.
+const READ_WAIT_MS: u32 = 250;
+
 /// The fields flagged during the last `within_ms` milliseconds in the frame of `at`, in the
 /// order they were flagged. A frame that cannot be read (gone with a navigation the action
-/// started) has none.
+/// started, or too busy to answer within [`READ_WAIT_MS`]) has none.
 pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
-    let fields = read(at, within_ms).await.unwrap_or_default();
-    let _ = at.send::<serde_json::Value>("Runtime.releaseObjectGroup", serde_json::json!({"objectGroup": GROUP})).await;
+    let fields = timer::within(READ_WAIT_MS, read(at, within_ms)).await.and_then(Result::ok).unwrap_or_default();
+    // Released without waiting: a busy page answers when it can.
+    let target = at.target.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let params = serde_json::json!({"objectGroup": GROUP});
+        let _ =
+            cdp::send_to::<serde_json::Value>(&target, "Runtime.releaseObjectGroup", params, cdp::COMMAND_TIMEOUT_MS)
+                .await;
+    });
     fields
 }
 
