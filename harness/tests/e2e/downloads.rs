@@ -28,7 +28,10 @@ fn saved_file(downloads: &Path, name: &str) -> PathBuf {
             .flatten()
             .flatten()
             .map(|session| session.path().join(name))
-            .find(|file| file.is_file());
+            // The browser reserves the final name with an empty file while the bytes go to a
+            // `.crdownload`, and renames that over it when done: a file of that name with
+            // nothing in it is not saved yet (every download here has content).
+            .find(|file| file.metadata().is_ok_and(|m| m.is_file() && m.len() > 0));
         if let Some(file) = found {
             return file;
         }
