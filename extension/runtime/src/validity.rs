@@ -12,14 +12,15 @@ use crate::timer;
 const GROUP: &str = "sightline-validity";
 
 /// In the isolated world: the fields flagged in the last `withinMs` milliseconds (each once, and
-/// still in the document), as an array; the watch's list is emptied.
+/// still in the document), as an array, or `null` when there are none (the usual case: no
+/// object is then held, and the read is this one call); the watch's list is emptied.
 const FLAGGED: &str = r#"function (withinMs) {
   const watch = globalThis.__sightlineWatch;
-  if (!watch || !watch.invalid) return [];
+  if (!watch || !watch.invalid || watch.invalid.length === 0) return null;
   const since = performance.now() - withinMs;
   const fields = watch.invalid.filter((e) => e.at >= since && e.field.isConnected).map((e) => e.field);
   watch.invalid = [];
-  return [...new Set(fields)];
+  return fields.length ? [...new Set(fields)] : null;
 }"#;
 
 /// Called on that array: each field's message.
@@ -42,7 +43,12 @@ const READ_WAIT_MS: u32 = 250;
 /// order they were flagged. A frame that cannot be read (gone with a navigation the action
 /// started, or too busy to answer within [`READ_WAIT_MS`]) has none.
 pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
-    let fields = timer::within(READ_WAIT_MS, read(at, within_ms)).await.and_then(Result::ok).unwrap_or_default();
+    let fields = match timer::within(READ_WAIT_MS, read(at, within_ms)).await {
+        // Nothing flagged: no object was made, nothing to release.
+        Some(Ok(None)) => return Vec::new(),
+        Some(Ok(Some(fields))) => fields,
+        Some(Err(_)) | None => Vec::new(),
+    };
     // Released without waiting: a busy page answers when it can.
     let target = at.target.clone();
     wasm_bindgen_futures::spawn_local(async move {
@@ -54,18 +60,16 @@ pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
     fields
 }
 
-async fn read(at: &NodeTarget, within_ms: f64) -> Result<Vec<FlaggedField>, CdpError> {
+/// The flagged fields, `None` when the page flagged none.
+async fn read(at: &NodeTarget, within_ms: f64) -> Result<Option<Vec<FlaggedField>>, CdpError> {
     let context = at.isolated_context().await?;
     let params = serde_json::json!({"executionContextId": context, "functionDeclaration": FLAGGED,
         "arguments": [{"value": within_ms}], "objectGroup": GROUP});
     let list: CallResult = at.send("Runtime.callFunctionOn", params).await?;
-    let Some(array) = list.result.object_id else { return Ok(Vec::new()) };
+    let Some(array) = list.result.object_id else { return Ok(None) };
     let params = serde_json::json!({"objectId": array, "functionDeclaration": MESSAGES, "returnByValue": true});
     let messages: CallResult = at.send("Runtime.callFunctionOn", params).await?;
     let messages: Vec<String> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    if messages.is_empty() {
-        return Ok(Vec::new());
-    }
     let params = serde_json::json!({"objectId": array, "ownProperties": true});
     let properties: Properties = at.send("Runtime.getProperties", params).await?;
     let mut fields = Vec::new();
@@ -79,5 +83,5 @@ async fn read(at: &NodeTarget, within_ms: f64) -> Result<Vec<FlaggedField>, CdpE
         fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, message }));
     }
     fields.sort_by_key(|(index, _)| *index);
-    Ok(fields.into_iter().map(|(_, field)| field).collect())
+    Ok(Some(fields.into_iter().map(|(_, field)| field).collect()))
 }
