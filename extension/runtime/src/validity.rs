@@ -11,14 +11,14 @@ use crate::timer;
 /// The objects one read holds, released together.
 const GROUP: &str = "sightline-validity";
 
-/// In the isolated world: the fields flagged in the last `withinMs` milliseconds (each once, and
-/// still in the document), as an array, or `null` when there are none (the usual case: no
-/// object is then held, and the read is this one call); the watch's list is emptied.
-const FLAGGED: &str = r#"function (withinMs) {
+/// In the isolated world: the fields flagged since `sinceMs` (wall-clock epoch milliseconds,
+/// each field once, and still in the document), as an array, or `null` when there are none (the
+/// usual case: no object is then held, and the read is this one call); the watch's list is
+/// emptied.
+const FLAGGED: &str = r#"function (sinceMs) {
   const watch = globalThis.__sightlineWatch;
   if (!watch || !watch.invalid || watch.invalid.length === 0) return null;
-  const since = performance.now() - withinMs;
-  const fields = watch.invalid.filter((e) => e.at >= since && e.field.isConnected).map((e) => e.field);
+  const fields = watch.invalid.filter((e) => e.at >= sinceMs && e.field.isConnected).map((e) => e.field);
   watch.invalid = [];
   return fields.length ? [...new Set(fields)] : null;
 }"#;
@@ -35,15 +35,16 @@ pub struct FlaggedField {
 }
 
 /// How long the read may take. A page that answers at all answers in a few milliseconds (the
-/// `invalid` events fired during the action); a page whose script holds its thread (one the
-/// action opened, busy as it loads) must not hold the answer, which has its own caps.
-const READ_WAIT_MS: u32 = 250;
+/// `invalid` events fired during the action), a few hundred on a machine under load; a page
+/// whose script holds its thread (one the action opened, busy as it loads) must not hold the
+/// answer, which has its own caps.
+const READ_WAIT_MS: u32 = 1_000;
 
-/// The fields flagged during the last `within_ms` milliseconds in the frame of `at`, in the
-/// order they were flagged. A frame that cannot be read (gone with a navigation the action
+/// The fields flagged since `since_epoch_ms` (wall-clock milliseconds) in the frame of `at`, in
+/// the order they were flagged. A frame that cannot be read (gone with a navigation the action
 /// started, or too busy to answer within [`READ_WAIT_MS`]) has none.
-pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
-    let fields = match timer::within(READ_WAIT_MS, read(at, within_ms)).await {
+pub async fn flagged(at: &NodeTarget, since_epoch_ms: u64) -> Vec<FlaggedField> {
+    let fields = match timer::within(READ_WAIT_MS, read(at, since_epoch_ms)).await {
         // Nothing flagged: no object was made, nothing to release.
         Some(Ok(None)) => return Vec::new(),
         Some(Ok(Some(fields))) => fields,
@@ -61,10 +62,10 @@ pub async fn flagged(at: &NodeTarget, within_ms: f64) -> Vec<FlaggedField> {
 }
 
 /// The flagged fields, `None` when the page flagged none.
-async fn read(at: &NodeTarget, within_ms: f64) -> Result<Option<Vec<FlaggedField>>, CdpError> {
+async fn read(at: &NodeTarget, since_epoch_ms: u64) -> Result<Option<Vec<FlaggedField>>, CdpError> {
     let context = at.isolated_context().await?;
     let params = serde_json::json!({"executionContextId": context, "functionDeclaration": FLAGGED,
-        "arguments": [{"value": within_ms}], "objectGroup": GROUP});
+        "arguments": [{"value": since_epoch_ms}], "objectGroup": GROUP});
     let list: CallResult = at.send("Runtime.callFunctionOn", params).await?;
     let Some(array) = list.result.object_id else { return Ok(None) };
     let params = serde_json::json!({"objectId": array, "functionDeclaration": MESSAGES, "returnByValue": true});

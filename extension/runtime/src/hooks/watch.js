@@ -40,10 +40,12 @@
   addEventListener('pageshow', () => bump(1), { capture: true, passive: true });
   // The fields the browser found invalid (`invalid` reaches the document only in its capture
   // phase): a form's submission stopped by its constraints, or the page's own checkValidity.
-  // The action that caused it names them (see validity.rs); the last few are kept.
+  // The action that caused it names them (see validity.rs); the last few are kept, each with
+  // the wall-clock time it was flagged (the service worker's clock is not the page's
+  // `performance.now()`, and a read that arrives late must not push the action's start away).
   watch.invalid = [];
   document.addEventListener('invalid', (event) => {
-    watch.invalid.push({ field: event.target, at: performance.now() });
+    watch.invalid.push({ field: event.target, at: Date.now() });
     if (watch.invalid.length > 20) watch.invalid.shift();
   }, { capture: true, passive: true });
   globalThis.__sightlineWatch = watch;

@@ -500,7 +500,7 @@ where
         let submits = tool == "browser_click" || ctx.hint.borrow().enter;
         let checks = submits.then(|| input::NodeTarget::of(reach.custody.tabs, tab, &node));
         act_noting(reach, session, tab, since, ctx, tool, async move {
-            let started = crate::timer::now_ms();
+            let started = crate::timer::epoch_ms();
             action(at, node, tab).await?;
             match checks {
                 Some(checks) => Ok(fields_flagged(reach.custody.sessions, session, tab, &checks, started).await),
@@ -513,8 +513,9 @@ where
 }
 
 /// How much earlier than the action's start a field may have been flagged and still count as
-/// the action's: the page's clock and the worker's are read a round trip apart.
-const FLAGGED_SLACK_MS: f64 = 100.0;
+/// the action's: the page's wall clock and the worker's are the system's, read in different
+/// processes (a margin for their rounding, not for the time a message takes).
+const FLAGGED_SLACK_MS: u64 = 100;
 
 /// The note (none or one) naming the fields the browser flagged in the frame of `at` since the
 /// action `started`, by the refs the session's last snapshot gave them.
@@ -523,9 +524,9 @@ async fn fields_flagged(
     session: &str,
     tab: i32,
     at: &input::NodeTarget,
-    started: f64,
+    started: u64,
 ) -> Vec<String> {
-    let fields = validity::flagged(at, crate::timer::now_ms() - started + FLAGGED_SLACK_MS).await;
+    let fields = validity::flagged(at, started.saturating_sub(FLAGGED_SLACK_MS)).await;
     if fields.is_empty() {
         return Vec::new();
     }
@@ -598,7 +599,7 @@ pub async fn press_key(reach: &Reach<'_>, session: &str, params: PressKeyParams,
     on_tab(reach, session, params.tab, element_ref, ctx, |tab, node| async move {
         let node = node.map(|n| (input::NodeTarget::of(reach.custody.tabs, tab, &n), n));
         act_noting(reach, session, tab, since, ctx, "browser_press_key", async {
-            let started = crate::timer::now_ms();
+            let started = crate::timer::epoch_ms();
             if let (Some((at, node)), Some(r)) = (&node, element_ref) {
                 input::focus(at, node, r).await?;
             }
