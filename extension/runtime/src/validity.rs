@@ -23,8 +23,29 @@ const FLAGGED: &str = r#"function (sinceMs) {
   return fields.length ? [...new Set(fields)] : null;
 }"#;
 
-/// Called on that array: each field's message.
-const MESSAGES: &str = r#"function () { return this.map((field) => String(field.validationMessage || '')); }"#;
+/// Called on that array: each field's message, what the page calls it (read only for a field
+/// the agent's snapshot does not show) and whether the page hides it.
+const SAID: &str = r#"function () {
+  const called = (field) => {
+    const label = field.labels && field.labels.length ? field.labels[0].textContent : '';
+    return String(field.getAttribute('aria-label') || label || field.placeholder || field.name || '');
+  };
+  return this.map((field) => ({
+    message: String(field.validationMessage || ''),
+    label: called(field).replace(/\s+/g, ' ').trim().slice(0, 200),
+    hidden: typeof field.checkVisibility === 'function'
+      ? !field.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })
+      : field.getClientRects().length === 0,
+  }));
+}"#;
+
+/// What [`SAID`] says of one field.
+#[derive(serde::Deserialize, Default, Clone)]
+struct Said {
+    message: String,
+    label: String,
+    hidden: bool,
+}
 
 /// One field the browser flagged.
 pub struct FlaggedField {
@@ -32,6 +53,10 @@ pub struct FlaggedField {
     pub backend_node_id: i64,
     /// The browser's message (or the page's own).
     pub message: String,
+    /// What the page calls it (label, `aria-label`, placeholder or `name`).
+    pub label: String,
+    /// Whether the page hides it.
+    pub hidden: bool,
 }
 
 /// How long the read may take. A page that answers at all answers in a few milliseconds (the
@@ -68,9 +93,9 @@ async fn read(at: &NodeTarget, since_epoch_ms: u64) -> Result<Option<Vec<Flagged
         "arguments": [{"value": since_epoch_ms}], "objectGroup": GROUP});
     let list: CallResult = at.send("Runtime.callFunctionOn", params).await?;
     let Some(array) = list.result.object_id else { return Ok(None) };
-    let params = serde_json::json!({"objectId": array, "functionDeclaration": MESSAGES, "returnByValue": true});
+    let params = serde_json::json!({"objectId": array, "functionDeclaration": SAID, "returnByValue": true});
     let messages: CallResult = at.send("Runtime.callFunctionOn", params).await?;
-    let messages: Vec<String> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let said: Vec<Said> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
     let params = serde_json::json!({"objectId": array, "ownProperties": true});
     let properties: Properties = at.send("Runtime.getProperties", params).await?;
     let mut fields = Vec::new();
@@ -80,8 +105,8 @@ async fn read(at: &NodeTarget, since_epoch_ms: u64) -> Result<Option<Vec<Flagged
             continue;
         };
         let described: Described = at.send("DOM.describeNode", serde_json::json!({"objectId": object_id})).await?;
-        let message = messages.get(index).cloned().unwrap_or_default();
-        fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, message }));
+        let Said { message, label, hidden } = said.get(index).cloned().unwrap_or_default();
+        fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, message, label, hidden }));
     }
     fields.sort_by_key(|(index, _)| *index);
     Ok(Some(fields.into_iter().map(|(_, field)| field).collect()))

@@ -193,6 +193,23 @@ async fn a_form_stopped_by_its_constraints_says_which_fields_and_why() {
     assert!(sent.text.contains("constraints.html?email=ada%40example.com&age=30&code="), "{}", sent.text);
 }
 
+/// A required field the page hides stops its form as surely as an empty visible one, and the
+/// agent was given no ref for it: the note names it by what the page calls it and says the page
+/// hides it, so the agent does not click Send again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_stopped_by_a_field_the_page_hides_says_so() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("actions/constraints-hidden.html").await;
+    assert!(!page.text.contains("Postcode"), "the hidden field is not shown: {}", page.text);
+    let clicked = c.call("browser_click", json!({"ref": ref_named(&page, "Deliver")})).await.unwrap();
+    assert!(!clicked.is_error, "{}", clicked.text);
+    let said = "the browser found a field invalid, and a form is not sent while one is: \
+                a field the page hides, \"Postcode\": \"Please fill out this field.\"";
+    assert!(clicked.text.contains(said), "{}", clicked.text);
+    assert!(!clicked.text.contains("zip="), "the form was not sent: {}", clicked.text);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn scrolling_moves_the_page_or_a_list_and_the_answer_shows_what_appeared() {
     let rig = Rig::start().await.expect("rig");

@@ -542,6 +542,8 @@ async fn fields_flagged(
         .iter()
         .map(|f| Flagged {
             element_ref: refs.get(&f.backend_node_id).map(|n| format_ref(*n)),
+            label: f.label.clone(),
+            hidden: f.hidden,
             message: f.message.clone(),
         })
         .collect();
