@@ -56,7 +56,7 @@ pub async fn fill(at: &NodeTarget, node: &NodeKey, field: &FormField) -> Result<
         FieldPlan::Type(text) => input::replace_text(at, node, element_ref, text).await,
         FieldPlan::Choose(option) => choose::choose(at, node, element_ref, &[option.to_owned()]).await,
         FieldPlan::Toggle(toggle) => set_checked(at, node, element_ref, toggle).await,
-        FieldPlan::Slide(wanted) => set_slider(at, node, element_ref, wanted).await,
+        FieldPlan::Slide(wanted) => set_slider(at, node, element_ref, wanted, false).await,
     }
 }
 
@@ -80,12 +80,14 @@ async fn set_checked(at: &NodeTarget, node: &NodeKey, element_ref: &str, mut tog
     }
 }
 
-/// Sets a native range input to `wanted`, or moves an ARIA slider there with arrow keys.
+/// Sets a native range input to `wanted`, or moves an ARIA slider there with arrow keys
+/// (focusing it first unless the caller just `focused` it).
 pub(crate) async fn set_slider(
     at: &NodeTarget,
     node: &NodeKey,
     element_ref: &str,
     wanted: f64,
+    focused: bool,
 ) -> Result<(), ToolError> {
     let (mut slide, mut step) = Slide::new(element_ref, wanted);
     loop {
@@ -96,7 +98,9 @@ pub(crate) async fn set_slider(
                 slide.answered(SliderAnswer::from_value(&answer))
             }
             SlideStep::Focus => {
-                input::focus(at, node, element_ref).await?;
+                if !focused {
+                    input::focus(at, node, element_ref).await?;
+                }
                 slide.focused()
             }
             SlideStep::Press(arrow) => {

@@ -842,7 +842,7 @@ pub async fn replace_text(at: &NodeTarget, node: &NodeKey, element_ref: &str, te
         "readonly" => return Err(ToolError::element(element_ref, ElementProblem::ReadOnly)),
         "slider" | "input:range" => {
             let wanted = sightline_core::actions::fill::slider_number(text).map_err(ToolError::Invalid)?;
-            return crate::fill::set_slider(at, node, element_ref, wanted).await;
+            return crate::fill::set_slider(at, node, element_ref, wanted, true).await;
         }
         other if let Some(kind) = other.strip_prefix("input:") => {
             if whole_values::format(kind).is_none() {
