@@ -943,3 +943,40 @@ fn a_field_with_a_datalist_says_what_it_suggests() {
         assert!(!text.contains("[e99 Pay"), "a suggestion posed as a link: {reading}: {l:#?}");
     }
 }
+
+/// A menu a hover opens (`li:hover > ul { display: block }`) whose trigger is a plain word has
+/// no target a person can see but the word: the list item is the target, saying how many links
+/// and controls it hides, so an agent can point at it. A trigger that is a link keeps its own
+/// ref, and an item that shows a link, or hides nothing, gets none.
+#[test]
+fn a_menu_a_hover_opens_is_reached_through_its_trigger() {
+    let with_tree = capture("hover-menu");
+    for (reading, capture) in
+        [("Chrome's tree", with_tree.clone()), ("derived", with_tree.without_accessibility_trees())]
+    {
+        let text = body(&compile(&capture, &mut RefRegistry::default()));
+        let l: Vec<&str> = text.lines().map(str::trim_start).collect();
+        let line = |word: &str| l.iter().find(|line| line.contains(word)).copied().unwrap_or("");
+        let trigger = |line: &str| line.starts_with('e') && line.contains(" clickable ");
+        assert!(
+            trigger(line("Products")) && line("Products").ends_with("\"Products\" (3 hidden links)"),
+            "{reading}: {l:#?}"
+        );
+        assert!(
+            trigger(line("Account")) && line("Account").ends_with("\"Account\" (1 hidden link, 1 hidden control)"),
+            "{reading}: {l:#?}"
+        );
+        assert!(line("About").contains(" About]") && !line("About").contains("hidden"), "{reading}: {l:#?}");
+        for plain in ["Help", "An ordinary item", "An item with"] {
+            assert!(
+                !line(plain).is_empty() && !trigger(line(plain)) && !line(plain).contains("hidden"),
+                "{reading}: {l:#?}"
+            );
+        }
+        // A styled checkbox hides its native box behind the label a person clicks: no menu.
+        assert!(line("Remember me").contains("checkbox \"Remember me\"") && !line("Remember me").contains("hidden"));
+        for hidden in ["Alpha", "Team", "Profile", "Sign out", "more]"] {
+            assert!(!text.contains(hidden), "{hidden} is hidden: {reading}: {l:#?}");
+        }
+    }
+}

@@ -28,6 +28,12 @@
 //! control that holds more (a jQuery UI accordion header `<p>` with a line break above its
 //! Submit button) is a control of its own around another: both keep their refs.
 //!
+//! Menus a hover opens: a list item that shows only words (no target a person can see) and
+//! holds targets the page hides (a CSS dropdown, `li:hover > ul { display: block }`, its
+//! trigger a plain word such as "Products") is what a person points at to open them, so it is a
+//! target, written with how many it hides (`e5 clickable "Products" (3 hidden links)`). Its
+//! links have no ref while hidden; pointing at or clicking the item shows them.
+//!
 //! Labels standing for hidden controls: a visible `<label>` whose native checkbox, radio or
 //! switch is hidden (a styled checkbox draws its own box and hides the real one) is what a user
 //! clicks, and clicking it toggles the control: the label gets the ref, shown as the control.
@@ -80,6 +86,11 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
             candidate[id] = false;
         }
     }
+    for (id, candidate) in candidate.iter_mut().enumerate() {
+        if !*candidate && hidden_menu(tree, id).is_some() {
+            *candidate = true;
+        }
+    }
     for id in 0..n {
         if candidate[id]
             && !semantic[id]
@@ -97,6 +108,55 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
         }
     }
     candidate
+}
+
+/// What a list item that opens a menu on hover hides: `(links, other targets)` when `id` is a
+/// shown `<li>` with words of its own, no target shown in it, and at least one target in a part
+/// of it the page hides (not rendered, `visibility: hidden` or `opacity: 0`). Targets here are
+/// elements that are targets by what they are, not by a listener alone.
+pub fn hidden_menu(tree: &PageTree, id: NodeId) -> Option<(usize, usize)> {
+    let node = &tree.nodes[id];
+    if node.tag != "li" || node.layout.is_none() || node.aria_hidden() {
+        return None;
+    }
+    let (mut links, mut others, mut words) = (0, 0, false);
+    // (node, inside a part the page hides)
+    let mut stack: Vec<(NodeId, bool)> = node.children.iter().map(|&c| (c, false)).collect();
+    while let Some((x, hidden)) = stack.pop() {
+        let child = &tree.nodes[x];
+        let hidden = hidden || concealed(child);
+        if child.kind == NodeKind::Text {
+            words |= !hidden && child.layout_text.is_some_and(|t| !t.trim().is_empty());
+            continue;
+        }
+        if is_candidate(tree, x) {
+            if !hidden && child.layout.is_some() {
+                return None;
+            }
+            // A hidden native checkbox or radio stands behind a label a person sees (a styled
+            // control): the label is its target, not a menu.
+            let toggle = child.tag == "input"
+                && child.attr("type").is_some_and(|t| {
+                    let t = t.trim();
+                    t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio")
+                });
+            match (toggle, child.tag == "a") {
+                (true, _) => {}
+                (false, true) => links += 1,
+                (false, false) => others += 1,
+            }
+            continue;
+        }
+        stack.extend(child.children.iter().map(|&c| (c, hidden)));
+    }
+    (words && links + others > 0).then_some((links, others))
+}
+
+/// An element the page hides with all it holds: `visibility: hidden` or fully transparent. (One
+/// not rendered has no layout, nor has anything in it; an element with `display: contents` has
+/// none either while its content shows, so the targets and words are judged by their own.)
+fn concealed(node: &Node<'_>) -> bool {
+    node.layout.as_ref().is_some_and(|layout| layout.visibility != "visible" || layout.opacity <= 0.0)
 }
 
 fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {

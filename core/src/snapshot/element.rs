@@ -351,6 +351,15 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
     if let Some(suggested) = suggestions(tree, id) {
         return Some(suggested);
     }
+    // A list item that opens a menu on hover: what it hides until then.
+    if let Some((links, others)) = super::actionable::hidden_menu(tree, id) {
+        let count = |n: usize, one: &str, many: &str| format!("{n} hidden {}", if n == 1 { one } else { many });
+        return Some(match (links, others) {
+            (links, 0) => format!("({})", count(links, "link", "links")),
+            (0, others) => format!("({})", count(others, "control", "controls")),
+            (links, others) => format!("({}, {})", count(links, "link", "links"), count(others, "control", "controls")),
+        });
+    }
     // A native field's bound, or an ARIA widget's (`aria-valuemin` for `min`).
     let bound = |name: &str| {
         let attr = |name: &str| node.attr(name).map(str::trim).filter(|v| !v.is_empty());

@@ -269,3 +269,26 @@ async fn a_link_to_an_anchor_answers_with_the_new_address() {
     let again = rig.client.call("browser_snapshot", json!({})).await.expect("snapshot");
     assert!(again.text.contains(&format!("{address} · v")), "{}", again.text);
 }
+
+/// A menu that only CSS opens (`li:hover > ul`), its trigger a plain word: the word is a
+/// target saying what it hides; pointing at it shows the links, which the agent can then click.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_menu_only_css_opens_is_opened_through_its_word() {
+    let rig = Rig::start().await.expect("rig");
+    let c = &rig.client;
+    let page = rig.open("pipeline/hover-menu.html").await;
+    assert!(page.text.contains("clickable \"Products\" (3 hidden links)"), "{}", page.text);
+    assert!(!page.text.contains("Beta"), "the menu starts closed: {}", page.text);
+    let hovered = c.call("browser_hover", json!({"ref": ref_named(&page, "Products")})).await.unwrap();
+    assert!(!hovered.is_error, "{}", hovered.text);
+    // The links that showed, with their refs.
+    let beta = hovered
+        .text
+        .split('[')
+        .find_map(|part| part.strip_suffix(" Beta]").or_else(|| part.split_once(" Beta]").map(|(r, _)| r)))
+        .unwrap_or_else(|| panic!("the answer shows the menu's links: {}", hovered.text))
+        .to_owned();
+    let clicked = c.call("browser_click", json!({"ref": beta})).await.unwrap();
+    assert!(!clicked.is_error, "{}", clicked.text);
+    assert!(clicked.text.contains("hover-menu.html#beta"), "{}", clicked.text);
+}
