@@ -87,7 +87,7 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
         }
     }
     for (id, candidate) in candidate.iter_mut().enumerate() {
-        if !*candidate && hidden_menu(tree, id).is_some() {
+        if !*candidate && hidden_menu(tree, id, &semantic).is_some() {
             *candidate = true;
         }
     }
@@ -110,11 +110,16 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
     candidate
 }
 
+/// The most nodes a list item that opens a menu on hover holds (a mega menu of a few hundred
+/// links is well within it).
+const MENU_NODES_AT_MOST: usize = 4_000;
+
 /// What a list item that opens a menu on hover hides: `(links, other targets)` when `id` is a
 /// shown `<li>` with words of its own, no target shown in it, and at least one target in a part
 /// of it the page hides (not rendered, `visibility: hidden` or `opacity: 0`). Targets here are
-/// elements that are targets by what they are, not by a listener alone.
-pub fn hidden_menu(tree: &PageTree, id: NodeId) -> Option<(usize, usize)> {
+/// elements that are targets by what they are, not by a listener alone (`semantic`, by node,
+/// when the caller has them).
+pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(usize, usize)> {
     let node = &tree.nodes[id];
     if node.tag != "li" || node.layout.is_none() || node.aria_hidden() {
         return None;
@@ -122,14 +127,21 @@ pub fn hidden_menu(tree: &PageTree, id: NodeId) -> Option<(usize, usize)> {
     let (mut links, mut others, mut words) = (0, 0, false);
     // (node, inside a part the page hides)
     let mut stack: Vec<(NodeId, bool)> = node.children.iter().map(|&c| (c, false)).collect();
+    let mut visited = 0;
     while let Some((x, hidden)) = stack.pop() {
+        // A menu item holds a menu, not a page: an item past this many nodes is none (and lists
+        // nested thousands deep cost no more than this per item).
+        visited += 1;
+        if visited > MENU_NODES_AT_MOST {
+            return None;
+        }
         let child = &tree.nodes[x];
         let hidden = hidden || concealed(child);
         if child.kind == NodeKind::Text {
             words |= !hidden && child.layout_text.is_some_and(|t| !t.trim().is_empty());
             continue;
         }
-        if is_candidate(tree, x) {
+        if semantic.get(x).copied().unwrap_or_else(|| is_candidate(tree, x)) {
             if !hidden && child.layout.is_some() {
                 return None;
             }

@@ -352,7 +352,9 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
         return Some(suggested);
     }
     // A list item that opens a menu on hover: what it hides until then.
-    if let Some((links, others)) = super::actionable::hidden_menu(tree, id) {
+    if let Some((links, others)) =
+        (role == "clickable" && node.tag == "li").then(|| super::actionable::hidden_menu(tree, id, &[])).flatten()
+    {
         let count = |n: usize, one: &str, many: &str| format!("{n} hidden {}", if n == 1 { one } else { many });
         return Some(match (links, others) {
             (links, 0) => format!("({})", count(links, "link", "links")),
