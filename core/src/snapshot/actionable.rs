@@ -147,12 +147,7 @@ pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(us
             }
             // A hidden native checkbox or radio stands behind a label a person sees (a styled
             // control): the label is its target, not a menu.
-            let toggle = child.tag == "input"
-                && child.attr("type").is_some_and(|t| {
-                    let t = t.trim();
-                    t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio")
-                });
-            match (toggle, child.tag == "a") {
+            match (native_toggle(child), child.tag == "a") {
                 (true, _) => {}
                 (false, true) => links += 1,
                 (false, false) => others += 1,
@@ -313,6 +308,13 @@ fn keeps_own_ref(tree: &PageTree, id: NodeId) -> bool {
         || matches!(node.ax.role().as_str(), "button" | "link" | "checkbox" | "radio" | "tab" | "menuitem")
 }
 
+/// A native checkbox or radio (`<input type=checkbox|radio>`), what a styled control hides
+/// behind its label.
+fn native_toggle(node: &Node<'_>) -> bool {
+    node.tag == "input"
+        && node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio"))
+}
+
 /// Labels standing for hidden controls: maps each visible label whose native checkbox, radio
 /// or switch gets no ref (hidden, or covered) to that control, and makes the label actionable.
 pub fn labels_for_hidden_controls(
@@ -326,11 +328,7 @@ pub fn labels_for_hidden_controls(
             by_id.entry((node.frame, i)).or_insert(id);
         }
     }
-    let toggle = |id: NodeId| {
-        let node = &tree.nodes[id];
-        node.tag == "input"
-            && node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio"))
-    };
+    let toggle = |id: NodeId| native_toggle(&tree.nodes[id]);
     let mut stands_for = HashMap::new();
     for (id, node) in tree.nodes.iter().enumerate() {
         if node.tag != "label" || !signal.kept(id) || signal.ax_hidden[id] {
