@@ -13,10 +13,12 @@ use crate::snapshot::escape;
 /// Most fields one note names.
 const MOST_NAMED: usize = 5;
 
-/// One field the browser flagged.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One field the browser flagged, as the page side reads it (`{message, label, hidden}`); the
+/// runtime then gives it its ref.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct Flagged {
     /// Its ref, when the agent's snapshot shows it.
+    #[serde(default)]
     pub element_ref: Option<String>,
     /// What the page calls it (its label, `aria-label`, placeholder or `name`; empty when none),
     /// said for a field without a ref.

@@ -4,6 +4,8 @@
 //! is no part of the page; this is how the answer says so
 //! (`sightline_core::actions::invalid_fields`).
 
+use sightline_core::actions::invalid_fields::Flagged;
+
 use crate::cdp::{self, CdpError};
 use crate::input::{CallResult, Described, NodeTarget, Properties};
 use crate::timer;
@@ -39,24 +41,13 @@ const SAID: &str = r#"function () {
   }));
 }"#;
 
-/// What [`SAID`] says of one field.
-#[derive(serde::Deserialize, Default, Clone)]
-struct Said {
-    message: String,
-    label: String,
-    hidden: bool,
-}
-
-/// One field the browser flagged.
+/// One field the browser flagged: the node, and what [`SAID`] says of it (its ref is the
+/// caller's to give).
 pub struct FlaggedField {
     /// Its backend node id, in the frame read.
     pub backend_node_id: i64,
-    /// The browser's message (or the page's own).
-    pub message: String,
-    /// What the page calls it (label, `aria-label`, placeholder or `name`).
-    pub label: String,
-    /// Whether the page hides it.
-    pub hidden: bool,
+    /// Its message, what the page calls it, and whether the page hides it.
+    pub said: Flagged,
 }
 
 /// How long the read may take. A page that answers at all answers in a few milliseconds (the
@@ -94,8 +85,8 @@ async fn read(at: &NodeTarget, since_epoch_ms: u64) -> Result<Option<Vec<Flagged
     let list: CallResult = at.send("Runtime.callFunctionOn", params).await?;
     let Some(array) = list.result.object_id else { return Ok(None) };
     let params = serde_json::json!({"objectId": array, "functionDeclaration": SAID, "returnByValue": true});
-    let messages: CallResult = at.send("Runtime.callFunctionOn", params).await?;
-    let said: Vec<Said> = messages.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let said: CallResult = at.send("Runtime.callFunctionOn", params).await?;
+    let said: Vec<Flagged> = said.result.value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
     let params = serde_json::json!({"objectId": array, "ownProperties": true});
     let properties: Properties = at.send("Runtime.getProperties", params).await?;
     let mut fields = Vec::new();
@@ -105,8 +96,8 @@ async fn read(at: &NodeTarget, since_epoch_ms: u64) -> Result<Option<Vec<Flagged
             continue;
         };
         let described: Described = at.send("DOM.describeNode", serde_json::json!({"objectId": object_id})).await?;
-        let Said { message, label, hidden } = said.get(index).cloned().unwrap_or_default();
-        fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, message, label, hidden }));
+        let said = said.get(index).cloned().unwrap_or_default();
+        fields.push((index, FlaggedField { backend_node_id: described.node.backend_node_id, said }));
     }
     fields.sort_by_key(|(index, _)| *index);
     Ok(Some(fields.into_iter().map(|(_, field)| field).collect()))

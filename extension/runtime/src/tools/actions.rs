@@ -539,13 +539,8 @@ async fn fields_flagged(
         })
         .unwrap_or_default();
     let flagged: Vec<Flagged> = fields
-        .iter()
-        .map(|f| Flagged {
-            element_ref: refs.get(&f.backend_node_id).map(|n| format_ref(*n)),
-            label: f.label.clone(),
-            hidden: f.hidden,
-            message: f.message.clone(),
-        })
+        .into_iter()
+        .map(|f| Flagged { element_ref: refs.get(&f.backend_node_id).map(|n| format_ref(*n)), ..f.said })
         .collect();
     invalid_fields::note(&flagged).into_iter().collect()
 }
