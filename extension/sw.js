@@ -168,7 +168,38 @@ function measureAndCut(value, depth) {
   return characters;
 }
 
+/**
+ * The parts of a network response no recorder of the runtime reads (`trimNetworkEvent`).
+ */
+const UNREAD_OF_RESPONSE = ['headers', 'headersText', 'requestHeaders', 'requestHeadersText', 'timing',
+  'securityDetails'];
+
+/**
+ * Deletes, in place, what of a `Network.*` event no recorder of the runtime reads, and copying it
+ * into the runtime would cost: the stack of the script that sent a request (dozens of call
+ * frames), headers (cookies and credentials among them), request bodies, timings and certificate
+ * details. A page's load brings hundreds of network events, each copied into the runtime value by
+ * value; deleted here, in JavaScript, these parts are never copied.
+ * @param {any} params
+ */
+function trimNetworkEvent(params) {
+  delete params.initiator;
+  const request = params.request;
+  if (request && typeof request === 'object') {
+    delete request.headers;
+    delete request.postData;
+    delete request.postDataEntries;
+  }
+  for (const key of ['response', 'redirectResponse']) {
+    const response = params[key];
+    if (response && typeof response === 'object') {
+      for (const field of UNREAD_OF_RESPONSE) delete response[field];
+    }
+  }
+}
+
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (params && method.startsWith('Network.')) trimNetworkEvent(params);
   const characters = params && GUARDED.has(method) ? measureAndCut(params, STRING_DEPTH) : undefined;
   withRuntime((rt) => rt.onDebuggerEvent(source, method, params ?? {}, characters)).catch(() => {});
 });

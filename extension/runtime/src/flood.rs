@@ -11,7 +11,9 @@
 //! before the runtime sees it (a 1 MiB argument is never copied into the runtime). Network events
 //! can carry strings of megabytes too (a 1.5 MB URL, a large WebSocket frame); the recorder keeps
 //! at most [`MAX_RECORDED_TEXT`] characters of any of them, so they are cut here, in JavaScript,
-//! before the event is copied into the runtime's memory.
+//! before the event is copied into the runtime's memory. What of a network event nothing here
+//! reads (the sending script's stack, headers, request bodies, timings, certificate details) the
+//! service worker has deleted by then (`trimNetworkEvent` in `sw.js`).
 
 use std::rc::Rc;
 
@@ -33,7 +35,6 @@ const MAX_COPIED_STRING: u32 = 8 * MAX_RECORDED_TEXT as u32;
 /// Where network events carry strings a page controls the length of.
 const LONG_STRINGS: &[&[&str]] = &[
     &["request", "url"],
-    &["request", "postData"],
     &["documentURL"],
     &["response", "url"],
     &["redirectResponse", "url"],
