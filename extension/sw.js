@@ -135,8 +135,9 @@ self.addEventListener('unhandledrejection', (event) => {
  */
 const GUARDED = new Set(['Runtime.consoleAPICalled', 'Runtime.exceptionThrown', 'Log.entryAdded']);
 /**
- * Longest string of such an event handed to the runtime: well past the 2,000 bytes of a message
- * its recorder keeps (it masks secrets first, then cuts), far below what a page can log.
+ * Longest string of such an event, or of a network event where a page controls its length,
+ * handed to the runtime: well past the 2,000 characters its recorders keep of any text (they mask
+ * secrets first, then cut), far below what a page can log or send.
  */
 const LONGEST_STRING = 16_000;
 /** How deep into such an event strings are looked for (arguments, their previews, stack frames). */
@@ -171,15 +172,20 @@ function measureAndCut(value, depth) {
 /**
  * The parts of a network response no recorder of the runtime reads (`trimNetworkEvent`).
  */
+/** Where network events carry strings a page controls the length of (`trimNetworkEvent`). */
+const LONG_NETWORK_STRINGS = [['request', 'url'], ['documentURL'], ['response', 'url'], ['redirectResponse', 'url'],
+  ['response', 'payloadData'], ['url']];
+
 const UNREAD_OF_RESPONSE = ['headers', 'headersText', 'requestHeaders', 'requestHeadersText', 'timing',
   'securityDetails'];
 
 /**
- * Deletes, in place, what of a `Network.*` event no recorder of the runtime reads, and copying it
- * into the runtime would cost: the stack of the script that sent a request (dozens of call
- * frames), headers (cookies and credentials among them), request bodies, timings and certificate
- * details. A page's load brings hundreds of network events, each copied into the runtime value by
- * value; deleted here, in JavaScript, these parts are never copied.
+ * Readies a `Network.*` event, in place, to be copied into the runtime value by value. Deletes
+ * what no recorder of the runtime reads, and copying would cost: the stack of the script that
+ * sent a request (dozens of call frames), headers (cookies and credentials among them), request
+ * bodies, timings and certificate details (a page's load brings hundreds of network events).
+ * Cuts the strings a page controls the length of to `LONGEST_STRING` (a 1.5 MB URL), without a
+ * mark, as a URL must stay a URL. Done here, in JavaScript, these parts are never copied.
  * @param {any} params
  */
 function trimNetworkEvent(params) {
@@ -194,6 +200,14 @@ function trimNetworkEvent(params) {
     const response = params[key];
     if (response && typeof response === 'object') {
       for (const field of UNREAD_OF_RESPONSE) delete response[field];
+    }
+  }
+  for (const path of LONG_NETWORK_STRINGS) {
+    let owner = params;
+    for (const key of path.slice(0, -1)) owner = owner && typeof owner === 'object' ? owner[key] : undefined;
+    const last = path[path.length - 1];
+    if (owner && typeof owner === 'object' && typeof owner[last] === 'string' && owner[last].length > LONGEST_STRING) {
+      owner[last] = owner[last].slice(0, LONGEST_STRING);
     }
   }
 }

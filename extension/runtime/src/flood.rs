@@ -8,59 +8,25 @@
 //! why, and how many messages (and characters) were dropped.
 //!
 //! The service worker's JavaScript measures each counted event's text and cuts its long strings
-//! before the runtime sees it (a 1 MiB argument is never copied into the runtime). Network events
-//! can carry strings of megabytes too (a 1.5 MB URL, a large WebSocket frame); the recorder keeps
-//! at most [`MAX_RECORDED_TEXT`] characters of any of them, so they are cut here, in JavaScript,
-//! before the event is copied into the runtime's memory. What of a network event nothing here
-//! reads (the sending script's stack, headers, request bodies, timings, certificate details) the
-//! service worker has deleted by then (`trimNetworkEvent` in `sw.js`).
+//! before the runtime sees it (a 1 MiB argument is never copied into the runtime). It prepares
+//! network events there too (`trimNetworkEvent` in `sw.js`): the strings a page controls the
+//! length of (a 1.5 MB URL, a large WebSocket frame) cut well past the
+//! [`MAX_RECORDED_TEXT`](sightline_core::changes::MAX_RECORDED_TEXT) characters the recorder keeps,
+//! and what nothing here reads (the sending script's stack, headers, request bodies, timings,
+//! certificate details) deleted, so neither is ever copied into the runtime's memory.
 
 use std::rc::Rc;
 
 use serde_json::json;
 
+use sightline_core::changes::ConsolePause;
 use sightline_core::changes::flood::Dropped;
 pub use sightline_core::changes::flood::{Admit, FloodGuard, Flooded, GUARDED, Session, counts};
-use sightline_core::changes::{ConsolePause, MAX_RECORDED_TEXT};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use crate::chrome::{self, DebuggeeTarget};
 use crate::state::{TabsState, TimelineState};
 use crate::{cdp, timer};
-
-/// Longest string of a network event copied into the runtime: well past what the recorder keeps
-/// (it masks secrets first, then cuts), far below what a page can send.
-const MAX_COPIED_STRING: u32 = 8 * MAX_RECORDED_TEXT as u32;
-
-/// Where network events carry strings a page controls the length of.
-const LONG_STRINGS: &[&[&str]] = &[
-    &["request", "url"],
-    &["documentURL"],
-    &["response", "url"],
-    &["redirectResponse", "url"],
-    &["response", "payloadData"],
-    &["url"],
-];
-
-/// Cuts the long strings of a `Network.*` event's parameters in place (in JavaScript).
-pub fn cut_long_strings(params: &JsValue) {
-    for path in LONG_STRINGS {
-        let Some((last, parents)) = path.split_last() else { continue };
-        let mut owner = params.clone();
-        for key in parents {
-            match chrome::property(&owner, key) {
-                Some(next) if next.is_object() => owner = next,
-                _ => break,
-            }
-        }
-        let Some(value) = chrome::property(&owner, last) else { continue };
-        if let Some(text) = value.dyn_ref::<js_sys::JsString>()
-            && text.length() > MAX_COPIED_STRING
-        {
-            let _ = js_sys::Reflect::set(&owner, &chrome::key(last), &text.slice(0, MAX_COPIED_STRING));
-        }
-    }
-}
 
 /// For an event the guard counts ([`counts`]), when the page logged it (epoch ms, when it says):
 /// `timestamp` of a console call or an exception, `entry.timestamp` of a log entry. Read without

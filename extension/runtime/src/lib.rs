@@ -271,9 +271,6 @@ impl Runtime {
                 }
             }
         }
-        if method.starts_with("Network.") {
-            flood::cut_long_strings(&params);
-        }
         let tracked = frames::METHODS.contains(&method.as_str())
             || tabs::DIALOG_EVENTS.contains(&method.as_str())
             || method == DOWNLOAD_BEGAN
