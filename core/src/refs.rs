@@ -213,6 +213,12 @@ impl RefRegistry {
         }
     }
 
+    /// Whether a ref is bound to `key`'s node now: issued for it, not taken over by another
+    /// node and not gone.
+    pub fn is_live(&self, key: &NodeKey) -> bool {
+        self.by_key.get(key).is_some_and(|r| matches!(self.bindings.get(r), Some(Binding::Live(bound)) if bound == key))
+    }
+
     /// The number the last ref issued has (0 before any).
     pub fn last_issued(&self) -> u32 {
         self.next
@@ -384,6 +390,21 @@ mod tests {
         let mut r = RefRegistry::default();
         assert_eq!(r.assign_refs(&[(key("L1", 5), identity("Add", 0))]), vec![1]);
         assert_eq!(r.assign_refs(&[(key("L1", 5), identity("Added", 0))]), vec![1]);
+    }
+
+    #[test]
+    fn a_node_is_live_while_its_ref_is_bound_to_it() {
+        let mut r = RefRegistry::default();
+        assert!(!r.is_live(&key("L1", 5)), "never named");
+        r.assign_refs(&[(key("L1", 5), identity("Home", 0))]);
+        assert!(r.is_live(&key("L1", 5)));
+        assert!(!r.is_live(&key("L2", 5)), "the same backend id in another document is another node");
+        // A newcomer with its identity takes the ref over once the node is gone: the old node is
+        // no longer named.
+        r.mark_gone(1, GoneReason::Removed, 2);
+        assert!(!r.is_live(&key("L1", 5)));
+        r.assign_refs(&[(key("L1", 9), identity("Home", 0))]);
+        assert!(r.is_live(&key("L1", 9)) && !r.is_live(&key("L1", 5)));
     }
 
     #[test]

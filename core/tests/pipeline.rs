@@ -2,7 +2,7 @@
 //! `tests/fixtures/pipeline/` (recorded from Chromium with `cargo xtask capture`).
 
 use sightline_core::capture::Capture;
-use sightline_core::refs::RefRegistry;
+use sightline_core::refs::{ElementIdentity, NodeKey, RefRegistry};
 use sightline_core::snapshot::render::{RenderOptions, render};
 use sightline_core::snapshot::{ElementId, Snapshot, compile};
 
@@ -979,4 +979,61 @@ fn a_menu_a_hover_opens_is_reached_through_its_trigger() {
             assert!(!text.contains(hidden), "{hidden} is hidden: {reading}: {l:#?}");
         }
     }
+}
+
+/// The node key of the element with `id` in the main document of `capture`.
+fn key_of_id(capture: &Capture, id: &str) -> NodeKey {
+    let snapshot = &capture.main.snapshot;
+    let document = &snapshot.documents[0];
+    let nodes = &document.nodes;
+    let at = (0..nodes.backend_node_id.len())
+        .find(|&i| {
+            nodes.attributes.get(i).is_some_and(|pairs| {
+                pairs
+                    .chunks(2)
+                    .any(|kv| snapshot.string(kv[0]) == "id" && kv.get(1).is_some_and(|&v| snapshot.string(v) == id))
+            })
+        })
+        .unwrap_or_else(|| panic!("no element with id {id}"));
+    let frame = &capture.main.frame_tree.frame_tree.frame;
+    NodeKey {
+        frame_id: frame.id.clone(),
+        loader_id: frame.loader_id.clone(),
+        backend_node_id: nodes.backend_node_id[at],
+    }
+}
+
+/// The pointer that opened a hover menu rests on its trigger: the menu shows, so the item no
+/// longer hides anything. A trigger the agent was given a ref for keeps it while its menu
+/// shows, named by its own words ("Products", not the links' or the menu's text), with the
+/// menu's links one level in; an item nobody named, shown open, is text with its links, as any
+/// list item with links is.
+#[test]
+fn a_hover_menus_trigger_keeps_its_ref_while_its_menu_shows() {
+    let open = capture("hover-menu-open");
+    // Never named: the item's word is text, its links are links.
+    let text = body(&compile(&open, &mut RefRegistry::default()));
+    assert!(!text.contains("clickable"), "{text}");
+    assert!(text.contains("[e2 Beta]") || text.contains(" Beta]"), "{text}");
+    // Named while its menu was hidden (as `e1 clickable "Products" (3 hidden links)`).
+    let mut refs = RefRegistry::default();
+    let named = ElementIdentity {
+        main_frame: true,
+        region: "nav".into(),
+        role: "clickable".into(),
+        name: "Products".into(),
+        ordinal: 0,
+    };
+    assert_eq!(refs.assign_refs(&[(key_of_id(&open, "products"), named)]), vec![1]);
+    let text = body(&compile(&open, &mut refs));
+    let l: Vec<&str> = text.lines().collect();
+    let at = l.iter().position(|line| line.trim_start().starts_with("e1 ")).unwrap_or_else(|| panic!("{l:#?}"));
+    assert_eq!(l[at].trim_start(), "e1 clickable \"Products\"", "its own word, nothing hidden: {l:#?}");
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    for link in ["Alpha]", "Beta]", "Gamma]"] {
+        let shown = l.iter().position(|line| line.contains(link)).unwrap_or_else(|| panic!("{link}: {l:#?}"));
+        assert!(shown > at && indent(l[shown]) > indent(l[at]), "{link} is in the menu, under its trigger: {l:#?}");
+    }
+    // An item that never had a ref does not get one by being shown open.
+    assert!(!text.contains("clickable \"Help\""), "{l:#?}");
 }

@@ -228,7 +228,8 @@ pub fn measure(capture: &Capture, recorded: &RecordedPage, snapshot: &Snapshot) 
 /// The text of the text nodes an opaque element painted on top covers entirely (the pipeline's
 /// paint-order verdict, on the page's own boxes, paint orders and colours).
 fn covered_text<'a>(tree: &PageTree<'a>) -> Vec<&'a str> {
-    let candidates = actionable::candidates(tree);
+    // A fresh page: nothing was named before it.
+    let (candidates, _) = actionable::candidates(tree, &|_| false);
     let mut verdict = signal::filter(tree, &candidates);
     occlusion::apply(tree, &mut verdict);
     tree.nodes

@@ -28,11 +28,9 @@
 //! control that holds more (a jQuery UI accordion header `<p>` with a line break above its
 //! Submit button) is a control of its own around another: both keep their refs.
 //!
-//! Menus a hover opens: a list item that shows only words (no target a person can see) and
-//! holds targets the page hides (a CSS dropdown, `li:hover > ul { display: block }`, its
-//! trigger a plain word such as "Products") is what a person points at to open them, so it is a
-//! target, written with how many it hides (`e5 clickable "Products" (3 hidden links)`). Its
-//! links have no ref while hidden; pointing at or clicking the item shows them.
+//! Menus a hover opens: a list item that shows only words and holds targets the page hides (a
+//! CSS dropdown under a plain word such as "Products") is a target, and stays one while its
+//! menu shows ([`super::hover_menus`]).
 //!
 //! Labels standing for hidden controls: a visible `<label>` whose native checkbox, radio or
 //! switch is hidden (a styled checkbox draws its own box and hides the real one) is what a user
@@ -40,6 +38,7 @@
 
 use std::collections::HashMap;
 
+use super::hover_menus;
 use super::signal::Signal;
 use super::text::normalise;
 use super::tree::{Node, NodeId, NodeKind, PageTree, Rect};
@@ -70,8 +69,11 @@ pub const INTERACTIVE_ROLES: &[&str] = &[
 /// Roles that never make an element a candidate on their own.
 const PASSIVE_OPTION_PARENTS: &[&str] = &["select", "datalist"];
 
-/// The candidates, by node.
-pub fn candidates(tree: &PageTree) -> Vec<bool> {
+/// The candidates, by node, and the list items among them that are open menus (see
+/// [`hover_menus::open_menu`]). `named_before` says whether a node holds a ref already: a menu's trigger
+/// named while its menu was hidden stays a target while the menu shows, so the agent's ref
+/// does not go away under the pointer that opened it.
+pub fn candidates(tree: &PageTree, named_before: &dyn Fn(NodeId) -> bool) -> (Vec<bool>, Vec<NodeId>) {
     let n = tree.nodes.len();
     let semantic: Vec<bool> = (0..n).map(|id| is_candidate(tree, id)).collect();
     let mut candidate: Vec<bool> = (0..n).map(|id| semantic[id] || listener_only(tree, id)).collect();
@@ -86,9 +88,16 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
             candidate[id] = false;
         }
     }
+    let mut open_menus = Vec::new();
     for (id, candidate) in candidate.iter_mut().enumerate() {
-        if !*candidate && hidden_menu(tree, id, &semantic).is_some() {
+        if *candidate {
+            continue;
+        }
+        if hover_menus::hidden_menu(tree, id, &semantic).is_some() {
             *candidate = true;
+        } else if tree.nodes[id].tag == "li" && named_before(id) && hover_menus::open_menu(tree, id, &semantic) {
+            *candidate = true;
+            open_menus.push(id);
         }
     }
     for id in 0..n {
@@ -107,63 +116,7 @@ pub fn candidates(tree: &PageTree) -> Vec<bool> {
             }
         }
     }
-    candidate
-}
-
-/// The most nodes a list item that opens a menu on hover holds (a mega menu of a few hundred
-/// links is well within it).
-const MENU_NODES_AT_MOST: usize = 4_000;
-
-/// What a list item that opens a menu on hover hides: `(links, other targets)` when `id` is a
-/// shown `<li>` with words of its own, no target shown in it, and at least one target in a part
-/// of it the page hides (not rendered, `visibility: hidden` or `opacity: 0`). Targets here are
-/// elements that are targets by what they are, not by a listener alone (`semantic`, by node,
-/// when the caller has them).
-pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(usize, usize)> {
-    let node = &tree.nodes[id];
-    if node.tag != "li" || node.layout.is_none() || node.aria_hidden() {
-        return None;
-    }
-    let (mut links, mut others, mut words) = (0, 0, false);
-    // (node, inside a part the page hides)
-    let mut stack: Vec<(NodeId, bool)> = node.children.iter().map(|&c| (c, false)).collect();
-    let mut visited = 0;
-    while let Some((x, hidden)) = stack.pop() {
-        // A menu item holds a menu, not a page: an item past this many nodes is none (and lists
-        // nested thousands deep cost no more than this per item).
-        visited += 1;
-        if visited > MENU_NODES_AT_MOST {
-            return None;
-        }
-        let child = &tree.nodes[x];
-        let hidden = hidden || concealed(child);
-        if child.kind == NodeKind::Text {
-            words |= !hidden && child.layout_text.is_some_and(|t| !t.trim().is_empty());
-            continue;
-        }
-        if semantic.get(x).copied().unwrap_or_else(|| is_candidate(tree, x)) {
-            if !hidden && child.layout.is_some() {
-                return None;
-            }
-            // A hidden native checkbox or radio stands behind a label a person sees (a styled
-            // control): the label is its target, not a menu.
-            match (native_toggle(child), child.tag == "a") {
-                (true, _) => {}
-                (false, true) => links += 1,
-                (false, false) => others += 1,
-            }
-            continue;
-        }
-        stack.extend(child.children.iter().map(|&c| (c, hidden)));
-    }
-    (words && links + others > 0).then_some((links, others))
-}
-
-/// An element the page hides with all it holds: `visibility: hidden` or fully transparent. (One
-/// not rendered has no layout, nor has anything in it; an element with `display: contents` has
-/// none either while its content shows, so the targets and words are judged by their own.)
-fn concealed(node: &Node<'_>) -> bool {
-    node.layout.as_ref().is_some_and(|layout| layout.visibility != "visible" || layout.opacity <= 0.0)
+    (candidate, open_menus)
 }
 
 fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {
@@ -177,7 +130,7 @@ fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {
     false
 }
 
-fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
+pub(super) fn is_candidate(tree: &PageTree, id: NodeId) -> bool {
     let node = &tree.nodes[id];
     if node.kind != NodeKind::Element {
         return false;
@@ -310,7 +263,7 @@ fn keeps_own_ref(tree: &PageTree, id: NodeId) -> bool {
 
 /// A native checkbox or radio (`<input type=checkbox|radio>`), what a styled control hides
 /// behind its label.
-fn native_toggle(node: &Node<'_>) -> bool {
+pub(super) fn native_toggle(node: &Node<'_>) -> bool {
     node.tag == "input"
         && node.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("checkbox") || t.eq_ignore_ascii_case("radio"))
 }

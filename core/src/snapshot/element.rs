@@ -353,7 +353,7 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
     }
     // A list item that opens a menu on hover: what it hides until then.
     if let Some((links, others)) =
-        (role == "clickable" && node.tag == "li").then(|| super::actionable::hidden_menu(tree, id, &[])).flatten()
+        (role == "clickable" && node.tag == "li").then(|| super::hover_menus::hidden_menu(tree, id, &[])).flatten()
     {
         let count = |n: usize, one: &str, many: &str| format!("{n} hidden {}", if n == 1 { one } else { many });
         return Some(match (links, others) {

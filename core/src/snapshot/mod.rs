@@ -4,7 +4,8 @@
 //! Capture ─► tree        join DOM, layout, styles and accessibility across frames
 //!         ─► signal      visibility, lone separators, noise tags, a page hidden while it loads
 //!         ─► occlusion   what something painted on top covers entirely
-//!         ─► actionable  what gets a ref; propagating bounds (one click target, one ref)
+//!         ─► actionable  what gets a ref; propagating bounds (one click target, one ref);
+//!                        hover menus' triggers (`hover_menus`)
 //!         ─► outline     text collapsing, wrapper hoisting, name promotion, label dedup,
 //!                        container refinement, regions and overlays
 //!         ─► element     role, name, value, states; attribute pruning and short names;
@@ -15,7 +16,7 @@
 //! ```
 //!
 //! The pipeline is deterministic: the same capture and the same ref assignments give the same
-//! bytes. Nothing visible is summarised or dropped; a response over the ceiling is paged.
+//! bytes (the refs already held count: a hover menu's trigger named before stays a target). Nothing visible is summarised or dropped; a response over the ceiling is paged.
 //!
 //! A compiled [`Snapshot`] holds three tables of records, each indexed by its own id type:
 //! elements ([`ElementId`]), regions ([`RegionId`]) and lines. Lines say which elements they
@@ -27,6 +28,7 @@ pub mod depth;
 pub mod element;
 pub mod escape;
 pub mod frames;
+pub mod hover_menus;
 mod joined;
 pub mod occlusion;
 pub mod outline;
@@ -277,14 +279,7 @@ pub fn compile(capture: &Capture, refs: &mut RefRegistry) -> Snapshot {
 pub fn masked_fields(capture: &Capture, secret_fields: &mut secrets::SecretFields, policy: &UrlPolicy) -> Vec<Masked> {
     let mut tree = PageTree::build_with(capture, policy);
     secret_fields.apply(&mut tree);
-    let key = |id: usize| {
-        let frame = tree.frame_of(id);
-        NodeKey {
-            frame_id: frame.frame_id.clone(),
-            loader_id: frame.loader_id.clone(),
-            backend_node_id: tree.nodes[id].backend_id,
-        }
-    };
+    let key = |id: usize| tree.node_key(id);
     let refused = |id: usize| tree.nodes[id].framed.iter().any(|f| matches!(f, frames::Framed::Refused { .. }));
     (0..tree.nodes.len())
         .filter_map(|id| match (secrets::is_secret(&tree, id), refused(id)) {
@@ -316,7 +311,8 @@ pub fn compile_with(
     let mut tree = PageTree::build_with(capture, policy);
     secret_fields.apply(&mut tree);
     let tree = tree;
-    let mut actionable = actionable::candidates(&tree);
+    let key = |id: tree::NodeId| tree.node_key(id);
+    let (mut actionable, open_menus) = actionable::candidates(&tree, &|id| refs.is_live(&key(id)));
     let mut signal = signal::filter(&tree, &actionable);
     occlusion::apply(&tree, &mut signal);
     for (id, a) in actionable.iter_mut().enumerate() {
@@ -325,7 +321,9 @@ pub fn compile_with(
     let stands_for = actionable::labels_for_hidden_controls(&tree, &signal, &mut actionable);
     let nested = actionable::propagate_bounds(&tree, &signal, &mut actionable);
     let (merged, borrowed) = actionable::merge_same_name(&tree, &signal, &mut actionable);
-    let mut outline = outline::build(&tree, &signal, &actionable, &outline::Sources { stands_for, borrowed });
+    let open_menus = open_menus.into_iter().filter(|&id| actionable[id]).collect();
+    let sources = outline::Sources { stands_for, borrowed, open_menus };
+    let mut outline = outline::build(&tree, &signal, &actionable, &sources);
     let notes: Vec<String> = signal.hidden_root.iter().map(signal::HiddenRoot::note).collect();
     if let Some(hidden) = &signal.hidden_root {
         // The page's first line. It takes its node's last ordinal, so it never shares an
@@ -340,14 +338,6 @@ pub fn compile_with(
         outline.lines.insert(0, note);
     }
 
-    let key = |id: tree::NodeId| {
-        let frame = tree.frame_of(id);
-        NodeKey {
-            frame_id: frame.frame_id.clone(),
-            loader_id: frame.loader_id.clone(),
-            backend_node_id: tree.nodes[id].backend_id,
-        }
-    };
     let region_names = region_names(&outline.regions);
     let element_regions = element_regions(&outline);
     let element_keys: Vec<NodeKey> = outline.elements.iter().map(|e| key(e.node)).collect();

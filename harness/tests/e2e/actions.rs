@@ -279,8 +279,25 @@ async fn a_menu_only_css_opens_is_opened_through_its_word() {
     let page = rig.open("pipeline/hover-menu.html").await;
     assert!(page.text.contains("clickable \"Products\" (3 hidden links)"), "{}", page.text);
     assert!(!page.text.contains("Beta"), "the menu starts closed: {}", page.text);
-    let hovered = c.call("browser_hover", json!({"ref": ref_named(&page, "Products")})).await.unwrap();
+    let trigger = ref_named(&page, "Products");
+    let hovered = c.call("browser_hover", json!({"ref": trigger})).await.unwrap();
     assert!(!hovered.is_error, "{}", hovered.text);
+    // The trigger keeps its ref while its menu shows, named by its own word, the menu under it.
+    let open = c.call("browser_snapshot", json!({})).await.unwrap();
+    let lines: Vec<&str> = open.text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start() == format!("{trigger} clickable \"Products\""))
+        .unwrap_or_else(|| panic!("{trigger} is still the menu's trigger: {}", open.text));
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let beta_line = lines.iter().position(|l| l.contains(" Beta]")).unwrap_or(0);
+    assert!(
+        beta_line > at && indent(lines[beta_line]) > indent(lines[at]),
+        "the menu is under its trigger: {}",
+        open.text
+    );
+    let again = c.call("browser_hover", json!({"ref": trigger})).await.unwrap();
+    assert!(!again.is_error, "the trigger's ref still works: {}", again.text);
     // The links that showed, with their refs.
     let beta = hovered
         .text

@@ -17,7 +17,8 @@
 //! * `names` — the text inside an element, and label deduplication (a `<label>` whose text is
 //!   the name of the control it labels is not repeated as text);
 //! * [`regions`] — landmark regions, fallbacks recognised by id or class, and overlay detection;
-//! * [`frames`] — other sites' frames, each a region of its own, and refused frames.
+//! * [`frames`] — other sites' frames, each a region of its own, and refused frames;
+//! * `open_menus` — a hover menu shown open under its trigger's line.
 //!
 //! Landmark regions always stay. Nothing here decides visibility (the signal stage did) and
 //! nothing is rendered here (the render stage does).
@@ -27,11 +28,12 @@ pub mod frames;
 mod groups;
 mod lists;
 mod names;
+mod open_menus;
 pub mod regions;
 pub mod runs;
 mod tables;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::element::{ElementFacts, facts, label_facts, says_all_of};
 use super::signal::{DropReason, Signal};
@@ -193,6 +195,9 @@ pub struct Sources {
     /// Each element without a role of its own that wraps a control of the same name, to that
     /// control (whose role it takes).
     pub borrowed: HashMap<NodeId, NodeId>,
+    /// List items that are targets as menus shown open (`actionable::open_menu`): named by
+    /// their own words, not the words of the targets they show.
+    pub open_menus: HashSet<NodeId>,
 }
 
 /// Builds the outline of `tree`.
@@ -398,7 +403,12 @@ impl Builder<'_, '_> {
     }
 
     pub(super) fn actionable_element(&mut self, id: NodeId) {
+        let lines_before = self.out.lines.len();
         self.actionable_line(id);
+        if self.sources.open_menus.contains(&id) {
+            let own_line = self.out.lines[lines_before..].last().map(|line| line.indent);
+            return self.open_menu(id, own_line.unwrap_or(self.indent));
+        }
         // The element's text is its name (or its `text`); controls nested inside it are still
         // listed, one level deeper (the indent stops at its largest value rather than wrap).
         self.suppress_text += 1;
@@ -415,6 +425,8 @@ impl Builder<'_, '_> {
     fn actionable_line(&mut self, id: NodeId) {
         let inner = if super::actionable::is_editing_host(self.tree, id) {
             self.editable_text(id)
+        } else if self.sources.open_menus.contains(&id) {
+            self.own_words(id)
         } else {
             self.visible_text(id)
         };

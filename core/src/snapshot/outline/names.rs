@@ -14,6 +14,16 @@ impl Builder<'_, '_> {
     /// texts, or where the second is drawn apart from the first (a count badge beside a label);
     /// texts drawn edge to edge run on (`<em>b</em><em>y</em>` reads "by").
     pub(super) fn visible_text(&self, id: NodeId) -> String {
+        self.text_inside(id, false)
+    }
+
+    /// [`Builder::visible_text`] without the parts of `id` that hold targets: the words of a
+    /// menu's trigger shown open ("Products"), not those of the menu it shows.
+    pub(super) fn own_words(&self, id: NodeId) -> String {
+        self.text_inside(id, true)
+    }
+
+    fn text_inside(&self, id: NodeId, skip_targets: bool) -> String {
         enum Step {
             Enter(NodeId),
             Space,
@@ -54,7 +64,7 @@ impl Builder<'_, '_> {
                     out.push_str(node.text);
                     last_text = Some(x);
                 }
-                NodeKind::Element if node.tag == "br" => {
+                NodeKind::Element if node.tag == "br" || (skip_targets && x != id && self.holds_target(x)) => {
                     out.push(' ');
                     last_text = None;
                 }

@@ -477,6 +477,16 @@ impl<'a> PageTree<'a> {
         &self.frames[self.nodes[id].frame]
     }
 
+    /// The node's identity across captures of its document (what refs are bound to).
+    pub fn node_key(&self, id: NodeId) -> crate::refs::NodeKey {
+        let frame = self.frame_of(id);
+        crate::refs::NodeKey {
+            frame_id: frame.frame_id.clone(),
+            loader_id: frame.loader_id.clone(),
+            backend_node_id: self.nodes[id].backend_id,
+        }
+    }
+
     /// Ancestors of `id`, nearest first (inside another site's frame, up to its document).
     pub fn ancestors(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         std::iter::successors(self.nodes[id].parent, move |&p| self.nodes[p].parent)
