@@ -219,6 +219,14 @@ impl RefRegistry {
         self.by_key.get(key).is_some_and(|r| matches!(self.bindings.get(r), Some(Binding::Live(bound)) if bound == key))
     }
 
+    /// The nodes refs are bound to now.
+    pub fn live_keys(&self) -> impl Iterator<Item = &NodeKey> {
+        self.bindings.values().filter_map(|b| match b {
+            Binding::Live(key) => Some(key),
+            Binding::Gone { .. } => None,
+        })
+    }
+
     /// The number the last ref issued has (0 before any).
     pub fn last_issued(&self) -> u32 {
         self.next

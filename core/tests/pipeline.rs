@@ -975,7 +975,22 @@ fn a_menu_a_hover_opens_is_reached_through_its_trigger() {
         }
         // A styled checkbox hides its native box behind the label a person clicks: no menu.
         assert!(line("Remember me").contains("checkbox \"Remember me\"") && !line("Remember me").contains("hidden"));
-        for hidden in ["Alpha", "Team", "Profile", "Sign out", "more]"] {
+        // A box whose own child is a dropdown's content the page hides, under a short label.
+        assert!(
+            trigger(line("Services")) && line("Services").ends_with("\"Services\" (2 hidden links)"),
+            "{reading}: {l:#?}"
+        );
+        // Content with a hidden part is no menu: words longer than a label, targets hidden
+        // deeper than a child of the box, or a hidden link that is the box's own child (a
+        // follow button shown after a share).
+        for content in ["This paragraph is content", "Hidden deeper", "Thanks for sharing!"] {
+            assert!(!line(content).is_empty() && !trigger(line(content)), "{reading}: {l:#?}");
+        }
+        // A box around a toggle bound by a listener: the toggle is the target, alone.
+        assert!(line("Log in").ends_with("clickable \"Log in\""), "{reading}: {l:#?}");
+        assert_eq!(l.iter().filter(|line| line.contains("Log in")).count(), 1, "{reading}: {l:#?}");
+        for hidden in ["Alpha", "Team", "Profile", "Sign out", "more]", "Design", "Share", "Deep", "Follow", "Sign in"]
+        {
             assert!(!text.contains(hidden), "{hidden} is hidden: {reading}: {l:#?}");
         }
     }
@@ -1036,4 +1051,20 @@ fn a_hover_menus_trigger_keeps_its_ref_while_its_menu_shows() {
     }
     // An item that never had a ref does not get one by being shown open.
     assert!(!text.contains("clickable \"Help\""), "{l:#?}");
+    assert!(!text.contains("clickable \"Services\""), "{l:#?}");
+    // A box named while its dropdown was hidden keeps its ref the same way.
+    let named = ElementIdentity {
+        main_frame: true,
+        region: String::new(),
+        role: "clickable".into(),
+        name: "Services".into(),
+        ordinal: 0,
+    };
+    let services = refs.assign_refs(&[(key_of_id(&open, "services"), named)])[0];
+    let text = body(&compile(&open, &mut refs));
+    let l: Vec<&str> = text.lines().collect();
+    let own = format!("e{services} clickable \"Services\"");
+    let at = l.iter().position(|line| line.trim_start() == own).unwrap_or_else(|| panic!("{own}: {l:#?}"));
+    let design = l.iter().position(|line| line.contains("Design]")).unwrap_or_else(|| panic!("{l:#?}"));
+    assert!(design > at && indent(l[design]) > indent(l[at]), "{l:#?}");
 }

@@ -89,13 +89,19 @@ pub fn candidates(tree: &PageTree, named_before: &dyn Fn(NodeId) -> bool) -> (Ve
         }
     }
     let mut open_menus = Vec::new();
+    let before = candidate.clone();
     for (id, candidate) in candidate.iter_mut().enumerate() {
         if *candidate {
             continue;
         }
-        if hover_menus::hidden_menu(tree, id, &semantic).is_some() {
+        if hover_menus::hidden_menu(tree, id, &semantic).is_some()
+            && (tree.nodes[id].tag == "li" || !hover_menus::shows_a_candidate(tree, id, &before))
+        {
             *candidate = true;
-        } else if tree.nodes[id].tag == "li" && named_before(id) && hover_menus::open_menu(tree, id, &semantic) {
+        } else if hover_menus::menu_host(&tree.nodes[id])
+            && named_before(id)
+            && hover_menus::open_menu(tree, id, &semantic)
+        {
             *candidate = true;
             open_menus.push(id);
         }

@@ -351,9 +351,10 @@ fn compound(tree: &PageTree, id: NodeId, role: &str, input_type: &str) -> Option
     if let Some(suggested) = suggestions(tree, id) {
         return Some(suggested);
     }
-    // A list item that opens a menu on hover: what it hides until then.
-    if let Some((links, others)) =
-        (role == "clickable" && node.tag == "li").then(|| super::hover_menus::hidden_menu(tree, id, &[])).flatten()
+    // A list item or box that opens a menu on hover: what it hides until then.
+    if let Some((links, others)) = (role == "clickable" && super::hover_menus::menu_host(node))
+        .then(|| super::hover_menus::hidden_menu(tree, id, &[]))
+        .flatten()
     {
         let count = |n: usize, one: &str, many: &str| format!("{n} hidden {}", if n == 1 { one } else { many });
         return Some(match (links, others) {

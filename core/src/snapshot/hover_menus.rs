@@ -1,37 +1,78 @@
-//! Menus that open on hover under a trigger that is a plain word (`li:hover > ul { display:
-//! block }`): a list item that shows words of its own but no target, and holds targets the page
-//! hides, is a target itself ([`hidden_menu`], what it hides is written on its line); once its
-//! menu shows under the pointer, an item that was given a ref keeps it ([`open_menu`]).
+//! Menus that open on hover under a trigger that is a plain word: a list item
+//! (`li:hover > ul { display: block }`) or a box (`.dropdown:hover > .dropdown-content`) that
+//! shows words of its own but no target, and holds targets the page hides, is a target itself
+//! ([`hidden_menu`], what it hides is written on its line); once its menu shows under the
+//! pointer, one that was given a ref keeps it ([`open_menu`]).
+//!
+//! A box (`div`, `span`) is held to more than a list item, as boxes hold whole pages: its words
+//! are a label (at most [`LABEL_CHARS_AT_MOST`] characters), and one of its own children is the
+//! part the page hides with the targets in it, as a dropdown's content is.
 
 use super::actionable::{is_candidate, native_toggle};
 use super::tree::{Node, NodeId, NodeKind, PageTree};
 
-/// The most nodes a list item that opens a menu on hover holds (a mega menu of a few hundred
+/// The most nodes an element that opens a menu on hover holds (a mega menu of a few hundred
 /// links is well within it).
 const MENU_NODES_AT_MOST: usize = 4_000;
 
-/// What a list item that opens a menu on hover hides: `(links, other targets)` when `id` is a
-/// shown `<li>` with words of its own, no target shown in it, and at least one target in a part
-/// of it the page hides (not rendered, `visibility: hidden` or `opacity: 0`). Targets here are
-/// elements that are targets by what they are, not by a listener alone (`semantic`, by node,
-/// when the caller has them).
+/// The longest words a box that opens a menu shows of its own ("Products", "My account ▾"); a
+/// box showing more is content with something hidden in it, not a menu's trigger.
+pub const LABEL_CHARS_AT_MOST: usize = 40;
+
+/// What an element that opens a menu on hover hides: `(links, other targets)` when `id` is a
+/// shown list item or box with words of its own, no target shown in it, and at least one
+/// target in a part of it the page hides (not rendered, `visibility: hidden` or `opacity: 0`).
+/// Targets here are elements that are targets by what they are, not by a listener alone
+/// (`semantic`, by node, when the caller has them).
 pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(usize, usize)> {
     let menu = read_menu(tree, id, semantic, true)?;
-    (menu.words && menu.hidden_links + menu.hidden_others > 0).then_some((menu.hidden_links, menu.hidden_others))
+    if !menu.words || menu.hidden_links + menu.hidden_others == 0 {
+        return None;
+    }
+    let node = &tree.nodes[id];
+    if node.tag != "li" && (menu.word_chars > LABEL_CHARS_AT_MOST || !hides_a_child_with_targets(tree, id, semantic)) {
+        return None;
+    }
+    Some((menu.hidden_links, menu.hidden_others))
 }
 
-/// Whether `id` is a list item that opens a menu on hover, shown open: a shown `<li>` with
-/// words of its own and targets in it, shown or not. Such an item is a target only when it
-/// was one before ([`candidates`]): the pointer rests on it, so the menu it hid shows now.
+/// Whether `id` is an element that opens a menu on hover, shown open: a shown list item or box
+/// with words of its own and targets in it, shown or not. Such an element is a target only when
+/// it was one before (`super::actionable::candidates`): the pointer rests on it, so the menu it
+/// hid shows now.
 pub fn open_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> bool {
     read_menu(tree, id, semantic, false)
         .is_some_and(|menu| menu.words && menu.shown + menu.hidden_links + menu.hidden_others > 0)
 }
 
-/// What a list item holds, read for a menu.
+/// Whether `id`, a box, shows an element `candidate` marks (a target by a listener alone
+/// counts): such a box's words are that target's, so it is no menu's label.
+pub fn shows_a_candidate(tree: &PageTree, id: NodeId, candidate: &[bool]) -> bool {
+    let mut stack: Vec<NodeId> = tree.nodes[id].children.clone();
+    while let Some(x) = stack.pop() {
+        let node = &tree.nodes[x];
+        if concealed(node) || node.kind != NodeKind::Element {
+            continue;
+        }
+        if candidate[x] && node.layout.is_some() {
+            return true;
+        }
+        stack.extend(node.children.iter().copied());
+    }
+    false
+}
+
+/// Elements that can hold a menu a hover opens.
+pub fn menu_host(node: &Node<'_>) -> bool {
+    matches!(node.tag.as_str(), "li" | "div" | "span")
+}
+
+/// What an element holds, read for a menu.
 struct MenuReading {
     /// Whether it shows words of its own (outside its targets).
     words: bool,
+    /// How many characters those words have, spaces at their ends left out.
+    word_chars: usize,
     /// Targets it shows.
     shown: usize,
     /// Links in parts of it the page hides.
@@ -40,14 +81,14 @@ struct MenuReading {
     hidden_others: usize,
 }
 
-/// Reads `id` for a menu: `None` when it is no shown `<li>`, holds more than
+/// Reads `id` for a menu: `None` when it is no shown [`menu_host`], holds more than
 /// [`MENU_NODES_AT_MOST`] nodes, or (when `stop_at_shown`) shows a target.
 fn read_menu(tree: &PageTree, id: NodeId, semantic: &[bool], stop_at_shown: bool) -> Option<MenuReading> {
     let node = &tree.nodes[id];
-    if node.tag != "li" || node.layout.is_none() || node.aria_hidden() {
+    if !menu_host(node) || node.layout.is_none() || node.aria_hidden() {
         return None;
     }
-    let mut menu = MenuReading { words: false, shown: 0, hidden_links: 0, hidden_others: 0 };
+    let mut menu = MenuReading { words: false, word_chars: 0, shown: 0, hidden_links: 0, hidden_others: 0 };
     // (node, inside a part the page hides)
     let mut stack: Vec<(NodeId, bool)> = node.children.iter().map(|&c| (c, false)).collect();
     let mut visited = 0;
@@ -61,7 +102,10 @@ fn read_menu(tree: &PageTree, id: NodeId, semantic: &[bool], stop_at_shown: bool
         let child = &tree.nodes[x];
         let hidden = hidden || concealed(child);
         if child.kind == NodeKind::Text {
-            menu.words |= !hidden && child.layout_text.is_some_and(|t| !t.trim().is_empty());
+            if let Some(words) = child.layout_text.map(str::trim).filter(|t| !hidden && !t.is_empty()) {
+                menu.words = true;
+                menu.word_chars += words.chars().count();
+            }
             continue;
         }
         if semantic.get(x).copied().unwrap_or_else(|| is_candidate(tree, x)) {
@@ -84,6 +128,28 @@ fn read_menu(tree: &PageTree, id: NodeId, semantic: &[bool], stop_at_shown: bool
         stack.extend(child.children.iter().map(|&c| (c, hidden)));
     }
     Some(menu)
+}
+
+/// Whether one of `id`'s own children is hidden (not rendered, or concealed) and holds a
+/// target: the dropdown's content, hidden as a whole. (A hidden link that is a child itself is
+/// a link the page shows later, such as a follow button after a share, not a menu.)
+fn hides_a_child_with_targets(tree: &PageTree, id: NodeId, semantic: &[bool]) -> bool {
+    let target = |x: NodeId| semantic.get(x).copied().unwrap_or_else(|| is_candidate(tree, x));
+    tree.nodes[id].children.iter().any(|&c| {
+        let child = &tree.nodes[c];
+        child.kind == NodeKind::Element && (child.layout.is_none() || concealed(child)) && !target(c) && {
+            let mut stack = vec![c];
+            let mut found = false;
+            while let Some(x) = stack.pop() {
+                if target(x) && !native_toggle(&tree.nodes[x]) {
+                    found = true;
+                    break;
+                }
+                stack.extend(tree.nodes[x].children.iter().copied());
+            }
+            found
+        }
+    })
 }
 
 /// An element the page hides with all it holds: `visibility: hidden` or fully transparent. (One

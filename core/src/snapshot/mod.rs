@@ -40,7 +40,7 @@ pub mod tags;
 pub mod text;
 pub mod tree;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::capture::Capture;
 use crate::protocol::{ElementFacts as ElementOutput, SnapshotFacts, SnapshotStats};
@@ -312,7 +312,10 @@ pub fn compile_with(
     secret_fields.apply(&mut tree);
     let tree = tree;
     let key = |id: tree::NodeId| tree.node_key(id);
-    let (mut actionable, open_menus) = actionable::candidates(&tree, &|id| refs.is_live(&key(id)));
+    // Which nodes hold a ref already (their backend ids first: a quick test for every node).
+    let held: HashSet<i64> = refs.live_keys().map(|k| k.backend_node_id).collect();
+    let named_before = |id: tree::NodeId| held.contains(&tree.nodes[id].backend_id) && refs.is_live(&key(id));
+    let (mut actionable, open_menus) = actionable::candidates(&tree, &named_before);
     let mut signal = signal::filter(&tree, &actionable);
     occlusion::apply(&tree, &mut signal);
     for (id, a) in actionable.iter_mut().enumerate() {

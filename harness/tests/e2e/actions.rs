@@ -308,4 +308,17 @@ async fn a_menu_only_css_opens_is_opened_through_its_word() {
     let clicked = c.call("browser_click", json!({"ref": beta})).await.unwrap();
     assert!(!clicked.is_error, "{}", clicked.text);
     assert!(clicked.text.contains("hover-menu.html#beta"), "{}", clicked.text);
+    // A box's dropdown (`.dropdown:hover > .dropdown-content`) opens the same way.
+    let page = c.call("browser_snapshot", json!({})).await.unwrap();
+    assert!(page.text.contains("clickable \"Services\" (2 hidden links)"), "{}", page.text);
+    let hovered = c.call("browser_hover", json!({"ref": ref_named(&page, "Services")})).await.unwrap();
+    assert!(!hovered.is_error, "{}", hovered.text);
+    let build = hovered
+        .text
+        .split('[')
+        .find_map(|part| part.split_once(" Build]").map(|(r, _)| r))
+        .unwrap_or_else(|| panic!("the answer shows the dropdown's links: {}", hovered.text))
+        .to_owned();
+    let clicked = c.call("browser_click", json!({"ref": build})).await.unwrap();
+    assert!(!clicked.is_error && clicked.text.contains("hover-menu.html#build"), "{}", clicked.text);
 }
