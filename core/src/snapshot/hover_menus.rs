@@ -25,15 +25,28 @@ pub const LABEL_CHARS_AT_MOST: usize = 40;
 /// Targets here are elements that are targets by what they are, not by a listener alone
 /// (`semantic`, by node, when the caller has them).
 pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(usize, usize)> {
+    let is_box = tree.nodes[id].tag != "li";
+    // Most boxes hide no child at all: asked first, it spares the walk below.
+    if is_box && !hides_a_child(tree, id) {
+        return None;
+    }
     let menu = read_menu(tree, id, semantic, true)?;
     if !menu.words || menu.hidden_links + menu.hidden_others == 0 {
         return None;
     }
-    let node = &tree.nodes[id];
-    if node.tag != "li" && (menu.word_chars > LABEL_CHARS_AT_MOST || !hides_a_child_with_targets(tree, id, semantic)) {
+    if is_box && (menu.word_chars > LABEL_CHARS_AT_MOST || !hides_a_child_with_targets(tree, id, semantic)) {
         return None;
     }
     Some((menu.hidden_links, menu.hidden_others))
+}
+
+/// Whether one of `id`'s own children is an element the page hides (not rendered, or
+/// concealed).
+fn hides_a_child(tree: &PageTree, id: NodeId) -> bool {
+    tree.nodes[id].children.iter().any(|&c| {
+        let child = &tree.nodes[c];
+        child.kind == NodeKind::Element && (child.layout.is_none() || concealed(child))
+    })
 }
 
 /// Whether `id` is an element that opens a menu on hover, shown open: a shown list item or box
