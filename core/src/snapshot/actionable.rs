@@ -69,10 +69,10 @@ pub const INTERACTIVE_ROLES: &[&str] = &[
 /// Roles that never make an element a candidate on their own.
 const PASSIVE_OPTION_PARENTS: &[&str] = &["select", "datalist"];
 
-/// The candidates, by node, and the list items among them that are open menus (see
-/// [`hover_menus::open_menu`]). `named_before` says whether a node holds a ref already: a menu's trigger
-/// named while its menu was hidden stays a target while the menu shows, so the agent's ref
-/// does not go away under the pointer that opened it.
+/// The candidates, by node, and the list items and boxes among them that are open menus (see
+/// [`hover_menus::open_menu`]). `named_before` says whether a node holds a ref already: a
+/// menu's trigger named while its menu was hidden stays a target while the menu shows, so the
+/// agent's ref does not go away under the pointer that opened it.
 pub fn candidates(tree: &PageTree, named_before: &dyn Fn(NodeId) -> bool) -> (Vec<bool>, Vec<NodeId>) {
     let n = tree.nodes.len();
     let semantic: Vec<bool> = (0..n).map(|id| is_candidate(tree, id)).collect();

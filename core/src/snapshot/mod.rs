@@ -16,7 +16,8 @@
 //! ```
 //!
 //! The pipeline is deterministic: the same capture and the same ref assignments give the same
-//! bytes (the refs already held count: a hover menu's trigger named before stays a target). Nothing visible is summarised or dropped; a response over the ceiling is paged.
+//! bytes (the refs already held count: a hover menu's trigger named before stays a target).
+//! Nothing visible is summarised or dropped; a response over the ceiling is paged.
 //!
 //! A compiled [`Snapshot`] holds three tables of records, each indexed by its own id type:
 //! elements ([`ElementId`]), regions ([`RegionId`]) and lines. Lines say which elements they

@@ -195,8 +195,8 @@ pub struct Sources {
     /// Each element without a role of its own that wraps a control of the same name, to that
     /// control (whose role it takes).
     pub borrowed: HashMap<NodeId, NodeId>,
-    /// List items that are targets as menus shown open (`actionable::open_menu`): named by
-    /// their own words, not the words of the targets they show.
+    /// List items and boxes that are targets as menus shown open (`hover_menus::open_menu`):
+    /// named by their own words, not the words of the targets they show.
     pub open_menus: HashSet<NodeId>,
 }
 
