@@ -169,13 +169,13 @@ function measureAndCut(value, depth) {
   return characters;
 }
 
-/**
- * The parts of a network response no recorder of the runtime reads (`trimNetworkEvent`).
- */
 /** Where network events carry strings a page controls the length of (`trimNetworkEvent`). */
 const LONG_NETWORK_STRINGS = [['request', 'url'], ['documentURL'], ['response', 'url'], ['redirectResponse', 'url'],
   ['response', 'payloadData'], ['url']];
 
+/**
+ * The parts of a network response no recorder of the runtime reads (`trimNetworkEvent`).
+ */
 const UNREAD_OF_RESPONSE = ['headers', 'headersText', 'requestHeaders', 'requestHeadersText', 'timing',
   'securityDetails'];
 
