@@ -125,7 +125,8 @@ pub fn candidates(tree: &PageTree, named_before: &dyn Fn(NodeId) -> bool) -> (Ve
     (candidate, open_menus)
 }
 
-fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {
+/// Whether `id` or a node inside it is marked in `flag`.
+pub(super) fn subtree_has(tree: &PageTree, id: NodeId, flag: &[bool]) -> bool {
     let mut stack = vec![id];
     while let Some(x) = stack.pop() {
         if flag[x] {

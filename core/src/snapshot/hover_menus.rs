@@ -40,10 +40,14 @@ pub fn hidden_menu(tree: &PageTree, id: NodeId, semantic: &[bool]) -> Option<(us
     Some((menu.hidden_links, menu.hidden_others))
 }
 
-/// Whether one of `id`'s own children is an element the page hides (not rendered, or
-/// concealed).
+/// Whether one of `id`'s own children is an element the page hides.
 fn hides_a_child(tree: &PageTree, id: NodeId) -> bool {
-    tree.nodes[id].children.iter().any(|&c| {
+    hidden_children(tree, id).next().is_some()
+}
+
+/// `id`'s own children that are elements the page hides (not rendered, or concealed).
+fn hidden_children<'t>(tree: &'t PageTree, id: NodeId) -> impl Iterator<Item = NodeId> + 't {
+    tree.nodes[id].children.iter().copied().filter(|&c| {
         let child = &tree.nodes[c];
         child.kind == NodeKind::Element && (child.layout.is_none() || concealed(child))
     })
@@ -148,21 +152,17 @@ fn read_menu(tree: &PageTree, id: NodeId, semantic: &[bool], stop_at_shown: bool
 /// a link the page shows later, such as a follow button after a share, not a menu.)
 fn hides_a_child_with_targets(tree: &PageTree, id: NodeId, semantic: &[bool]) -> bool {
     let target = |x: NodeId| semantic.get(x).copied().unwrap_or_else(|| is_candidate(tree, x));
-    tree.nodes[id].children.iter().any(|&c| {
-        let child = &tree.nodes[c];
-        child.kind == NodeKind::Element && (child.layout.is_none() || concealed(child)) && !target(c) && {
-            let mut stack = vec![c];
-            let mut found = false;
-            while let Some(x) = stack.pop() {
-                if target(x) && !native_toggle(&tree.nodes[x]) {
-                    found = true;
-                    break;
-                }
-                stack.extend(tree.nodes[x].children.iter().copied());
+    let holds_target = |c: NodeId| {
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if target(x) && !native_toggle(&tree.nodes[x]) {
+                return true;
             }
-            found
+            stack.extend(tree.nodes[x].children.iter().copied());
         }
-    })
+        false
+    };
+    hidden_children(tree, id).any(|c| !target(c) && holds_target(c))
 }
 
 /// An element the page hides with all it holds: `visibility: hidden` or fully transparent. (One

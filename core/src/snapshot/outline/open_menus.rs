@@ -27,13 +27,6 @@ impl Builder<'_, '_> {
 
     /// Whether `id` is a target or holds one.
     pub(super) fn holds_target(&self, id: NodeId) -> bool {
-        let mut stack = vec![id];
-        while let Some(x) = stack.pop() {
-            if self.actionable[x] {
-                return true;
-            }
-            stack.extend(self.tree.nodes[x].children.iter().copied());
-        }
-        false
+        crate::snapshot::actionable::subtree_has(self.tree, id, self.actionable)
     }
 }
