@@ -270,6 +270,12 @@ async fn a_link_to_an_anchor_answers_with_the_new_address() {
     assert!(again.text.contains(&format!("{address} · v")), "{}", again.text);
 }
 
+/// The ref of the link written `[eN text]` in an answer's text, if it shows one.
+fn link_ref(text: &str, link_text: &str) -> Option<String> {
+    let end = format!(" {link_text}]");
+    text.split('[').find_map(|part| part.split_once(end.as_str()).map(|(r, _)| r.to_owned()))
+}
+
 /// A menu that only CSS opens (`li:hover > ul`), its trigger a plain word: the word is a
 /// target saying what it hides; pointing at it shows the links, which the agent can then click.
 #[tokio::test(flavor = "multi_thread")]
@@ -299,12 +305,8 @@ async fn a_menu_only_css_opens_is_opened_through_its_word() {
     let again = c.call("browser_hover", json!({"ref": trigger})).await.unwrap();
     assert!(!again.is_error, "the trigger's ref still works: {}", again.text);
     // The links that showed, with their refs.
-    let beta = hovered
-        .text
-        .split('[')
-        .find_map(|part| part.split_once(" Beta]").map(|(r, _)| r))
-        .unwrap_or_else(|| panic!("the answer shows the menu's links: {}", hovered.text))
-        .to_owned();
+    let beta = link_ref(&hovered.text, "Beta")
+        .unwrap_or_else(|| panic!("the answer shows the menu's links: {}", hovered.text));
     let clicked = c.call("browser_click", json!({"ref": beta})).await.unwrap();
     assert!(!clicked.is_error, "{}", clicked.text);
     assert!(clicked.text.contains("hover-menu.html#beta"), "{}", clicked.text);
@@ -313,12 +315,8 @@ async fn a_menu_only_css_opens_is_opened_through_its_word() {
     assert!(page.text.contains("clickable \"Services\" (2 hidden links)"), "{}", page.text);
     let hovered = c.call("browser_hover", json!({"ref": ref_named(&page, "Services")})).await.unwrap();
     assert!(!hovered.is_error, "{}", hovered.text);
-    let build = hovered
-        .text
-        .split('[')
-        .find_map(|part| part.split_once(" Build]").map(|(r, _)| r))
-        .unwrap_or_else(|| panic!("the answer shows the dropdown's links: {}", hovered.text))
-        .to_owned();
+    let build = link_ref(&hovered.text, "Build")
+        .unwrap_or_else(|| panic!("the answer shows the dropdown's links: {}", hovered.text));
     let clicked = c.call("browser_click", json!({"ref": build})).await.unwrap();
     assert!(!clicked.is_error && clicked.text.contains("hover-menu.html#build"), "{}", clicked.text);
 }
